@@ -1,0 +1,298 @@
+#include "harness.h"
+
+#include <cmath>
+#include <cstdio>
+#include <new>
+#include <sstream>
+
+#include "timer.h"
+
+namespace reduction {
+
+// ---------------------------------------------------------------- formatting
+
+template <typename T>
+std::string format_value(T value) {
+  char text[64];
+  if constexpr (std::is_same_v<T, int>) std::snprintf(text, sizeof text, "%d", value);
+  else if constexpr (std::is_same_v<T, float>) std::snprintf(text, sizeof text, "%.9g", value);
+  else std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+template std::string format_value<int>(int);
+template std::string format_value<float>(float);
+template std::string format_value<double>(double);
+
+std::string json_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      out += ' ';
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string format_ms(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof text, ms < 1.0 ? "%.4f" : "%.3f", ms);
+  return text;
+}
+
+// ---------------------------------------------------------------- shapes and memory
+
+void resolve_shape(const Variant& variant, std::size_t n, int sm_count, int& block, int& grid) {
+  // Only what the reader asked for is checked: the defaults are the chapter's own choice.
+  const std::string why = variant.check_shape(block, grid);
+  if (!why.empty()) throw UsageError(variant.chapter + ": " + why);
+  if (block == 0) block = variant.default_block;
+  if (grid == 0) grid = variant.default_grid(n, block, sm_count);
+}
+
+void check_fits(const Variant& variant, std::size_t n, std::size_t element_bytes, std::size_t other_bytes,
+                int block, int grid, const DeviceInfo& device) {
+  const double need = static_cast<double>(n) * element_bytes + other_bytes + variant.scratch_bytes(n, block, grid);
+  // Leave a little room for the CUDA context's own allocations.
+  const double usable = static_cast<double>(device.free_bytes) - 64.0 * 1048576.0;
+  if (need > usable) {
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "--n %zu needs %.2f GiB of device memory (input, scratch, L2 flush buffer%s) but %s has "
+                  "%.2f GiB free",
+                  n, need / 1073741824.0, variant.in_place ? ", saved copy of the input" : "",
+                  device.name.c_str(), device.free_bytes / 1073741824.0);
+    throw UsageError(text);
+  }
+}
+
+template <typename T>
+std::size_t Bench<T>::bytes_needed(std::size_t n, bool keep_pristine, const DeviceInfo& device) {
+  return n * sizeof(T) * (keep_pristine ? 1 : 0) + 2 * device.l2_bytes + sizeof(T);
+}
+
+// ---------------------------------------------------------------- Bench
+
+template <typename T>
+Bench<T>::Bench(const std::vector<T>& host, const DeviceInfo& device, bool keep_pristine)
+    : n_(host.size()),
+      device_(device),
+      input_(host.size()),
+      pristine_(keep_pristine ? host.size() : 0),
+      result_(1),
+      flush_(2 * device.l2_bytes) {
+  if (n_) {
+    CUDA_CHECK(cudaMemcpy(input_.get(), host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+    if (keep_pristine) CUDA_CHECK(cudaMemcpy(pristine_.get(), input_.get(), n_ * sizeof(T), cudaMemcpyDeviceToDevice));
+  }
+}
+
+template <typename T>
+Measurement Bench<T>::run(const Variant& variant, Op op, int block, int grid, int reps, bool flush,
+                          const Reference& ref) {
+  Launcher<T> launch = variant.launcher<T>(op);
+  if (!launch) throw UsageError(variant.label() + " does not offer --op " + op_name(op));
+  if (variant.in_place && !pristine_.get() && n_) {
+    throw UsageError("internal: an in-place chapter needs a Bench that keeps a copy of the input");
+  }
+  cudaStream_t stream = nullptr;  // the default stream; every step below is ordered on it
+  DeviceBuffer<unsigned char> scratch(variant.scratch_bytes(n_, block, grid));
+  if (scratch.bytes()) CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
+
+  auto prepare = [&](unsigned char poison) {
+    if (dirty_ && n_) {
+      CUDA_CHECK(cudaMemcpyAsync(input_.get(), pristine_.get(), n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream));
+    }
+    dirty_ = false;
+    CUDA_CHECK(cudaMemsetAsync(result_.get(), poison, sizeof(T), stream));
+  };
+  auto launch_once = [&] {
+    launch(input_.get(), n_, result_.get(), scratch.get(), block, grid, stream);
+    dirty_ = variant.in_place;
+  };
+  auto fetch = [&] {
+    T value{};
+    CUDA_CHECK(cudaMemcpy(&value, result_.get(), sizeof(T), cudaMemcpyDeviceToHost));
+    return value;
+  };
+
+  Measurement m;
+  m.label = variant.label();
+  m.block = block;
+  m.grid = grid;
+  m.reps = reps;
+  m.flush = flush;
+  m.chain_length = variant.chain_length(n_, block, grid);
+
+  // 1. The verified run (and first warm-up), then a second warm-up.
+  prepare(0xCD);
+  launch_once();
+  CUDA_CHECK(cudaDeviceSynchronize());
+  const T first = fetch();
+  Verdict verdict = verify(first, ref, m.chain_length);
+  prepare(0xCD);
+  launch_once();
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  // 2. Timed repetitions.
+  GpuTimer timer;
+  std::vector<double> times;
+  for (int r = 0; r < reps; ++r) {
+    prepare(0xAB);
+    if (flush && flush_.bytes()) CUDA_CHECK(cudaMemsetAsync(flush_.get(), r & 0xFF, flush_.bytes(), stream));
+    timer.start(stream);
+    launch_once();
+    timer.stop(stream);
+    times.push_back(timer.elapsed_ms());
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  // 3. The last repetition's result must be right too (and, with the second poison
+  //    pattern, proves that the launcher really wrote it).
+  const T last = fetch();
+  Verdict last_verdict = verify(last, ref, m.chain_length);
+  if (verdict.ok && !last_verdict.ok) {
+    verdict = last_verdict;
+    verdict.note = "the first run was right but a timed repetition gave " + format_value(last) +
+                   (last_verdict.note.empty() ? "" : "; " + last_verdict.note);
+  }
+  m.verdict = verdict;
+  m.result = static_cast<double>(first);
+  m.result_text = format_value(first);
+  m.median_ms = median(times);
+  m.gbps = m.median_ms > 0 ? n_ * sizeof(T) / (m.median_ms * 1e-3) / 1e9 : 0.0;
+  return m;
+}
+
+template class Bench<int>;
+template class Bench<float>;
+template class Bench<double>;
+
+// ---------------------------------------------------------------- inputs
+
+template <typename T>
+std::vector<T> make_input(const Options& options) {
+  if (!options.input.empty()) return load_input<T>(options.input);
+  return generate_input<T>(options.n, options.seed);
+}
+template std::vector<int> make_input<int>(const Options&);
+template std::vector<float> make_input<float>(const Options&);
+template std::vector<double> make_input<double>(const Options&);
+
+const Variant& select_variant(const Chapter& chapter, const std::string& name) {
+  for (const auto& v : chapter.variants) {
+    if (v.name == name) return v;
+  }
+  throw UsageError(chapter.id + " has no variant '" + name + "'");
+}
+
+// ---------------------------------------------------------------- errors
+
+int report_exception(const std::string& program, const std::exception& error) {
+  if (dynamic_cast<const UsageError*>(&error)) {
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), error.what());
+    return 2;
+  }
+  if (dynamic_cast<const std::bad_alloc*>(&error)) {
+    std::fprintf(stderr, "%s: not enough host memory for this N (std::bad_alloc)\n", program.c_str());
+    return 2;
+  }
+  std::fprintf(stderr, "%s: %s\n", program.c_str(), error.what());
+  return 3;
+}
+
+// ---------------------------------------------------------------- the chapter program
+
+namespace {
+
+void print_report(const Chapter& chapter, const Variant& variant, const Options& o, const DeviceInfo& device,
+                  std::size_t n, const Reference& ref, const std::string& ref_text, const Measurement& m) {
+  const double peak = device.peak_gbps();
+  if (o.json) {
+    std::printf(
+        "{\"chapter\": \"%s\", \"variant\": \"%s\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
+        "\"block\": %d, \"grid\": %d, \"result\": %s, \"reference\": %s, \"error\": %.17g, \"tolerance\": %.17g, "
+        "\"ok\": %s, \"ms\": %.6f, \"gbps\": %.3f, \"peak_gbps\": %.3f, \"percent_of_peak\": %.2f, "
+        "\"reps\": %d, \"flush\": %s, \"seed\": %llu, \"input\": \"%s\", \"device\": \"%s\", \"cuda\": \"%s\"}\n",
+        chapter.id.c_str(), variant.name.c_str(), dtype_name(o.type), op_name(o.op), n, m.block, m.grid,
+        m.result_text.c_str(), ref_text.c_str(), m.verdict.error, m.verdict.tolerance,
+        m.verdict.ok ? "true" : "false", m.median_ms, m.gbps, peak, 100.0 * m.gbps / peak, m.reps,
+        m.flush ? "true" : "false", static_cast<unsigned long long>(o.seed), json_escape(o.input).c_str(),
+        json_escape(device.name).c_str(), json_escape(cuda_version_string()).c_str());
+    return;
+  }
+  std::printf("%s: %s\n", variant.label().c_str(), variant.summary.c_str());
+  std::printf("device     %s, peak %.1f GB/s, CUDA %s\n", device.describe().c_str(), peak,
+              cuda_version_string().c_str());
+  if (o.input.empty()) {
+    std::printf("input      n = %zu %s (random, --seed %llu)\n", n, dtype_name(o.type),
+                static_cast<unsigned long long>(o.seed));
+  } else {
+    std::printf("input      n = %zu %s from %s\n", n, dtype_name(o.type), o.input.c_str());
+  }
+  std::printf("launch     block %d, grid %d\n", m.block, m.grid);
+  std::printf("%-10s %s\n", op_name(o.op), m.result_text.c_str());
+  std::printf("reference  %s\n", ref_text.c_str());
+  if (m.verdict.tolerance > 0) {
+    std::printf("error      %.3g (tolerance %.3g for chains of %zu additions)  %s\n", m.verdict.error,
+                m.verdict.tolerance, m.chain_length, m.verdict.ok ? "ok" : "WRONG");
+  } else {
+    std::printf("error      %.3g (exact match required)  %s\n", m.verdict.error, m.verdict.ok ? "ok" : "WRONG");
+  }
+  if (!m.verdict.note.empty()) std::printf("note       %s\n", m.verdict.note.c_str());
+  std::printf("time       %s ms (median of %d, L2 %s)  %.1f GB/s  %.1f%% of peak\n", format_ms(m.median_ms).c_str(),
+              m.reps, m.flush ? "flushed" : "not flushed", m.gbps, 100.0 * m.gbps / peak);
+}
+
+template <typename T>
+int run_typed(const Chapter& chapter, const Variant& variant, const Options& o) {
+  std::vector<T> host = o.input.empty() ? std::vector<T>() : load_input<T>(o.input);
+  const std::size_t n = o.input.empty() ? o.n : host.size();
+
+  std::string why;
+  if (!cuda_device_available(&why)) throw CudaError(why);
+  const DeviceInfo device = query_device();
+  int block = o.block, grid = o.grid;
+  resolve_shape(variant, n, device.sm_count, block, grid);
+  check_fits(variant, n, sizeof(T), Bench<T>::bytes_needed(n, variant.in_place, device), block, grid, device);
+  if (o.input.empty()) host = generate_input<T>(n, o.seed);
+
+  const Reference ref = cpu_reference(host.data(), n, o.op);
+  const std::string ref_text = std::is_same_v<T, int> ? std::to_string(ref.int_value) : format_value(ref.value);
+  Bench<T> bench(host, device, variant.in_place);
+  const Measurement m = bench.run(variant, o.op, block, grid, o.reps, o.flush, ref);
+  print_report(chapter, variant, o, device, n, ref, ref_text, m);
+  return m.verdict.ok ? 0 : 1;
+}
+
+}  // namespace
+
+int run_chapter(const Chapter& chapter, int argc, char** argv) {
+  CliSpec spec;
+  spec.program = chapter.id;
+  spec.ops = chapter.main().has_ops;
+  for (std::size_t i = 1; i < chapter.variants.size(); ++i) spec.variants.push_back(chapter.variants[i].name);
+  try {
+    const Options o = parse_options(spec, argc, argv);
+    if (o.help) {
+      std::printf("%s: %s\n\n%s", chapter.id.c_str(), chapter.main().summary.c_str(), usage(spec).c_str());
+      return 0;
+    }
+    const Variant& variant = select_variant(chapter, o.variant);
+    // The shape is checked before anything touches the device (block and grid as given).
+    const std::string why = variant.check_shape(o.block, o.grid);
+    if (!why.empty()) throw UsageError(why);
+    switch (o.type) {
+      case DType::Int: return run_typed<int>(chapter, variant, o);
+      case DType::Float: return run_typed<float>(chapter, variant, o);
+      case DType::Double: return run_typed<double>(chapter, variant, o);
+    }
+  } catch (const std::exception& error) {
+    return report_exception(chapter.id, error);
+  }
+  return 3;
+}
+
+}  // namespace reduction

@@ -1,0 +1,85 @@
+// harness.h: turns a chapter's launcher into a complete program, and the measuring
+// machinery the tour and the tests share with it.
+//
+// One measurement (Bench::run) follows GUIDE.md's rules:
+//   1. poison the result, run once, check it against the CPU reference (this run
+//      is also the first warm-up; a second untimed run follows);
+//   2. R timed repetitions: before each, outside the timed region, restore the
+//      input (in-place chapters), flush the L2 cache by writing a buffer twice
+//      its size, and poison the result with a second pattern; CUDA events around
+//      the launcher alone;
+//   3. check the result of the last repetition too, and report the median time.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "chapter.h"
+#include "cli.h"
+#include "device_buffer.h"
+#include "device_info.h"
+#include "reference.h"
+
+namespace reduction {
+
+struct Measurement {
+  std::string label;
+  int block = 0, grid = 0;
+  double result = 0;         // the GPU's value, as a double
+  std::string result_text;   // printed exactly in its own type
+  Verdict verdict;
+  std::size_t chain_length = 0;
+  double median_ms = 0;
+  double gbps = 0;           // bytes of input read once / median time
+  int reps = 0;
+  bool flush = true;
+};
+
+template <typename T>
+class Bench {
+ public:
+  // Copies the input to the device. keep_pristine: keep a second copy so that
+  // in-place chapters can be given their input back before every run.
+  Bench(const std::vector<T>& host, const DeviceInfo& device, bool keep_pristine);
+
+  Measurement run(const Variant& variant, Op op, int block, int grid, int reps, bool flush, const Reference& ref);
+
+  // Device bytes a run of n elements needs besides scratch, for the memory check.
+  static std::size_t bytes_needed(std::size_t n, bool keep_pristine, const DeviceInfo& device);
+
+ private:
+  std::size_t n_;
+  DeviceInfo device_;
+  DeviceBuffer<T> input_, pristine_, result_;
+  DeviceBuffer<unsigned char> flush_;
+  bool dirty_ = false;  // an in-place kernel has overwritten input_
+};
+
+// Fills in the default block and grid (0 = default) and checks the shape; throws
+// UsageError with the chapter's reason when it cannot run it.
+void resolve_shape(const Variant& variant, std::size_t n, int sm_count, int& block, int& grid);
+
+// Throws UsageError when n elements (plus scratch) do not fit in the device's free memory.
+void check_fits(const Variant& variant, std::size_t n, std::size_t element_bytes, std::size_t other_bytes,
+                int block, int grid, const DeviceInfo& device);
+
+// The input a run reduces: the --input file, or n random values from --seed.
+template <typename T>
+std::vector<T> make_input(const Options& options);
+
+// Picks the variant named by --variant (the chapter's own when none is given).
+const Variant& select_variant(const Chapter& chapter, const std::string& name);
+
+template <typename T> std::string format_value(T value);
+std::string json_escape(const std::string& text);
+std::string format_ms(double ms);
+
+// The main() of every GPU chapter.
+int run_chapter(const Chapter& chapter, int argc, char** argv);
+
+// Prints the message for an exception and returns the exit code it maps to
+// (UsageError 2, CudaError 3, bad_alloc 2, anything else 3).
+int report_exception(const std::string& program, const std::exception& error);
+
+}  // namespace reduction

@@ -1,0 +1,78 @@
+// Chapter 00: each CPU sum is right where it should be, and the float accumulator
+// stalls exactly where the theory says.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "cpu_sums.h"
+#include "input.h"
+#include "program_runner.h"
+#include "reference.h"
+
+namespace reduction {
+namespace {
+
+TEST(CpuBaseline, EveryMethodIsExactForInts) {
+  for (std::size_t n : {0, 1, 2, 3, 5, 31, 33, 1000, 4097, 65537, 1000003}) {
+    auto x = generate_input<int>(n, 100 + n);
+    long long expect = 0;
+    for (int v : x) expect += v;
+    EXPECT_EQ(cpu_baseline::loop_sum(x.data(), n), expect) << n;
+    EXPECT_EQ(cpu_baseline::compensated_sum(x.data(), n), expect) << n;
+    EXPECT_EQ(cpu_baseline::threaded_sum(x.data(), n), expect) << n;
+    EXPECT_EQ(cpu_baseline::halving_sum(x.data(), n), expect) << n;  // last: it overwrites x
+  }
+}
+
+TEST(CpuBaseline, FloatLoopStallsAt2To24AndTheOthersDoNot) {
+  // 2^24 + 1000 ones: the float loop reaches 2^24 = 16777216, where 1 is half an ulp
+  // and every further +1 rounds back down (round to nearest even).
+  const std::size_t n = (std::size_t(1) << 24) + 1000;
+  std::vector<float> ones(n, 1.0f);
+  EXPECT_EQ(cpu_baseline::loop_sum(ones.data(), n), 16777216.0f);
+  EXPECT_EQ(cpu_baseline::threaded_sum(ones.data(), n), static_cast<float>(n));
+  EXPECT_EQ(cpu_baseline::compensated_sum(ones.data(), n), static_cast<float>(n));
+  EXPECT_EQ(cpu_baseline::halving_sum(ones.data(), n), static_cast<float>(n));
+}
+
+TEST(CpuBaseline, RunMethodsChecksEachAgainstTheReference) {
+  const auto x = generate_input<float>(300001, 77);
+  const auto results = cpu_baseline::run_methods(x, 2);
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& m : results) {
+    EXPECT_TRUE(m.ok) << m.name << " error " << m.error << " bound " << m.tolerance;
+    EXPECT_GT(m.gbps, 0) << m.name;
+  }
+  EXPECT_EQ(results.back().name, "threaded, wide accumulator");
+  EXPECT_EQ(cpu_baseline::run_methods(x, 1, true).size(), 1u);
+}
+
+TEST(CpuBaseline, ProgramShowsTheFloatLoopErrorPast2To24) {
+  // 2^26 values in [0, 1), true sum near 2^25: the loop stalls near 2^24. Its bound no
+  // longer exists (n*u >= 1) and its error
+  // is large; the compensated and threaded sums stay within theirs. Exit 0: no method
+  // that has a bound is outside it.
+  const testing::ProgramRun run =
+      testing::run_program("00_cpu_baseline", "--n 2^26 --type float --reps 1 --seed 5");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(run.output, m, std::regex("loop in the input type +[0-9.e+]+ +([0-9.e+]+) +none")))
+      << run.output;
+  EXPECT_GT(std::stod(m[1]), 1e7) << "the float loop should be far off past 2^24 elements";
+  EXPECT_NE(run.output.find("no guarantee"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(run.output, std::regex("compensated \\(reference\\) .* ok")));
+  EXPECT_TRUE(std::regex_search(run.output, std::regex("threaded, wide accumulator .* ok")));
+  EXPECT_TRUE(std::regex_search(run.output, std::regex("recursive halving .* ok")));
+}
+
+TEST(CpuBaseline, JsonHasTheGuideKeys) {
+  const testing::ProgramRun run = testing::run_program("00_cpu_baseline", "--n 4097 --reps 2 --json --type double");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  for (const char* key : {"\"chapter\": \"00_cpu_baseline\"", "\"type\": \"double\"", "\"n\": 4097", "\"result\": ",
+                          "\"reference\": ", "\"ok\": true", "\"ms\": ", "\"gbps\": ", "\"peak_gbps\": null"}) {
+    EXPECT_NE(run.output.find(key), std::string::npos) << key << " in " << run.output;
+  }
+}
+
+}  // namespace
+}  // namespace reduction

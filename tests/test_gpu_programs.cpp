@@ -1,0 +1,79 @@
+// The programs end to end on a GPU: each chapter verifies a random input and prints
+// the JSON keys scripts rely on; --input files are reduced; N beyond the device's
+// memory is a usage error; the tour runs every chapter and checks each one.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "chapter.h"
+#include "gpu_test.h"
+#include "input.h"
+#include "program_runner.h"
+#include "reference.h"
+
+namespace reduction::testing {
+namespace {
+
+TEST(GpuPrograms, EveryChapterVerifiesAndPrintsJson) {
+  REQUIRE_GPU();
+  for (const Chapter& c : chapters()) {
+    for (const char* type : {"int", "float", "double"}) {
+      const ProgramRun run = run_program(c.id, std::string("--n 1000003 --reps 3 --json --type ") + type);
+      EXPECT_EQ(run.exit_code, 0) << c.id << "\n" << run.output;
+      for (const char* key : {"\"chapter\": ", "\"type\": ", "\"n\": 1000003", "\"result\": ", "\"reference\": ",
+                              "\"ok\": true", "\"ms\": ", "\"gbps\": ", "\"peak_gbps\": "}) {
+        EXPECT_NE(run.output.find(key), std::string::npos) << c.id << " JSON lacks " << key << ":\n" << run.output;
+      }
+    }
+  }
+}
+
+TEST(GpuPrograms, ReducesTheReadersNpyFile) {
+  REQUIRE_GPU();
+  const std::vector<float> values = generate_input<float>(123457, fresh_seed());
+  const std::string path = ::testing::TempDir() + "gpu_programs_input.npy";
+  save_npy(path, values);
+  const Reference ref = cpu_reference(values.data(), values.size());
+  for (const Chapter& c : chapters()) {
+    const ProgramRun run = run_program(c.id, "--type float --reps 2 --json --input " + path);
+    EXPECT_EQ(run.exit_code, 0) << c.id << "\n" << run.output;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(run.output, m, std::regex("\"reference\": ([-0-9.e+]+)"))) << run.output;
+    EXPECT_NEAR(std::stod(m[1]), ref.value, 1e-9 * ref.sum_abs) << c.id;
+    EXPECT_NE(run.output.find("\"n\": 123457"), std::string::npos) << run.output;
+  }
+}
+
+TEST(GpuPrograms, NTooLargeForTheDeviceExitsTwo) {
+  REQUIRE_GPU();
+  for (const Chapter& c : chapters()) {
+    const ProgramRun run = run_program(c.id, "--n 2^40 --type double");
+    EXPECT_EQ(run.exit_code, 2) << c.id << "\n" << run.output;
+    EXPECT_NE(run.output.find("GiB of device memory"), std::string::npos) << run.output;
+  }
+}
+
+TEST(GpuPrograms, TourRunsEveryChapterOk) {
+  REQUIRE_GPU();
+  const ProgramRun run = run_program("tour", "--n 2^20+13 --reps 3");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  for (const Chapter& c : chapters()) {
+    EXPECT_TRUE(std::regex_search(run.output, std::regex("\n" + c.id.substr(0, 2) + "_[a-z_]+.* ok")))
+        << c.id << " missing or not ok in:\n" << run.output;
+  }
+  EXPECT_EQ(run.output.find("WRONG"), std::string::npos) << run.output;
+}
+
+TEST(GpuPrograms, WrongResultsExitOne) {
+  REQUIRE_GPU();
+  // An int sum that overflows 32 bits cannot be right: the harness must say so.
+  const std::string path = ::testing::TempDir() + "gpu_programs_overflow.npy";
+  save_npy(path, std::vector<int>(1000, 2000000000));
+  const ProgramRun run = run_program("04_shared_tree", "--type int --reps 1 --input " + path);
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("WRONG"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("does not fit in a 32-bit int"), std::string::npos) << run.output;
+}
+
+}  // namespace
+}  // namespace reduction::testing
