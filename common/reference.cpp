@@ -3,11 +3,7 @@
 #include <climits>
 #include <cmath>
 #include <limits>
-#include <mutex>
 #include <type_traits>
-#include <vector>
-
-#include "parallel.h"
 
 namespace reduction {
 
@@ -20,80 +16,29 @@ const char* op_name(Op op) {
   return "?";
 }
 
-namespace {
-
-// Neumaier's variant of Kahan summation: c collects the low-order bits that each
-// addition to s rounds away, whichever of the two operands is larger.
-struct Compensated {
-  double s = 0, c = 0;
-  void add(double x) {
-    double t = s + x;
-    c += std::fabs(s) >= std::fabs(x) ? (s - t) + x : (x - t) + s;
-    s = t;
-  }
-  double value() const { return s + c; }
-};
-
-}  // namespace
-
 template <typename T>
 Reference cpu_reference(const T* values, std::size_t n, Op op) {
-  Reference ref;
-  ref.op = op;
-  ref.type = dtype_of<T>();
-  ref.n = n;
-  if (op != Op::Sum) {
-    T best = op == Op::Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-    std::mutex lock;
-    parallel_chunks(n, [&](unsigned, std::size_t begin, std::size_t end) {
-      T local = best;
-      for (std::size_t i = begin; i < end; ++i) local = op == Op::Max ? std::max(local, values[i]) : std::min(local, values[i]);
-      std::lock_guard<std::mutex> guard(lock);
-      best = op == Op::Max ? std::max(best, local) : std::min(best, local);
-    });
-    ref.value = static_cast<double>(best);
-    ref.int_value = std::is_same_v<T, int> ? static_cast<long long>(best) : 0;
-    return ref;
-  }
-  const unsigned threads = cpu_threads();
-  std::vector<Compensated> sums(threads);
-  std::vector<long long> int_sums(threads, 0);
-  std::vector<double> abs_sums(threads, 0.0);
-  parallel_chunks(n, [&](unsigned t, std::size_t begin, std::size_t end) {
-    if constexpr (std::is_same_v<T, int>) {
-      long long s = 0, a = 0;
-      for (std::size_t i = begin; i < end; ++i) {
-        s += values[i];
-        a += values[i] < 0 ? -static_cast<long long>(values[i]) : values[i];
-      }
-      int_sums[t] = s;
-      abs_sums[t] = static_cast<double>(a);
-    } else {
-      Compensated s, a;
-      for (std::size_t i = begin; i < end; ++i) {
-        s.add(static_cast<double>(values[i]));
-        a.add(std::fabs(static_cast<double>(values[i])));
-      }
-      sums[t] = s;
-      abs_sums[t] = a.value();
-    }
-  }, threads);
-  Compensated total, total_abs;
-  long long int_total = 0;
-  for (unsigned t = 0; t < threads; ++t) {
-    total.add(sums[t].s);
-    total.add(sums[t].c);
-    total_abs.add(abs_sums[t]);
-    int_total += int_sums[t];
-  }
-  ref.sum_abs = total_abs.value();
-  if constexpr (std::is_same_v<T, int>) {
-    ref.int_value = int_total;
-    ref.value = static_cast<double>(int_total);
+  return reference_of<T>(n, op, [values](std::size_t i) { return values[i]; });
+}
+
+Reference combine(const Reference& a, const Reference& b) {
+  Reference r = a;
+  r.n = a.n + b.n;
+  if (a.op == Op::Sum) {
+    detail::Compensated total;
+    total.add(a.value);
+    total.add(b.value);
+    r.value = total.value();
+    r.int_value = a.int_value + b.int_value;
+    r.sum_abs = a.sum_abs + b.sum_abs;
   } else {
-    ref.value = total.value();
+    const bool take_b = a.op == Op::Max ? b.value > a.value : b.value < a.value;
+    if (take_b) {
+      r.value = b.value;
+      r.int_value = b.int_value;
+    }
   }
-  return ref;
+  return r;
 }
 
 double sum_error_bound(double u_accumulate, double u_result, std::size_t chain_length, double sum_abs,

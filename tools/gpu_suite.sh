@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# gpu_suite.sh STEP... : what the maintainers run on a GPU machine to verify and measure
+# the tutorial. Logs and results go to $RESULTS (default build/gpu-results), and the whole
+# folder is packed into $OUT/results.tgz when $OUT is set (the lent-GPU workflow).
+#
+# Steps (in the order given):
+#   build     configure + build the release preset (and the debug build of 01 for pitfalls)
+#   test      ctest: CPU and GPU tests
+#   sanitize  ctest: compute-sanitizer's four tools on every chapter
+#   tour      the tour for int and float at 2^24 and 2^28
+#   sweep     tour --sweep for int and float (docs/results.md, the plot)
+#   chapters  every chapter's --json at the seeds' settings (2^24 and 2^28 ints)
+#   ncu       Nsight Compute metrics for every chapter at 2^24 ints
+#   sass      cuobjdump -sass of 08: the 128-bit loads
+#   pitfalls  the demonstrations of docs/pitfalls.md
+set -u
+cd "$(dirname "$0")/.."
+RESULTS=${RESULTS:-$PWD/build/gpu-results}
+mkdir -p "$RESULTS"
+BIN=build/release/bin
+summary="$RESULTS/summary.txt"
+note() { echo "$*" | tee -a "$summary"; }
+
+pack() {
+  if [ -n "${OUT:-}" ]; then tar czf "$OUT/results.tgz" -C "$RESULTS" . && cp "$summary" "$OUT/summary.txt"; fi
+}
+trap pack EXIT
+
+gtest_arg=()
+[ -d .gtest-src ] && gtest_arg=(-DFETCHCONTENT_SOURCE_DIR_GOOGLETEST="$PWD/.gtest-src")
+
+for step in "$@"; do
+  start=$(date +%s)
+  case "$step" in
+    build)
+      nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv >"$RESULTS/gpu.txt" 2>&1
+      nvcc --version >>"$RESULTS/gpu.txt"
+      cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1 &&
+        cmake --build --preset release >"$RESULTS/build.log" 2>&1
+      note "build: exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
+      cmake --preset debug "${gtest_arg[@]}" >"$RESULTS/configure_debug.log" 2>&1 &&
+        cmake --build --preset debug --target 01_global_naive 06_warp_unroll >"$RESULTS/build_debug.log" 2>&1
+      note "build debug (01, 06): exit $?"
+      ;;
+    test)
+      ctest --preset release -L "cpu|gpu" -j 8 >"$RESULTS/ctest.log" 2>&1
+      note "ctest -L cpu|gpu: exit $? :: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest.log")"
+      grep -E "\(Failed\)|\(Skipped\)|Timeout|Not Run" "$RESULTS/ctest.log" | head -20 | tee -a "$summary"
+      ;;
+    sanitize)
+      ctest --preset sanitize -j 8 >"$RESULTS/sanitize.log" 2>&1
+      note "ctest -L sanitize: exit $? :: $(grep -E 'tests passed|tests failed' "$RESULTS/sanitize.log")"
+      grep -E "\(Failed\)|\(Skipped\)|Timeout" "$RESULTS/sanitize.log" | head -20 | tee -a "$summary"
+      ;;
+    tour)
+      for type in int float; do
+        for n in 2^24 2^28; do
+          $BIN/tour --type $type --n $n >"$RESULTS/tour_${type}_${n/^/_}.txt" 2>&1
+          note "tour --type $type --n $n: exit $?"
+        done
+      done
+      cat "$RESULTS/tour_int_2_24.txt" >>"$summary"
+      ;;
+    sweep)
+      mkdir -p "$RESULTS/data"
+      for type in int float; do
+        $BIN/tour --sweep --type $type --out "$RESULTS/data" >"$RESULTS/sweep_$type.log" 2>&1
+        note "tour --sweep --type $type: exit $?"
+      done
+      ;;
+    chapters)
+      : >"$RESULTS/chapters.jsonl"
+      for exe in $BIN/0[0-9]_* $BIN/10_*; do
+        for n in 2^24 2^28; do
+          $exe --n $n --json >>"$RESULTS/chapters.jsonl" 2>>"$RESULTS/chapters.err"
+        done
+      done
+      $BIN/00_cpu_baseline --n 300000001 --type float --reps 3 >"$RESULTS/cpu_300M_float.txt" 2>&1
+      note "chapters: $(grep -c '"ok": true' "$RESULTS/chapters.jsonl") ok, $(grep -c '"ok": false' "$RESULTS/chapters.jsonl") not ok"
+      ;;
+    ncu)
+      metrics=smsp__average_inst_executed_per_warp.ratio,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second
+      metrics+=,smsp__sass_average_branch_targets_threads_uniform.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
+      metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
+      metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+      metrics+=,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct
+      for exe in $BIN/0[1-9]_* $BIN/10_*; do
+        name=$(basename "$exe")
+        ncu --metrics "$metrics" --csv --page raw --clock-control none \
+          "$exe" --n 2^24 --reps 1 --no-flush ${NCU_ARGS_EXTRA:-} >"$RESULTS/ncu_$name.csv" 2>"$RESULTS/ncu_$name.err"
+        note "ncu $name: exit $?"
+      done
+      ;;
+    sass)
+      cuobjdump -sass $BIN/08_vectorized >"$RESULTS/sass_08.txt" 2>&1
+      note "sass 08: $(grep -c 'LDG.E.128' "$RESULTS/sass_08.txt") LDG.E.128 instructions"
+      ;;
+    pitfalls)
+      bash tools/pitfalls.sh >"$RESULTS/pitfalls.txt" 2>&1
+      note "pitfalls: exit $?"
+      ;;
+    *)
+      note "unknown step $step"
+      ;;
+  esac
+  note "  ($step took $(( $(date +%s) - start )) s)"
+done
