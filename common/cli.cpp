@@ -53,6 +53,7 @@ std::string usage(const CliSpec& spec) {
   out << "usage: " << spec.program << " [--n N] [--type int|float|double]";
   if (spec.gpu) out << " [--block B] [--grid G]";
   if (spec.ops) out << " [--op sum|max|min]";
+  if (spec.multi_gpu) out << " [--gpus K]";
   if (!spec.variants.empty()) out << " [--variant " << join(spec.variants) << "]";
   out << "\n       [--reps R] [--seed S] [--input FILE] [--no-flush] [--json] [--help]";
   if (spec.tour) out << " [--sweep] [--out DIR]";
@@ -64,6 +65,7 @@ std::string usage(const CliSpec& spec) {
         << "  --grid G     blocks in the first launch (default: read off the device)\n";
   }
   if (spec.ops) out << "  --op OP      the operator: sum (default), max or min\n";
+  if (spec.multi_gpu) out << "  --gpus K     split the array over K GPUs (default: all visible)\n";
   if (!spec.variants.empty()) out << "  --variant V  run a variant of the kernel: " << join(spec.variants) << "\n";
   out << "  --reps R     timed repetitions; the median is reported (default 30)\n"
       << "  --seed S     seed of the random input (default: a fresh one, printed)\n"
@@ -130,6 +132,8 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
       bool known = false;
       for (const auto& v : spec.variants) known = known || v == o.variant;
       if (!known) throw UsageError("--variant expects one of " + join(spec.variants) + ", not '" + o.variant + "'");
+    } else if (spec.multi_gpu && arg == "--gpus") {
+      o.gpus = positive_int(arg, value_of(i, arg));
     } else if (spec.tour && arg == "--sweep") {
       o.sweep = true;
     } else if (spec.tour && arg == "--out") {

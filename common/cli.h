@@ -26,6 +26,7 @@ struct Options {
   bool help = false;
   Op op = Op::Sum;
   std::string variant;
+  int gpus = 0;          // 11 only: how many GPUs (0: all visible)
   bool sweep = false;    // tour only
   std::string out_dir;   // tour only: where --sweep writes its CSV and JSON
 };
@@ -37,6 +38,7 @@ struct CliSpec {
   bool ops = false;                    // accepts --op max|min
   std::vector<std::string> variants;   // names accepted by --variant
   bool tour = false;                   // accepts --sweep and --out
+  bool multi_gpu = false;              // accepts --gpus K (chapter 11)
 };
 
 // Parses argv; throws UsageError with a one-line message naming the problem and what

@@ -16,6 +16,9 @@ namespace {
 std::vector<std::string> all_programs() {
   std::vector<std::string> names = {"00_cpu_baseline", "tour"};
   for (const Chapter& c : all_gpu_chapters()) names.push_back(c.id);
+#ifdef REDUCTION_HAVE_MULTI_GPU
+  names.push_back("11_multi_gpu");
+#endif
   return names;
 }
 

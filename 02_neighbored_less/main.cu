@@ -1,0 +1,7 @@
+// 02_neighbored_less: the chapter as a program (see README.md). Everything but the kernel
+// lives in the common harness: the command line, the input, timing, checking, the report.
+#include "describe.cuh"
+#include "harness.h"
+#include "neighbored_less.cuh"
+
+int main(int argc, char** argv) { return reduction::run_chapter(reduction::make_chapter<NeighboredLess>(), argc, argv); }

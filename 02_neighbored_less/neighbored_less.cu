@@ -1,0 +1,134 @@
+// 02_neighbored_less: the same neighbouring pairs as 01, added by contiguous threads.
+//
+// What changes since 01: one line of indexing. In 01, the thread that adds a pair is
+// the one whose index is the pair's left slot, so the working threads are scattered
+// (every 2nd, every 4th, ...) and they are picked with an expensive `%`. Here thread t
+// handles the t-th pair of the step instead: its left slot is 2 * stride * t. The
+// pairs, the additions and the summation order are exactly those of 01; only which
+// thread does which addition changes. The working threads are now threads 0, 1, 2, ...,
+// so whole warps either work or skip the step, and the `%` is gone.
+//
+// As in 01, everything happens in place in global memory, one block per B elements,
+// and the launcher repeats passes over the block partials until one value is left.
+//
+// Build and run:  cmake --build --preset release --target 02_neighbored_less
+//                 build/release/bin/02_neighbored_less --n 2^24 --type float
+#include "neighbored_less.cuh"
+
+#include <algorithm>
+#include <climits>
+
+#include "cuda_check.h"
+#include "launch_rules.h"
+
+using reduction::ceil_div;
+using reduction::ceil_log2;
+
+namespace {
+
+// Each block sums its slice [b*B, b*B + len) of `data` in place and writes the sum to
+// block_sums[blockIdx.x]. blockDim.x must be a power of two.
+//
+// What still limits it:
+//  - the memory accesses are strided: at stride s, neighbouring threads touch slots
+//    2s apart, so one warp's load spreads over up to 32 separate 32-byte sectors
+//    instead of a few, and most of each sector fetched is not used by that load;
+//  - every step is still a round trip to global memory and a barrier;
+//  - the last five steps (fewer than 32 working threads) still leave most lanes of
+//    the one busy warp idle.
+// [snippet:neighbored_less]
+template <typename T>
+__global__ void neighbored_pairs_contiguous(T* data, std::size_t n, T* block_sums) {
+  const unsigned tid = threadIdx.x;
+  // This block's slice. The offset is 64-bit: b * B can pass 2^31 for large arrays.
+  const std::size_t block_start = std::size_t(blockIdx.x) * blockDim.x;
+  T* slice = data + block_start;
+  // How many values the slice holds: B, or fewer in the last block (same for the
+  // whole block, so every thread runs the same steps and meets every barrier).
+  const std::size_t values_left = n - block_start;
+  const unsigned len = values_left < blockDim.x ? unsigned(values_left) : blockDim.x;
+
+  for (unsigned stride = 1; stride < len; stride *= 2) {
+    // Thread t adds the t-th pair of this step: slots 2*stride*t and 2*stride*t + stride.
+    // Only the first threads have a pair whose right slot lies inside the slice.
+    const unsigned left = 2 * stride * tid;
+    if (left + stride < len) slice[left] += slice[left + stride];
+    // Every thread, working or not, waits here: the next step reads this step's sums.
+    __syncthreads();
+  }
+  if (tid == 0) block_sums[blockIdx.x] = slice[0];
+}
+// [/snippet:neighbored_less]
+
+// Launches the kernel pass after pass until one value is left, on `stream` (the same
+// launcher as 01's): the first pass reduces `data` in place to ceil(n/B) partials,
+// every later pass reduces the previous partials in place. Partials go to the scratch
+// region the running pass is NOT reducing (A, B, A, ...), so no block writes into a
+// slice another block is still adding up. The single-block last pass writes `result`.
+template <typename T>
+void reduce_in_passes(T* data, std::size_t n, T* result, void* scratch, int block, cudaStream_t stream) {
+  if (n == 0) {  // nothing to add: the result is the identity, 0 (all bits zero)
+    CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream));
+    return;
+  }
+  T* const partials_a = static_cast<T*>(scratch);  // ceil(n/B) slots
+  T* values = data;                                // what the next pass reduces
+  std::size_t count = n;
+  std::size_t grid = ceil_div(count, block);
+  while (grid > 1) {
+    // partials_b (ceil(n/B^2) slots) follows partials_a in the scratch space.
+    T* partials = values == partials_a ? partials_a + ceil_div(n, block) : partials_a;
+    neighbored_pairs_contiguous<T><<<static_cast<unsigned>(grid), block, 0, stream>>>(values, count, partials);
+    CUDA_CHECK_LAUNCH();
+    values = partials;
+    count = grid;
+    grid = ceil_div(count, block);
+  }
+  neighbored_pairs_contiguous<T><<<1, block, 0, stream>>>(values, count, result);
+  CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+std::string NeighboredLess::check_shape(int block, int grid) {
+  if (grid != 0) return "this chapter launches one block per B elements: --grid does not apply";
+  return reduction::check_power_of_two_block(block);
+}
+
+int NeighboredLess::default_grid(std::size_t n, int block, int /*sm_count*/) {
+  const std::size_t blocks = ceil_div(n, std::size_t(block > 0 ? block : kDefaultBlock));
+  return static_cast<int>(std::clamp<std::size_t>(blocks, 1, INT_MAX));
+}
+
+// Partials of the second pass (ceil(n/B) values) and, when a third pass is needed,
+// of the third (ceil(n/B^2) values); sized for the largest type, double.
+std::size_t NeighboredLess::scratch_bytes(std::size_t n, int block, int /*grid*/) {
+  const std::size_t threads = block > 0 ? block : kDefaultBlock;
+  const std::size_t first = ceil_div(n, threads);
+  if (first <= 1) return 0;  // one pass: it writes straight to result
+  const std::size_t second = ceil_div(first, threads);
+  return (first + (second > 1 ? second : 0)) * sizeof(double);
+}
+
+// The same pairs as 01: a block's tree over len values takes ceil(log2(len)) steps,
+// each adding at most once to the sum a given value is part of; then the value
+// travels on inside its block's partial through the next pass's tree.
+std::size_t NeighboredLess::chain_length(std::size_t n, int block, int /*grid*/) {
+  const std::size_t threads = block > 0 ? block : kDefaultBlock;
+  std::size_t chain = 0;
+  for (std::size_t count = n;; count = ceil_div(count, threads)) {
+    chain += ceil_log2(std::min(count, threads));
+    if (count <= threads) break;
+  }
+  return chain;
+}
+
+template <typename T>
+void NeighboredLess::reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
+                            cudaStream_t stream) {
+  reduce_in_passes<T>(data, n, result, scratch, block, stream);
+}
+
+template void NeighboredLess::reduce<int>(int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template void NeighboredLess::reduce<float>(float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template void NeighboredLess::reduce<double>(double*, std::size_t, double*, void*, int, int, cudaStream_t);

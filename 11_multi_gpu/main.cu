@@ -1,0 +1,97 @@
+// 11_multi_gpu: one process drives every local GPU (see README.md).
+//
+//   11_multi_gpu --gpus 2 --n 2^30 --type float
+//   11_multi_gpu --n 2^32 --op max --json
+#include <cstdio>
+
+#include "cuda_check.h"
+#include "harness.h"
+#include "multi_gpu.cuh"
+#include "single_pass.cuh"
+
+using namespace multi_gpu;
+
+namespace {
+
+// How many GPUs to use: --gpus, or every visible one.
+int gpu_count(const Options& o) {
+  std::string why;
+  if (!reduction::cuda_device_available(&why)) throw reduction::CudaError(why);
+  int count = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  if (o.gpus > count) {
+    throw reduction::UsageError("--gpus " + std::to_string(o.gpus) + " but only " + std::to_string(count) +
+                                " CUDA device(s) are visible");
+  }
+  return o.gpus ? o.gpus : count;
+}
+
+template <typename T>
+int run(const Options& o) {
+  // The input file is read first: a bad file is a usage error, with or without GPUs.
+  const std::vector<T> host = o.input.empty() ? std::vector<T>() : reduction::load_input<T>(o.input);
+  const std::size_t n = o.input.empty() ? o.n : host.size();
+  const std::vector<T>* host_input = o.input.empty() ? nullptr : &host;
+  const int k = gpu_count(o);
+
+  std::vector<reduction::DeviceInfo> devices;
+  for (int d = 0; d < k; ++d) {
+    CUDA_CHECK(cudaSetDevice(d));
+    devices.push_back(reduction::query_device());
+    const Shard s = shard_of(n, k, d);
+    if (bytes_needed(s.count, sizeof(T), devices.back()) > devices.back().free_bytes) {
+      throw reduction::UsageError("--n " + std::to_string(n) + " does not fit: GPU " + std::to_string(d) +
+                                  " would need " + std::to_string(bytes_needed(s.count, sizeof(T), devices.back()) >> 20) +
+                                  " MiB for its shard and has " + std::to_string(devices.back().free_bytes >> 20) +
+                                  " MiB free (use more GPUs)");
+    }
+  }
+  std::vector<GpuState<T>> gpus(k);  // constructed in place: a GpuState owns device memory
+  for (int d = 0; d < k; ++d) setup(gpus[d], d, shard_of(n, k, d), n, o, host_input);
+
+  std::vector<int> device_list(k);
+  for (int d = 0; d < k; ++d) device_list[d] = d;
+  std::vector<ncclComm_t> comms(k);
+  NCCL_CHECK(ncclCommInitAll(comms.data(), k, device_list.data()));
+
+  Reference ref = shard_reference<T>(shard_of(n, k, 0), n, o, host_input);
+  for (int d = 1; d < k; ++d) ref = reduction::combine(ref, shard_reference<T>(shard_of(n, k, d), n, o, host_input));
+
+  // Verified run (and warm-up), a second warm-up, then the timed runs.
+  run_once(gpus, comms, o.op, o.flush);
+  std::string result_text;
+  reduction::Verdict verdict = check_totals(gpus, ref, n, k, &result_text);
+  run_once(gpus, comms, o.op, o.flush);
+  std::vector<double> times;
+  for (int r = 0; r < o.reps; ++r) times.push_back(run_once(gpus, comms, o.op, o.flush));
+  const reduction::Verdict last = check_totals(gpus, ref, n, k, nullptr);
+  if (verdict.ok && !last.ok) verdict = last;
+
+  for (ncclComm_t c : comms) ncclCommDestroy(c);
+  print_report(o, n, k, "one process", ref, verdict, result_text, reduction::median(times), devices);
+  return verdict.ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const reduction::CliSpec spec = cli_spec("11_multi_gpu", true);
+  try {
+    const Options o = reduction::parse_options(spec, argc, argv);
+    if (o.help) {
+      std::printf("11_multi_gpu: shards over GPUs, 09 on each, ncclAllReduce to combine\n\n%s",
+                  reduction::usage(spec).c_str());
+      return 0;
+    }
+    const std::string why_shape = SinglePass::check_shape(o.block, o.grid);
+    if (!why_shape.empty()) throw reduction::UsageError(why_shape);
+    switch (o.type) {
+      case reduction::DType::Int: return run<int>(o);
+      case reduction::DType::Float: return run<float>(o);
+      case reduction::DType::Double: return run<double>(o);
+    }
+  } catch (const std::exception& error) {
+    return reduction::report_exception(spec.program, error);
+  }
+  return 3;
+}

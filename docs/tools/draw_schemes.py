@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+"""Draws the addressing-scheme diagrams of the tutorial as SVG files.
+
+    python3 docs/tools/draw_schemes.py [--block 16] [--lanes 32] [--out docs/images]
+
+writes, for a block of --block elements (one per thread; a power of two, 2..64):
+
+    neighbored.svg       01: in place, step s = 1, 2, 4, ...: thread t with t % 2s == 0
+                             adds x[t+s] into x[t] (scattered active threads)
+    neighbored_less.svg  02: the same pairs (x[i] += x[i+s], i = 2*s*t) done by threads
+                             t = 0, 1, 2, ... (contiguous active threads)
+    interleaved.svg      03: stride = block/2, halving: thread t < stride adds x[t+stride]
+    shared_tree.svg      04-06: the same sequential addressing on partial[] in shared memory
+    grid_stride.svg      04+: a grid of --gs-blocks x --gs-threads walking
+                             3 * blocks * threads + 5 elements (--gs-n to change)
+    warp_shuffle.svg     07: __shfl_down_sync with offsets lanes/2, ..., 1 (--lanes 32 or 8)
+
+Each tree diagram shows the array after every step as a row of cells holding the
+partial sums of a small example input, an arrow from each of the two cells a thread
+adds to the cell it writes, labelled with the thread's id, and the block's threads
+(working ones filled). Change --block and run again to redraw for another size.
+
+Python 3 standard library only.
+"""
+
+import argparse
+import colorsys
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from svg import MONO, Svg, write  # noqa: E402
+
+ACTIVE = "#1f6fb2"        # arrows, thread labels, working threads
+WRITTEN_FILL = "#d3e6f8"  # a cell written in this step
+LIVE_STROKE = "#4a4f57"   # a cell still to be read
+DEAD_FILL = "#f2f2f2"     # a cell no longer read
+DEAD_STROKE = "#d2d2d2"
+DEAD_TEXT = "#a9a9a9"
+RESULT_FILL = "#ffe08a"   # the final sum
+RESULT_STROKE = "#b88a00"
+FAINT = "#c4c4c4"         # work whose result is never used
+TEXT = "#222222"
+SUBTLE = "#666666"
+
+WARP_SIZE = 32
+
+
+def example_values(n):
+    """A fixed small input (1..9) so that every partial sum in the picture can be checked by hand."""
+    return [(i * 7 + 3) % 9 + 1 for i in range(n)]
+
+
+def wrap(text, max_chars):
+    words, lines, current = text.split(), [], ""
+    for word in words:
+        if current and len(current) + 1 + len(word) > max_chars:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    if current:
+        lines.append(current)
+    return lines
+
+
+class Step:
+    """One step of a tree: the pairs added, who adds them, and which cells are still needed after it."""
+
+    def __init__(self, rule, pairs, working, live_after, unused_pairs=(), no_source=()):
+        self.rule = rule                  # lines of text: the step's rule, as code
+        self.pairs = pairs                # (destination, source, thread id) of each useful addition
+        self.working = set(working)       # ids of the threads doing useful work
+        self.live_after = set(live_after)  # cells read by a later step (or the result)
+        self.unused_pairs = list(unused_pairs)  # (destination, source): computed, never used
+        self.no_source = list(no_source)  # lanes whose source lane is out of range
+
+
+def block_steps(scheme, block, name="x"):
+    """The steps of a block-level tree of `block` elements for one addressing scheme."""
+    steps = []
+    if scheme in ("neighbored", "neighbored_less"):
+        stride = 1
+        while stride < block:
+            span = 2 * stride
+            if scheme == "neighbored":
+                pairs = [(t, t + stride, t) for t in range(0, block, span)]
+                rule = [f"if (t % {span} == 0)", f"  {name}[t] += {name}[t + {stride}]"]
+            else:
+                pairs = [(span * t, span * t + stride, t) for t in range(block // span)]
+                rule = [f"i = {span} * t", f"if (i + {stride} < {block})", f"  {name}[i] += {name}[i + {stride}]"]
+            live = range(0, block, span)
+            steps.append(Step(rule, pairs, [p[2] for p in pairs], live))
+            stride *= 2
+    elif scheme == "interleaved":
+        stride = block // 2
+        while stride > 0:
+            pairs = [(t, t + stride, t) for t in range(stride)]
+            rule = [f"if (t < {stride})", f"  {name}[t] += {name}[t + {stride}]"]
+            steps.append(Step(rule, pairs, range(stride), range(stride)))
+            stride //= 2
+    else:
+        raise ValueError(scheme)
+    return steps
+
+
+def shuffle_steps(lanes):
+    steps = []
+    offset = lanes // 2
+    while offset > 0:
+        useful = [(lane, lane + offset, lane) for lane in range(offset)]
+        unused = [(lane, lane + offset) for lane in range(offset, lanes - offset)]
+        no_source = list(range(lanes - offset, lanes))
+        rule = ["from = __shfl_down_sync(", f"         mask, v, {offset})", f"if (l + {offset} < {lanes}) v += from"]
+        steps.append(Step(rule, useful, range(offset), range(offset), unused, no_source))
+        offset //= 2
+    return steps
+
+
+def simulate(values, steps, shuffle):
+    """The array after each step (rows[0] is the input)."""
+    rows = [list(values)]
+    for step in steps:
+        old, new = rows[-1], list(rows[-1])
+        if shuffle:  # every lane adds what lane + offset holds; a lane with no such source adds nothing
+            n = len(old)
+            offset = step.pairs[0][1] - step.pairs[0][0]
+            new = [old[lane] + (old[lane + offset] if lane + offset < n else 0) for lane in range(n)]
+        else:
+            for destination, source, _ in step.pairs:
+                new[destination] = old[destination] + old[source]
+        rows.append(new)
+    return rows
+
+
+def draw_tree(path, title, caption, values, steps, row_names, worker="thread", shuffle=False, barrier=None):
+    """A tree diagram: one row of cells per step, arrows for the additions, a strip of threads."""
+    n = len(values)
+    rows = simulate(values, steps, shuffle)
+    cell_w = max(22.0, min(38.0, 608.0 / n))
+    cell_h, gap = 30.0, 78.0
+    longest = max([len(line) for step in steps for line in step.rule] + [len(name) * 12 / 11.5 for name in row_names])
+    left = max(150.0, 34 + 7.0 * longest)
+    array_w = n * cell_w
+    strip = not shuffle
+    square = 16.0 if n <= 16 else max(6.0, 256.0 / n)
+    strip_x = left + array_w + 36
+    width = (strip_x + n * square + 30) if strip else (left + array_w + 40)
+    width = max(width, 760.0, 40 + 10.5 * len(title))
+    caption_lines = wrap(caption, int((width - 40) / 7.0))
+    top = 44 + 18 * len(caption_lines) + 36
+    height = top + len(rows) * cell_h + len(steps) * gap + 100
+
+    svg = Svg(width, height, title, caption)
+    svg.text(20, 32, title, size=18, weight="bold")
+    for k, line in enumerate(caption_lines):
+        svg.text(20, 56 + 18 * k, line, size=13, color="#444")
+
+    def cx(i):
+        return left + (i + 0.5) * cell_w
+
+    def row_top(k):
+        return top + k * (cell_h + gap)
+
+    value_size = 14 if cell_w >= 30 else 11
+    # Index numbers above the first row; warp boundaries when the block has several warps.
+    svg.text(left - 12, row_top(0) - 8, "lane" if shuffle else "index", size=10, anchor="end", color=SUBTLE)
+    for i in range(n):
+        if n <= 32 or i % 4 == 0:
+            svg.text(cx(i), row_top(0) - 8, str(i), size=10, anchor="middle", color=SUBTLE)
+    if n > WARP_SIZE:
+        bottom = row_top(len(rows) - 1) + cell_h + 6
+        for w in range(1, n // WARP_SIZE):
+            x = left + w * WARP_SIZE * cell_w
+            svg.line(x, row_top(0) - 20, x, bottom, stroke="#e07b00", width=1.0, stroke_dasharray="2 3")
+        for w in range(n // WARP_SIZE):
+            svg.text(left + (w + 0.5) * WARP_SIZE * cell_w, row_top(0) - 24, f"warp {w}", size=11,
+                     anchor="middle", color="#e07b00")
+
+    # The rows of cells.
+    for k, row in enumerate(rows):
+        y = row_top(k)
+        written = {p[0] for p in steps[k - 1].pairs} if k > 0 else set()
+        live = steps[k - 1].live_after if k > 0 else set(range(n))
+        last = k == len(rows) - 1
+        svg.text(left - 12, y + cell_h / 2 + 4, row_names[k], size=12, anchor="end", color=TEXT)
+        for i, value in enumerate(row):
+            if last and i == 0:
+                fill, stroke, color, weight = RESULT_FILL, RESULT_STROKE, TEXT, "bold"
+            elif i in written:
+                fill, stroke, color, weight = WRITTEN_FILL, ACTIVE, TEXT, "bold"
+            elif i in live:
+                fill, stroke, color, weight = "#ffffff", LIVE_STROKE, TEXT, None
+            else:
+                fill, stroke, color, weight = DEAD_FILL, DEAD_STROKE, DEAD_TEXT, None
+            svg.rect(left + i * cell_w + 1, y, cell_w - 2, cell_h, fill=fill, stroke=stroke, rx=3)
+            if shuffle and fill == DEAD_FILL:
+                continue  # a lane whose sum is never used: its register holds nothing worth reading
+            svg.text(cx(i), y + cell_h / 2 + value_size * 0.36, str(value), size=value_size, anchor="middle",
+                     color=color, weight=weight)
+        if last:
+            svg.text(cx(0), y + cell_h + 16, "sum" if shuffle else "block sum", size=11, anchor="middle",
+                     color=RESULT_STROKE, weight="bold")
+
+    # The steps: arrows, thread labels, the rule, the strip of threads.
+    pill_w, pill_h = min(cell_w - 4, 32.0), 16.0
+    pill_size = 11 if cell_w >= 30 else 9
+    for k, step in enumerate(steps):
+        y0, y1 = row_top(k) + cell_h, row_top(k + 1)
+        for destination, source in step.unused_pairs:
+            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=FAINT, width=1.0)
+            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=FAINT, width=1.0)
+        for lane in step.no_source:
+            svg.line(cx(lane), y0, cx(lane), y1 - 1, stroke=FAINT, width=1.2, stroke_dasharray="3 3")
+            svg.text(cx(lane), y0 + gap * 0.5 + 4, "×", size=12, anchor="middle", color="#b0b0b0")
+        for destination, source, _ in step.pairs:
+            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=ACTIVE, width=1.6, arrow=True)
+            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=ACTIVE, width=1.6, arrow=True)
+        for destination, _, thread in step.pairs:
+            label = f"t{thread}" if cell_w >= 30 and not shuffle else str(thread)
+            py = y0 + gap * 0.5 - pill_h / 2
+            svg.rect(cx(destination) - pill_w / 2, py, pill_w, pill_h, fill=ACTIVE, rx=pill_h / 2)
+            svg.text(cx(destination), py + pill_h / 2 + pill_size * 0.36, label, size=pill_size, anchor="middle",
+                     color="#ffffff", weight="bold")
+        # The rule of this step, as code, in the left column.
+        mid = (y0 + y1) / 2
+        svg.text(left - 12, mid - 8 * len(step.rule) + 2, f"step {k + 1}", size=12, anchor="end", weight="bold")
+        for j, line in enumerate(step.rule):
+            svg.text(left - 12, mid - 8 * len(step.rule) + 18 + 15 * j, line, size=11.5, anchor="end",
+                     family=MONO, color=TEXT, xml_space="preserve")
+        if barrier and k < len(steps) - 1:
+            yb = row_top(k + 1) + cell_h + 7
+            svg.line(left, yb, left + array_w, yb, stroke="#9a9a9a", width=1.0, stroke_dasharray="5 4")
+            svg.text(left + array_w + 6, yb + 4, barrier, size=10, color=SUBTLE, family=MONO)
+        if strip:
+            sy = mid - square / 2
+            for t in range(n):
+                on = t in step.working
+                svg.rect(strip_x + t * square + 1, sy, square - 2, square - 2, rx=2,
+                         fill=ACTIVE if on else "#ffffff", stroke=ACTIVE if on else "#b5b5b5")
+                if square >= 14:
+                    svg.text(strip_x + (t + 0.5) * square, sy + square / 2 + 3, str(t), size=9, anchor="middle",
+                             color="#ffffff" if on else "#9a9a9a")
+            if n > WARP_SIZE:
+                for w in range(1, n // WARP_SIZE):
+                    x = strip_x + w * WARP_SIZE * square
+                    svg.line(x, sy - 3, x, sy + square + 1, stroke="#e07b00", width=1.2)
+            busy = len(step.working)
+            svg.text(strip_x, sy + square + 13, f"{busy} working, {n - busy} idle", size=11, color=SUBTLE)
+            if k == 0:
+                svg.text(strip_x, sy - 8, f"the block's {n} threads", size=11, color=SUBTLE)
+
+    # Legend.
+    legend_y = row_top(len(rows) - 1) + cell_h + 44
+    items = [("cell", WRITTEN_FILL, ACTIVE, "written in this step"),
+             ("cell", "#ffffff", LIVE_STROKE, "still to be read"),
+             ("cell", DEAD_FILL, DEAD_STROKE, "no longer read" + ("" if shuffle else " (left as it was)")),
+             ("pill", ACTIVE, ACTIVE, f"{worker} that adds the pair" + (" (lane id)" if shuffle else ""))]
+    if shuffle:
+        items += [("faint", FAINT, FAINT, "sum never reaches lane 0"),
+                  ("cross", FAINT, FAINT, "source lane out of range: adds nothing")]
+    else:
+        items += [("square", ACTIVE, ACTIVE, "working thread"), ("square", "#ffffff", "#b5b5b5", "idle thread")]
+    x, y = 20.0, legend_y
+    for kind, fill, stroke, label in items:
+        needed = 30 + 6.6 * len(label) + 22
+        if x + needed > width - 10:
+            x, y = 20.0, y + 24
+        if kind == "cell":
+            svg.rect(x, y - 11, 22, 16, fill=fill, stroke=stroke, rx=3)
+        elif kind == "pill":
+            svg.rect(x, y - 11, 24, 14, fill=fill, rx=7)
+            svg.text(x + 12, y - 1, "3" if shuffle else "t3", size=10, anchor="middle", color="#ffffff", weight="bold")
+        elif kind == "square":
+            svg.rect(x + 4, y - 11, 14, 14, fill=fill, stroke=stroke, rx=2)
+        elif kind == "faint":
+            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.5)
+        elif kind == "cross":
+            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.2, stroke_dasharray="3 3")
+            svg.text(x + 11, y, "×", size=12, anchor="middle", color="#b0b0b0")
+        svg.text(x + 30, y, label, size=12, color=TEXT)
+        x += needed
+    svg.height = y + 22
+    write(svg, path)
+
+
+def thread_colors(blocks, threads):
+    """One colour per thread: a hue per block, lighter for higher thread ids."""
+    colors = {}
+    hues = [0.58, 0.07, 0.33, 0.85, 0.14, 0.5, 0.0, 0.72]
+    for b in range(blocks):
+        hue = hues[b % len(hues)]
+        for t in range(threads):
+            lightness = 0.38 + 0.40 * (t / max(1, threads - 1))
+            r, g, bl = colorsys.hls_to_rgb(hue, lightness, 0.62)
+            text = "#ffffff" if lightness < 0.55 else "#1a1a1a"
+            colors[(b, t)] = (f"#{int(r * 255):02x}{int(g * 255):02x}{int(bl * 255):02x}", text)
+    return colors
+
+
+def draw_grid_stride(path, blocks, threads, n):
+    """The grid-stride loop: which thread adds which element, in memory order and per iteration."""
+    total = blocks * threads
+    colors = thread_colors(blocks, threads)
+    owner = [((i % total) // threads, (i % total) % threads) for i in range(n)]
+    iterations = -(-n // total)
+    title = f"Grid-stride loop: a grid of {blocks} blocks x {threads} threads over n = {n} elements"
+    caption = (f"Thread t of block b starts at element b*{threads} + t and steps by the whole grid "
+               f"({blocks}*{threads} = {total}) until it passes n; each colour is one thread.")
+    tail = n - (iterations - 1) * total
+    strip_cell = max(18.0, min(30.0, 860.0 / n))
+    width = max(40 + n * strip_cell, 220 + total * 56 + 160, 760)
+    caption_lines = wrap(caption, int((width - 40) / 7.0))
+    svg = Svg(width, 0, title, caption)
+    svg.text(20, 32, title, size=18, weight="bold")
+    for k, line in enumerate(caption_lines):
+        svg.text(20, 56 + 18 * k, line, size=13, color="#444")
+    y = 56 + 18 * len(caption_lines) + 24
+
+    # 1. The array in memory, each element coloured by the thread that adds it.
+    svg.text(20, y, "the array in memory: neighbouring threads read neighbouring elements (coalesced)",
+             size=13, weight="bold")
+    svg.text(20, y + 17, "element index above each cell; inside, the thread that adds it as block.thread", size=12,
+             color="#444")
+    y += 17
+    y += 26
+    for i in range(n):
+        b, t = owner[i]
+        x = 20 + i * strip_cell
+        fill, text_color = colors[(b, t)]
+        if i % total == 0 and i > 0:
+            svg.line(x, y - 14, x, y + 38, stroke="#888888", width=1.0, stroke_dasharray="2 2")
+        svg.text(x + strip_cell / 2, y - 3, str(i), size=9, anchor="middle", color=SUBTLE)
+        svg.rect(x + 1, y, strip_cell - 2, 32, fill=fill, stroke="#ffffff", rx=2)
+        svg.text(x + strip_cell / 2, y + 20, f"{b}.{t}", size=9 if strip_cell < 26 else 10, anchor="middle",
+                 color=text_color)
+    for k in range(iterations):
+        x0 = 20 + k * total * strip_cell
+        x1 = 20 + min(n, (k + 1) * total) * strip_cell
+        svg.text((x0 + x1) / 2, y + 50, f"pass {k}", size=11, anchor="middle", color=SUBTLE)
+    y += 90
+
+    # 2. The same elements, one row per pass of the loop, one column per thread.
+    svg.text(20, y, "the same elements, one row per pass of the loop", size=13, weight="bold")
+    if tail < total:
+        svg.text(20, y + 17, f"the last pass is ragged: only {tail} of the {total} threads still have an element",
+                 size=12, color="#444")
+        y += 17
+    y += 30
+    col_w, row_h, x_left = 56.0, 34.0, 220.0
+    for b in range(blocks):
+        x0 = x_left + b * threads * col_w
+        svg.text(x0 + threads * col_w / 2, y, f"block {b}", size=12, anchor="middle", weight="bold")
+        svg.line(x0 + 4, y + 5, x0 + threads * col_w - 4, y + 5, stroke="#999999", width=1.0)
+        for t in range(threads):
+            svg.text(x0 + (t + 0.5) * col_w, y + 20, f"t{t}", size=12, anchor="middle", color=TEXT)
+    y += 30
+    for k in range(iterations):
+        label = f"pass {k}: i = b*{threads} + t" if k == 0 else f"pass {k}: i += {total}"
+        svg.text(x_left - 12, y + row_h / 2 + 4, label, size=12, anchor="end", family=MONO)
+        for g in range(total):
+            b, t = divmod(g, threads)
+            i = k * total + g
+            x = x_left + g * col_w
+            if i < n:
+                fill, text_color = colors[(b, t)]
+                svg.rect(x + 2, y + 2, col_w - 4, row_h - 4, fill=fill, stroke="#ffffff", rx=3)
+                svg.text(x + col_w / 2, y + row_h / 2 + 5, f"x[{i}]", size=12, anchor="middle", color=text_color)
+            else:
+                svg.rect(x + 2, y + 2, col_w - 4, row_h - 4, fill="#ffffff", stroke="#bbbbbb", rx=3,
+                         stroke_dasharray="4 3")
+                svg.text(x + col_w / 2, y + row_h / 2 + 4, "i ≥ n", size=10, anchor="middle", color="#999999")
+        y += row_h
+    for g in range(total):
+        b, t = divmod(g, threads)
+        count = len(range(g, n, total))
+        svg.text(x_left + (g + 0.5) * col_w, y + 16, f"{count} add{'s' if count != 1 else ''}", size=11,
+                 anchor="middle", color=SUBTLE)
+    svg.text(x_left - 12, y + 16, "each thread's sum:", size=12, anchor="end")
+    y += 40
+    svg.text(20, y, "Each thread keeps its running sum in a register; then the block combines its threads' sums "
+             "(shared_tree.svg).", size=12, color="#444")
+    svg.height = y + 20
+    write(svg, path)
+
+
+def power_of_two(text):
+    value = int(text)
+    if value < 2 or value > 64 or value & (value - 1):
+        raise argparse.ArgumentTypeError("must be a power of two from 2 to 64")
+    return value
+
+
+def positive(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def main(argv=None):
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    parser = argparse.ArgumentParser(description="Draw the addressing-scheme diagrams (SVG).")
+    parser.add_argument("--block", type=power_of_two, default=16,
+                        help="elements (= threads) in the block of the tree diagrams (default 16)")
+    parser.add_argument("--lanes", type=int, choices=(8, 16, 32), default=32,
+                        help="lanes drawn in warp_shuffle.svg (default 32, a whole warp)")
+    parser.add_argument("--gs-blocks", type=positive, default=2, help="blocks in grid_stride.svg (default 2)")
+    parser.add_argument("--gs-threads", type=positive, default=4, help="threads per block in grid_stride.svg (default 4)")
+    parser.add_argument("--gs-n", type=positive, default=None,
+                        help="elements in grid_stride.svg (default 3 * blocks * threads + 5)")
+    parser.add_argument("--out", default=os.path.join(repo, "docs", "images"), help="output folder (default docs/images)")
+    args = parser.parse_args(argv)
+    if args.gs_blocks * args.gs_threads > 16:
+        parser.error("--gs-blocks x --gs-threads must be at most 16 to stay readable")
+    gs_n = args.gs_n or 3 * args.gs_blocks * args.gs_threads + 5
+    if gs_n > 64:
+        parser.error("--gs-n must be at most 64 to stay readable")
+    os.makedirs(args.out, exist_ok=True)
+    block = args.block
+    values = example_values(block)
+    after = lambda steps, fmt: ["input x[]"] + [fmt(s) for s in steps]  # noqa: E731
+
+    strides = [1 << k for k in range(block.bit_length() - 1)]
+    made = []
+
+    def out(name):
+        made.append(name)
+        return os.path.join(args.out, name)
+
+    draw_tree(out("neighbored.svg"),
+              f"01 neighbored pairs, in place in global memory ({block} threads)",
+              "Step s: thread t with t % 2s == 0 adds x[t+s] into x[t]; the working threads are scattered "
+              "(t = 0, 2s, 4s, ...), so every warp diverges.",
+              values, block_steps("neighbored", block), after(strides, lambda s: f"after s = {s}"),
+              barrier="__syncthreads()")
+    draw_tree(out("neighbored_less.svg"),
+              f"02 the same pairs, done by contiguous threads ({block} threads)",
+              "The pairs of 01 (x[i] += x[i+s]) given to threads 0, 1, 2, ... (i = 2*s*t): the working threads "
+              "are contiguous, so whole warps go idle.",
+              values, block_steps("neighbored_less", block), after(strides, lambda s: f"after s = {s}"),
+              barrier="__syncthreads()")
+    halves = [block >> (k + 1) for k in range(block.bit_length() - 1)]
+    draw_tree(out("interleaved.svg"),
+              f"03 interleaved pairs: the stride halves ({block} threads)",
+              f"Thread t < stride adds x[t+stride] into x[t]; the stride starts at half the block ({block // 2}) "
+              "and halves; the working threads stay contiguous.",
+              values, block_steps("interleaved", block), after(halves, lambda s: f"after stride {s}"),
+              barrier="__syncthreads()")
+    draw_tree(out("shared_tree.svg"),
+              f"04-06 tree in shared memory: sequential addressing on partial[] ({block} threads)",
+              "Each thread stores its grid-stride sum in partial[t]; then thread t < stride adds "
+              "partial[t+stride] into partial[t]; a barrier after each step.",
+              values, block_steps("interleaved", block, name="partial"),
+              ["partial[] (shared)"] + [f"after stride {s}" for s in halves], barrier="__syncthreads()")
+    lanes = args.lanes
+    offsets = [lanes >> (k + 1) for k in range(lanes.bit_length() - 1)]
+    shown = "32 lanes: a whole warp" if lanes == WARP_SIZE else f"{lanes} of a warp's 32 lanes, for readability"
+    draw_tree(out("warp_shuffle.svg"),
+              f"07 warp shuffle: __shfl_down_sync, offsets {', '.join(map(str, offsets))} ({shown})",
+              "Lane l adds the v that lane l + offset holds, read from its registers; a lane whose source is past "
+              "the last lane adds nothing; no shared memory, no barrier; lane 0 ends with the sum."
+              + ("" if lanes == WARP_SIZE else " A real warp has 32 lanes, offsets 16 to 1."),
+              example_values(lanes), shuffle_steps(lanes), ["v (lanes)"] + [f"after offset {o}" for o in offsets],
+              worker="lane", shuffle=True)
+    draw_grid_stride(out("grid_stride.svg"), args.gs_blocks, args.gs_threads, gs_n)
+    for name in made:
+        print(os.path.join(args.out, name))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
