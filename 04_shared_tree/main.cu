@@ -4,4 +4,4 @@
 #include "harness.h"
 #include "shared_tree.cuh"
 
-int main(int argc, char** argv) { return reduction::run_chapter(reduction::make_chapter<SharedTree>(), argc, argv); }
+int main(int argc, char** argv) { return reduction::run_chapter(reduction::make_chapter<SharedTree, SharedTreeStrided>(), argc, argv); }

@@ -10,7 +10,8 @@
 // reduces the G block partials to the final value.
 //
 // Build and run:  cmake --build --preset release --target 04_shared_tree
-//                 build/release/04_shared_tree/04_shared_tree --n 2^24 --type float
+//                 build/release/bin/04_shared_tree --n 2^24 --type float
+//                 build/release/bin/04_shared_tree --variant strided   (seed 002's bank conflicts)
 #include "shared_tree.cuh"
 
 #include "cuda_check.h"
@@ -20,6 +21,17 @@ using reduction::ceil_div;
 using reduction::ceil_log2;
 
 namespace {
+
+// [snippet:kernel]
+// Step 1, the same in both kernels below: each thread adds up its grid-stride slice
+// in a register. Indices are 64-bit, since n may exceed 2^31.
+template <typename T>
+__device__ T grid_stride_sum(const T* input, std::size_t n) {
+  T sum = T(0);
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) sum += input[i];
+  return sum;
+}
 
 // Each block writes the sum of its grid-stride slice of `input` to out[blockIdx.x].
 // blockDim.x must be a power of two; dynamic shared memory holds blockDim.x values.
@@ -31,11 +43,7 @@ __global__ void block_sums(const T* input, std::size_t n, T* out) {
   T* partial = reinterpret_cast<T*>(shared_bytes);  // one slot per thread
   const unsigned tid = threadIdx.x;
 
-  // 1. Grid-stride loop: 64-bit indices, since n may exceed 2^31.
-  T sum = T(0);
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + tid; i < n; i += stride) sum += input[i];
-  partial[tid] = sum;
+  partial[tid] = grid_stride_sum(input, n);  // 1. this thread's slice, in a register
   __syncthreads();  // every slot written before anyone reads a neighbour's
 
   // 2. Sequential addressing: thread t adds slot t + stride; the active threads are
@@ -45,6 +53,48 @@ __global__ void block_sums(const T* input, std::size_t n, T* out) {
     __syncthreads();  // this step's sums are read by the next step
   }
   if (tid == 0) out[blockIdx.x] = partial[0];
+}
+// [/snippet:kernel]
+
+// [snippet:strided]
+// --variant strided: seed 002's second scheme, kept to measure its bank conflicts.
+// Thread t works on slot 2*s*t, so the active threads are contiguous (as in 02), but
+// their slots are 2*s apart: with 4-byte values, the lanes of a warp hit the same
+// shared-memory bank 2, 4, 8, ... at a time, and each conflict serialises the access.
+template <typename T>
+__global__ void block_sums_strided(const T* input, std::size_t n, T* out) {
+  extern __shared__ unsigned char shared_bytes[];
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const unsigned tid = threadIdx.x;
+  partial[tid] = grid_stride_sum(input, n);
+  __syncthreads();
+  for (unsigned stride_in_block = 1; stride_in_block < blockDim.x; stride_in_block *= 2) {
+    const unsigned slot = 2 * stride_in_block * tid;
+    if (slot < blockDim.x) partial[slot] += partial[slot + stride_in_block];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = partial[0];
+}
+// [/snippet:strided]
+
+template <typename T>
+using BlockSums = void (*)(const T*, std::size_t, T*);
+
+// Launches `kernel` over the input, then once more as one block over the partials.
+template <typename T>
+void two_launches(BlockSums<T> kernel, const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                  cudaStream_t stream) {
+  const std::size_t shared = block * sizeof(T);
+  if (grid == 1) {  // one block covers everything: its sum is the result
+    kernel<<<1, block, shared, stream>>>(input, n, result);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  T* partials = static_cast<T*>(scratch);
+  kernel<<<grid, block, shared, stream>>>(input, n, partials);
+  CUDA_CHECK_LAUNCH();
+  kernel<<<1, block, shared, stream>>>(partials, grid, result);
+  CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace
@@ -67,19 +117,18 @@ std::size_t SharedTree::chain_length(std::size_t n, int block, int grid) {
 template <typename T>
 void SharedTree::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                         cudaStream_t stream) {
-  const std::size_t shared = block * sizeof(T);
-  if (grid == 1) {  // one block covers everything: its sum is the result
-    block_sums<T><<<1, block, shared, stream>>>(input, n, result);
-    CUDA_CHECK_LAUNCH();
-    return;
-  }
-  T* partials = static_cast<T*>(scratch);
-  block_sums<T><<<grid, block, shared, stream>>>(input, n, partials);
-  CUDA_CHECK_LAUNCH();
-  block_sums<T><<<1, block, shared, stream>>>(partials, grid, result);
-  CUDA_CHECK_LAUNCH();
+  two_launches<T>(block_sums<T>, input, n, result, scratch, block, grid, stream);
 }
 
-template void SharedTree::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template void SharedTree::reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template void SharedTree::reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template <typename T>
+void SharedTreeStrided::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                               cudaStream_t stream) {
+  two_launches<T>(block_sums_strided<T>, input, n, result, scratch, block, grid, stream);
+}
+
+#define SHARED_TREE_INSTANTIATE(S)                                                                     \
+  template void S::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);          \
+  template void S::reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);    \
+  template void S::reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+SHARED_TREE_INSTANTIATE(SharedTree)
+SHARED_TREE_INSTANTIATE(SharedTreeStrided)

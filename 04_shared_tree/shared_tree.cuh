@@ -30,3 +30,15 @@ struct SharedTree {
   static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                      cudaStream_t stream);
 };
+
+// --variant strided: the same two launches with seed 002's strided-index tree (thread t
+// adds slot 2*s*t + s into slot 2*s*t), which causes shared-memory bank conflicts.
+struct SharedTreeStrided : SharedTree {
+  static constexpr const char* kVariant = "strided";
+  static constexpr const char* kSummary =
+      "04 with seed 002's strided-index tree in shared memory (bank conflicts), to compare with sequential addressing";
+
+  template <typename T>
+  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                     cudaStream_t stream);
+};

@@ -7,8 +7,8 @@
 // chapter's scratch space.
 //
 // Build and run:  cmake --build --preset release --target 10_cub
-//                 build/release/10_cub/10_cub --op max --type float
-//                 build/release/10_cub/10_cub --variant thrust
+//                 build/release/bin/10_cub --op max --type float
+//                 build/release/bin/10_cub --variant thrust
 #include "cub_reduce.cuh"
 
 #include <cub/device/device_reduce.cuh>
@@ -29,6 +29,7 @@ using reduction::SumOp;
 
 namespace {
 
+// [snippet:cub_call]
 // One entry point for the three operators. With temp == nullptr CUB only writes the
 // storage it needs into temp_bytes and launches nothing.
 template <typename T, typename Op>
@@ -42,6 +43,7 @@ void cub_reduce(void* temp, std::size_t& temp_bytes, const T* input, std::size_t
     CUDA_CHECK(cub::DeviceReduce::Min(temp, temp_bytes, input, result, count, stream));
   }
 }
+// [/snippet:cub_call]
 
 template <typename T>
 std::size_t temp_bytes_for(std::size_t n) {
@@ -61,9 +63,11 @@ std::string CubReduce::check_shape(int block, int grid) {
 
 int CubReduce::default_grid(std::size_t /*n*/, int /*block*/, int sm_count) { return sm_count; }
 
+// [snippet:scratch_bytes]
 std::size_t CubReduce::scratch_bytes(std::size_t n, int /*block*/, int /*grid*/) {
   return std::max({temp_bytes_for<int>(n), temp_bytes_for<float>(n), temp_bytes_for<double>(n)});
 }
+// [/snippet:scratch_bytes]
 
 // CUB's summation order is its own, so we bound it from what CUB guarantees in
 // structure: at least `grid` (= SM count) blocks of at least 128 threads each add up
@@ -73,6 +77,7 @@ std::size_t CubReduce::chain_length(std::size_t n, int /*block*/, int grid) {
   return reduction::ceil_div(n, std::size_t(grid) * 128) + 2 * reduction::ceil_log2(n + 1) + 32;
 }
 
+// [snippet:reduce]
 template <typename T, typename Op>
 void CubReduce::reduce(const T* input, std::size_t n, T* result, void* scratch, int, int, cudaStream_t stream) {
   std::size_t temp_bytes = 0;
@@ -80,13 +85,16 @@ void CubReduce::reduce(const T* input, std::size_t n, T* result, void* scratch, 
   cub_reduce<T, Op>(scratch, temp_bytes, input, n, result, stream);
   CUDA_CHECK_LAUNCH();
 }
+// [/snippet:reduce]
 
+// [snippet:thrust]
 template <typename T, typename Op>
 void ThrustReduce::reduce(const T* input, std::size_t n, T* result, void*, int, int, cudaStream_t stream) {
   const T value = thrust::reduce(thrust::cuda::par.on(stream), input, input + n, Op::template identity<T>(), Op());
   CUDA_CHECK(cudaMemcpyAsync(result, &value, sizeof(T), cudaMemcpyHostToDevice, stream));
   CUDA_CHECK(cudaStreamSynchronize(stream));  // `value` lives on this stack frame
 }
+// [/snippet:thrust]
 
 #define CUB_INSTANTIATE(S, T, OP) \
   template void S::reduce<T, OP>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);

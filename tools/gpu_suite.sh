@@ -13,6 +13,7 @@
 #   ncu       Nsight Compute metrics for every chapter at 2^24 ints
 #   sass      cuobjdump -sass of 08: the 128-bit loads
 #   pitfalls  the demonstrations of docs/pitfalls.md
+#   multigpu  chapter 11 on 2+ GPUs: ctest -L multigpu, scaling runs, MPI runs
 set -u
 cd "$(dirname "$0")/.."
 RESULTS=${RESULTS:-$PWD/build/gpu-results}
@@ -90,6 +91,10 @@ for step in "$@"; do
           "$exe" --n 2^24 --reps 1 --no-flush ${NCU_ARGS_EXTRA:-} >"$RESULTS/ncu_$name.csv" 2>"$RESULTS/ncu_$name.err"
         note "ncu $name: exit $?"
       done
+      # 04's strided-index variant, for the bank-conflict comparison of 04's README.
+      ncu --metrics "$metrics" --csv --page raw --clock-control none $BIN/04_shared_tree --variant strided \
+        --n 2^24 --reps 1 --no-flush >"$RESULTS/ncu_04_shared_tree_strided.csv" 2>"$RESULTS/ncu_strided.err"
+      note "ncu 04 strided: exit $?"
       ;;
     sass)
       cuobjdump -sass $BIN/08_vectorized >"$RESULTS/sass_08.txt" 2>&1
@@ -98,6 +103,28 @@ for step in "$@"; do
     pitfalls)
       bash tools/pitfalls.sh >"$RESULTS/pitfalls.txt" 2>&1
       note "pitfalls: exit $?"
+      ;;
+    multigpu)
+      export NCCL_NVLS_ENABLE=0  # never NVLink multicast on shared hosts
+      ctest --preset release -L multigpu -j 1 >"$RESULTS/ctest_multigpu.log" 2>&1
+      note "ctest -L multigpu: exit $? :: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest_multigpu.log")"
+      : >"$RESULTS/multigpu.jsonl"
+      for type in int float; do
+        for n in 2^30 2^32; do
+          for k in 1 2; do
+            $BIN/11_multi_gpu --gpus $k --n $n --type $type --json >>"$RESULTS/multigpu.jsonl" 2>>"$RESULTS/multigpu.err"
+            note "11 --gpus $k --n $n --type $type: exit $?"
+          done
+        done
+      done
+      # More than one GPU's memory in total: 38e9 floats = 141.6 GiB over two GPUs.
+      $BIN/11_multi_gpu --gpus 2 --n 38000000000 --type float --reps 3 >"$RESULTS/multigpu_large.txt" 2>&1
+      note "11 --gpus 2 --n 38000000000 --type float: exit $?"
+      mpirun --allow-run-as-root --oversubscribe -np 2 -x NCCL_NVLS_ENABLE $BIN/11_multi_gpu_mpi --n 2^30 --type float \
+        >"$RESULTS/multigpu_mpi.txt" 2>&1
+      note "mpirun -np 2 11_multi_gpu_mpi --n 2^30 --type float: exit $?"
+      mpirun --allow-run-as-root --oversubscribe -np 2 -x NCCL_NVLS_ENABLE $BIN/11_multi_gpu_mpi --n 2^30 --type float \
+        --json >>"$RESULTS/multigpu.jsonl" 2>>"$RESULTS/multigpu.err"
       ;;
     *)
       note "unknown step $step"

@@ -1,0 +1,7 @@
+// 05_pow2ceil: the chapter as a program. Everything but the kernel lives in the
+// common harness: the command line, the input, timing, checking and the report.
+#include "describe.cuh"
+#include "harness.h"
+#include "pow2ceil.cuh"
+
+int main(int argc, char** argv) { return reduction::run_chapter(reduction::make_chapter<Pow2Ceil>(), argc, argv); }

@@ -1,0 +1,229 @@
+// 06_warp_unroll: the tree written out, and the last warp finishing with __syncwarp().
+//
+// What changes since 05 (the chapter's idea): 05's tree ends every halving step
+// with a __syncthreads(), a barrier for the whole block, even in the last six
+// steps, when at most 32 threads (one warp) still have work. Here the steps are
+// written out one by one with constant strides, the block-wide ones stop at 64
+// values, and warp 0 alone folds those 64 into one. Between its steps it needs
+// only __syncwarp(): a barrier for its own 32 lanes, far cheaper than stopping
+// the block, and the other warps are done as soon as the block-wide steps are.
+//
+// Also new (loop tuning, not the chapter's idea): the grid-stride loop makes four
+// independent loads per trip, and the default grid fills every SM. A sum reads
+// each byte once, so its speed is set by how many loads are in flight at once;
+// 05 had only one per thread.
+//
+// Any block size from 1 to 1024 still works: the shared array is padded with zeros
+// up to a power of two (at least 64), so the written-out steps and the warp stage
+// never read a slot that no thread wrote.
+//
+// Build and run:  cmake --build --preset release --target 06_warp_unroll
+//                 build/release/bin/06_warp_unroll --n 2^24 --type float
+//                 build/release/bin/06_warp_unroll --variant volatile   (the pitfall)
+#include "warp_unroll.cuh"
+
+#include <algorithm>
+
+#include "cuda_check.h"
+#include "launch_rules.h"
+
+using reduction::ceil_div;
+using reduction::ceil_log2;
+
+namespace {
+
+// How the last warp is finished: correctly, or the pre-Volta way kept for docs/pitfalls.md.
+enum class WarpTail { kSyncWarp, kLegacyVolatile };
+
+// The smallest power of two at or above x, for 1 <= x <= 2^31 (05 explains it).
+__device__ unsigned pow2ceil(unsigned x) { return 1u << (32 - __clz(static_cast<int>(x - 1))); }
+
+// Shared-memory slots a block of `block` threads uses: its size padded to a power
+// of two, and never fewer than 64, the values warp 0's stage starts from. The
+// kernel computes the same number on the device.
+std::size_t tree_slots(int block) { return std::max<std::size_t>(std::size_t(1) << ceil_log2(block), 64); }
+
+// [snippet:grid_stride]
+// Loop tuning: the grid-stride sum of 04 and 05, four strides per trip. In 05's
+// loop a thread waits at `sum += input[i]` for its load before the next trip
+// issues the next load: one load in flight per thread. Here the four addresses
+// are known up front, so the thread issues all four loads before it waits for
+// the first (a warp has four 128-byte requests in flight). Four separate sums
+// keep the additions independent too, and make each float sum's chain of
+// roundings four times shorter. The last zero to three strides go one at a
+// time, each still checked against n.
+template <typename T>
+__device__ T grid_stride_sum(const T* input, std::size_t n) {
+  const std::size_t grid_stride = std::size_t(gridDim.x) * blockDim.x;  // 64-bit: n may exceed 2^31
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  T sum0 = T(0), sum1 = T(0), sum2 = T(0), sum3 = T(0);
+  for (; i + 3 * grid_stride < n; i += 4 * grid_stride) {  // all four loads are in range
+    sum0 += input[i];
+    sum1 += input[i + grid_stride];
+    sum2 += input[i + 2 * grid_stride];
+    sum3 += input[i + 3 * grid_stride];
+  }
+  for (; i < n; i += grid_stride) sum0 += input[i];
+  return (sum0 + sum1) + (sum2 + sum3);
+}
+// [/snippet:grid_stride]
+
+// [snippet:warp_fold]
+// Warp 0 folds partial[0..63] into partial[0]. `lanes` names the threads of warp 0
+// (all 32, or fewer when the whole block is smaller than a warp).
+// In each step only the lanes below the stride write (their own slot), and the
+// other slot each reads lies at or above the stride, so within one step no lane
+// reads a slot that another lane is writing. The __syncwarp() after each step
+// makes its sums visible to the lanes that read them in the next step (lane 0
+// reads the slot lane 8 just wrote, and so on): the lanes of a warp are not
+// guaranteed to run in lock-step, so without it lane 0 could read slot 8 before
+// lane 8 has written it.
+template <typename T>
+__device__ void warp_fold_64(T* partial, unsigned lane, unsigned lanes) {
+  partial[lane] += partial[lane + 32];
+  __syncwarp(lanes);
+  if (lane < 16) partial[lane] += partial[lane + 16];
+  __syncwarp(lanes);
+  if (lane < 8) partial[lane] += partial[lane + 8];
+  __syncwarp(lanes);
+  if (lane < 4) partial[lane] += partial[lane + 4];
+  __syncwarp(lanes);
+  if (lane < 2) partial[lane] += partial[lane + 2];
+  __syncwarp(lanes);
+  if (lane == 0) partial[0] += partial[1];
+}
+// [/snippet:warp_fold]
+
+// [snippet:volatile_fold]
+// WRONG since Volta, kept for docs/pitfalls.md: the pre-Volta warp-synchronous
+// fold. All 32 lanes run every step with no barrier, trusting that they execute
+// each statement together (all loads, then all stores). `volatile` only makes the
+// compiler load and store shared memory at every statement instead of keeping
+// values in registers; it says nothing about the order in which different lanes
+// run. With independent thread scheduling (sm_70 on) lane 0 may reach the second
+// line and read slot 16 before lane 16 has added slot 48 to it, or while lane 16
+// is rewriting it: data races between the lanes of one warp.
+template <typename T>
+__device__ void warp_fold_64_volatile(T* partial, unsigned lane) {
+  volatile T* slot = partial;
+  slot[lane] = slot[lane] + slot[lane + 32];
+  slot[lane] = slot[lane] + slot[lane + 16];
+  slot[lane] = slot[lane] + slot[lane + 8];
+  slot[lane] = slot[lane] + slot[lane + 4];
+  slot[lane] = slot[lane] + slot[lane + 2];
+  slot[lane] = slot[lane] + slot[lane + 1];
+}
+// [/snippet:volatile_fold]
+
+// [snippet:kernel]
+// Each block writes the sum of its grid-stride slice of `input` to out[blockIdx.x].
+// Any blockDim.x from 1 to 1024; dynamic shared memory holds tree_slots(blockDim.x) values.
+// What still limits it: DRAM. A sum does one addition per element loaded, so once
+// enough loads are in flight it runs as fast as memory delivers data, and the
+// tree is a small fixed cost per block. What is left is the way the loads are
+// issued (08: vector loads) and the tree's trips through shared memory (07
+// folds the last warp in registers with shuffles instead).
+template <typename T, WarpTail kTail>
+__global__ void block_sums_unrolled(const T* input, std::size_t n, T* out) {
+  extern __shared__ unsigned char shared_bytes[];
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const unsigned tid = threadIdx.x;
+  const unsigned slots = max(pow2ceil(blockDim.x), 64u);  // the same for every thread of the block
+
+  // 1. Each thread's grid-stride sum goes to its own slot; the slots past the
+  //    block (up to `slots`) get zeros, so the steps below need no bounds checks.
+  partial[tid] = grid_stride_sum(input, n);
+  for (unsigned pad = blockDim.x + tid; pad < slots; pad += blockDim.x) partial[pad] = T(0);
+  __syncthreads();  // every slot written before anyone reads another thread's
+
+  // 2. The block-wide halvings, written out, down to 64 values. Each `if (slots ...)`
+  //    is true or false for the whole block, so every thread reaches a barrier or
+  //    none does. The barrier: this step's sums are read by other warps next step.
+  if (slots >= 1024) { if (tid < 512) partial[tid] += partial[tid + 512]; __syncthreads(); }
+  if (slots >= 512) { if (tid < 256) partial[tid] += partial[tid + 256]; __syncthreads(); }
+  if (slots >= 256) { if (tid < 128) partial[tid] += partial[tid + 128]; __syncthreads(); }
+  if (slots >= 128) { if (tid < 64) partial[tid] += partial[tid + 64]; __syncthreads(); }
+
+  // 3. Warp 0 alone folds the last 64 values; the other warps have nothing left to do.
+  if (tid < 32) {
+    if constexpr (kTail == WarpTail::kSyncWarp) {
+      const unsigned lanes = blockDim.x >= 32 ? 0xffffffffu : (1u << blockDim.x) - 1u;
+      warp_fold_64(partial, tid, lanes);
+    } else {
+      warp_fold_64_volatile(partial, tid);
+    }
+  }
+  if (tid == 0) out[blockIdx.x] = partial[0];  // thread 0 wrote partial[0] itself, last
+}
+// [/snippet:kernel]
+
+// [snippet:launcher]
+// First launch: one partial per block. Second launch: one block of the same size
+// folds the `grid` partials; its grid-stride loop covers any grid.
+template <typename T, WarpTail kTail>
+void two_launches(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                  cudaStream_t stream) {
+  const std::size_t shared = tree_slots(block) * sizeof(T);
+  if (grid == 1) {  // one block covers everything: its sum is the result
+    block_sums_unrolled<T, kTail><<<1, block, shared, stream>>>(input, n, result);
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
+  T* partials = static_cast<T*>(scratch);
+  block_sums_unrolled<T, kTail><<<grid, block, shared, stream>>>(input, n, partials);
+  CUDA_CHECK_LAUNCH();
+  block_sums_unrolled<T, kTail><<<1, block, shared, stream>>>(partials, grid, result);
+  CUDA_CHECK_LAUNCH();
+}
+// [/snippet:launcher]
+
+}  // namespace
+
+std::string WarpUnroll::check_shape(int block, int /*grid*/) { return reduction::check_block_range(block); }
+
+// [snippet:default_grid]
+// One full wave, a multiple of the SM count (05 says why): the occupancy
+// calculator gives how many blocks of this kernel fit on one SM at once. With the
+// default 256 threads that is the SM's whole thread capacity (2048 threads, 8 blocks
+// on an H100), so each SM has the most loads in flight that it can hold.
+int WarpUnroll::default_grid(std::size_t /*n*/, int block, int sm_count) {
+  int blocks_per_sm = 0;
+  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks_per_sm, block_sums_unrolled<double, WarpTail::kSyncWarp>, block, tree_slots(block) * sizeof(double)));
+  return sm_count * std::max(blocks_per_sm, 1);
+}
+// [/snippet:default_grid]
+
+std::size_t WarpUnroll::scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
+  return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;
+}
+
+// A value passes through, in each of the two launches: its accumulator's serial
+// loop (at most ceil(values / (G*B)) additions), 2 more to combine the four
+// accumulators, and the tree over the padded block (log2 of tree_slots: at least
+// 6 levels, since warp 0 always folds 64 slots). Values: n in the first launch,
+// the G partials in the second (counted even when G == 1: an upper bound).
+std::size_t WarpUnroll::chain_length(std::size_t n, int block, int grid) {
+  const std::size_t tree_depth = ceil_log2(tree_slots(block));
+  return ceil_div(n, std::size_t(grid) * block) + 2 + tree_depth + ceil_div(grid, block) + 2 + tree_depth;
+}
+
+template <typename T>
+void WarpUnroll::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                        cudaStream_t stream) {
+  two_launches<T, WarpTail::kSyncWarp>(input, n, result, scratch, block, grid, stream);
+}
+
+template <typename T>
+void WarpUnrollVolatile::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                                cudaStream_t stream) {
+  two_launches<T, WarpTail::kLegacyVolatile>(input, n, result, scratch, block, grid, stream);
+}
+
+template void WarpUnroll::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template void WarpUnroll::reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template void WarpUnroll::reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template void WarpUnrollVolatile::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template void WarpUnrollVolatile::reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template void WarpUnrollVolatile::reduce<double>(const double*, std::size_t, double*, void*, int, int,
+                                                 cudaStream_t);
