@@ -91,7 +91,7 @@ void setup(GpuState<T>& g, int device, Shard shard, std::size_t n, const Options
   g.partial = DeviceBuffer<T>(1);
   g.total = DeviceBuffer<T>(1);
   g.scratch = DeviceBuffer<unsigned char>(SinglePass::scratch_bytes(shard.count, g.block, g.grid));
-  g.flush = DeviceBuffer<unsigned char>(2 * info.l2_bytes);
+  g.flush = std::make_unique<reduction::L2Flusher>(info.l2_bytes);
   CUDA_CHECK(cudaMemset(g.scratch.get(), 0, g.scratch.bytes()));
   if (host) {
     CUDA_CHECK(cudaMemcpy(g.data.get(), host->data() + shard.begin, shard.count * sizeof(T), cudaMemcpyHostToDevice));
@@ -115,7 +115,7 @@ template <typename T>
 double run_once(std::vector<GpuState<T>>& gpus, const std::vector<ncclComm_t>& comms, Op op, bool flush) {
   for (GpuState<T>& g : gpus) {  // 1. every GPU reduces its own shard
     CUDA_CHECK(cudaSetDevice(g.device));
-    if (flush) CUDA_CHECK(cudaMemsetAsync(g.flush.get(), 0, g.flush.bytes(), g.stream));
+    if (flush) g.flush->flush(g.stream);
     CUDA_CHECK(cudaMemsetAsync(g.total.get(), 0xCD, sizeof(T), g.stream));  // poison
     g.timer->start(g.stream);
     reduce_shard(g, op);

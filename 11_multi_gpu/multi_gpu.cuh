@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "device_buffer.h"
 #include "device_info.h"
+#include "l2_flush.h"
 #include "reference.h"
 #include "timer.h"
 
@@ -48,7 +49,8 @@ struct GpuState {
   Shard shard;
   int block = 0, grid = 0;
   DeviceBuffer<T> data, partial, total;
-  DeviceBuffer<unsigned char> scratch, flush;
+  DeviceBuffer<unsigned char> scratch;
+  std::unique_ptr<reduction::L2Flusher> flush;
   cudaStream_t stream = nullptr;
   std::unique_ptr<reduction::GpuTimer> timer;
   ~GpuState();

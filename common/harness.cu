@@ -82,7 +82,7 @@ Bench<T>::Bench(const std::vector<T>& host, const DeviceInfo& device, bool keep_
       input_(host.size()),
       pristine_(keep_pristine ? host.size() : 0),
       result_(1),
-      flush_(2 * device.l2_bytes) {
+      flush_(device.l2_bytes) {
   if (n_) {
     CUDA_CHECK(cudaMemcpy(input_.get(), host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
     if (keep_pristine) CUDA_CHECK(cudaMemcpy(pristine_.get(), input_.get(), n_ * sizeof(T), cudaMemcpyDeviceToDevice));
@@ -141,7 +141,7 @@ Measurement Bench<T>::run(const Variant& variant, Op op, int block, int grid, in
   std::vector<double> times;
   for (int r = 0; r < reps; ++r) {
     prepare(0xAB);
-    if (flush && flush_.bytes()) CUDA_CHECK(cudaMemsetAsync(flush_.get(), r & 0xFF, flush_.bytes(), stream));
+    if (flush) flush_.flush(stream);
     timer.start(stream);
     launch_once();
     timer.stop(stream);

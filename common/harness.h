@@ -5,8 +5,8 @@
 //   1. poison the result, run once, check it against the CPU reference (this run
 //      is also the first warm-up; a second untimed run follows);
 //   2. R timed repetitions: before each, outside the timed region, restore the
-//      input (in-place chapters), flush the L2 cache by writing a buffer twice
-//      its size, and poison the result with a second pattern; CUDA events around
+//      input (in-place chapters), flush the L2 cache by reading a buffer twice
+//      its size (l2_flush.h), and poison the result with a second pattern; CUDA events around
 //      the launcher alone;
 //   3. check the result of the last repetition too, and report the median time.
 #pragma once
@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "device_buffer.h"
 #include "device_info.h"
+#include "l2_flush.h"
 #include "reference.h"
 
 namespace reduction {
@@ -52,7 +53,7 @@ class Bench {
   std::size_t n_;
   DeviceInfo device_;
   DeviceBuffer<T> input_, pristine_, result_;
-  DeviceBuffer<unsigned char> flush_;
+  L2Flusher flush_;
   bool dirty_ = false;  // an in-place kernel has overwritten input_
 };
 

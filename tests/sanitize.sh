@@ -19,7 +19,9 @@ cat "$log"
 if [ $status -ne 0 ]; then
   echo "FAILED: $tool exit status $status"; exit 1
 fi
-if ! grep -q "ERROR SUMMARY: 0 errors" "$log"; then
-  echo "FAILED: no clean ERROR SUMMARY from $tool"; exit 1
+# memcheck, synccheck and initcheck end with "ERROR SUMMARY: 0 errors"; racecheck with
+# "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)". Anything else fails.
+if ! grep -qE "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)" "$log"; then
+  echo "FAILED: no clean summary line from $tool"; exit 1
 fi
 exit 0

@@ -44,7 +44,7 @@ for step in "$@"; do
       note "build debug (01, 06): exit $?"
       ;;
     test)
-      ctest --preset release -L "cpu|gpu" -j 8 >"$RESULTS/ctest.log" 2>&1
+      ctest --preset release -L "^(cpu|gpu)$" -j 8 >"$RESULTS/ctest.log" 2>&1
       note "ctest -L cpu|gpu: exit $? :: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest.log")"
       grep -E "\(Failed\)|\(Skipped\)|Timeout|Not Run" "$RESULTS/ctest.log" | head -20 | tee -a "$summary"
       ;;

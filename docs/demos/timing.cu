@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "device_buffer.h"
 #include "harness.h"
+#include "l2_flush.h"
 #include "shared_tree.cuh"
 #include "timer.h"
 
@@ -29,7 +30,8 @@ int main(int argc, char** argv) {
     const std::vector<int> host = generate_input<int>(n, o.seed);
     const int block = SharedTree::kDefaultBlock, grid = SharedTree::default_grid(n, block, device.sm_count);
     DeviceBuffer<int> data(n), result(1);
-    DeviceBuffer<unsigned char> scratch(SharedTree::scratch_bytes(n, block, grid)), flush(2 * device.l2_bytes);
+    DeviceBuffer<unsigned char> scratch(SharedTree::scratch_bytes(n, block, grid));
+    L2Flusher flusher(device.l2_bytes);
     CUDA_CHECK(cudaMemcpy(data.get(), host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     auto launch = [&] { SharedTree::reduce<int>(data.get(), n, result.get(), scratch.get(), block, grid, nullptr); };
     const double mib = n * sizeof(int) / 1048576.0;
@@ -55,7 +57,7 @@ int main(int argc, char** argv) {
     auto timed = [&](bool flush_l2) {
       std::vector<double> times;
       for (int r = 0; r < o.reps; ++r) {
-        if (flush_l2) CUDA_CHECK(cudaMemset(flush.get(), r, flush.bytes()));
+        if (flush_l2) flusher.flush(nullptr);
         timer.start(nullptr);
         launch();
         timer.stop(nullptr);
