@@ -67,8 +67,8 @@ int Vectorized::default_grid(std::size_t n, int block, int sm_count) {
   const int per_sm = std::min({blocks_per_sm(block_sums<int>, block), blocks_per_sm(block_sums<float>, block),
                                blocks_per_sm(block_sums<double>, block)});
   const std::size_t resident = std::size_t(std::max(per_sm, 1)) * sm_count;
-  // Small n: no more blocks than one trip of the main loop per thread needs.
-  const std::size_t needed = ceil_div(std::max<std::size_t>(n, 1), vectorized::elements_per_block_trip(block));
+  // Small n: no more blocks than one vector per thread needs.
+  const std::size_t needed = ceil_div(std::max<std::size_t>(n, 1), vectorized::elements_per_block_vector(block));
   return static_cast<int>(std::min(resident, needed));
 }
 // [/snippet:default_grid]

@@ -42,6 +42,17 @@ template <typename Op> __device__ int combine_lanes(int4 v, Op op) { return op(o
 template <typename Op> __device__ float combine_lanes(float4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
 template <typename Op> __device__ double combine_lanes(double2 v, Op op) { return op(v.x, v.y); }
 
+// The values of one trip combined in pairs (a tree of log2(kVectorsInFlight) levels).
+template <typename T, typename Op>
+__device__ T combine_trip(T (&combined)[kVectorsInFlight], Op op) {
+#pragma unroll
+  for (int width = kVectorsInFlight / 2; width > 0; width /= 2) {
+#pragma unroll
+    for (int k = 0; k < width; ++k) combined[k] = op(combined[k], combined[k + width]);
+  }
+  return combined[0];
+}
+
 // [snippet:thread_reduce]
 // One thread's share of input[0, n), combined with op. The array is split into
 //   head:    the elements before the first 16-byte-aligned address (fewer than one
@@ -79,17 +90,19 @@ __device__ T thread_reduce(const T* __restrict__ input, std::size_t n, Op op) {
     T combined[kVectorsInFlight];
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) combined[k] = combine_lanes(loaded[k], op);  // then each vector
-#pragma unroll
-    for (int width = kVectorsInFlight / 2; width > 0; width /= 2) {  // then the vectors, in pairs
-#pragma unroll
-      for (int k = 0; k < width; ++k) combined[k] = op(combined[k], combined[k + width]);
-    }
-    partial = op(partial, combined[0]);
+    partial = op(partial, combine_trip(combined, op));  // then the vectors, in pairs
   }
-  // The rest runs a few times at most: "unroll 1" keeps it small.
-#pragma unroll 1
-  for (; v < vector_count; v += threads) {  // this thread's last (fewer than kVectorsInFlight) vectors
-    partial = op(partial, combine_lanes(__ldg(vectors + v), op));
+  // The last, partial trip (fewer than kVectorsInFlight vectors left for this thread):
+  // the same loads, each guarded, all issued before the first add, so a small grid waits
+  // for memory once rather than once per leftover vector.
+  if (v < vector_count) {
+    T combined[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      const std::size_t index = v + k * threads;
+      combined[k] = index < vector_count ? combine_lanes(__ldg(vectors + index), op) : Op::template identity<T>();
+    }
+    partial = op(partial, combine_trip(combined, op));
   }
   // Head and tail, one element per thread (a loop only in case the grid has fewer
   // threads than that: --grid 1 --block 1 must still be right).
@@ -158,8 +171,10 @@ inline std::size_t block_reduce_depth(int block) {
   return reduction::ceil_log2(std::min<std::size_t>(block, kWarpSize)) + reduction::ceil_log2(warps);
 }
 
-// Elements one block covers in one trip of the main loop when the elements are 4
-// bytes wide (int, float): block * 4 vectors * 4 lanes. Used to size small grids.
-inline std::size_t elements_per_block_trip(int block) { return std::size_t(block) * kVectorsInFlight * 4; }
+// Elements one block covers when each of its threads reads one 16-byte vector of
+// 4-byte elements (int, float): block * 4. Small grids are sized with it, so that at
+// small n the work is spread over as many SMs as there are vectors to read (each
+// thread then waits for memory once: see the partial trip in thread_reduce).
+inline std::size_t elements_per_block_vector(int block) { return std::size_t(block) * 4; }
 
 }  // namespace vectorized

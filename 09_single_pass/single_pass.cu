@@ -100,7 +100,7 @@ int SinglePass::default_grid(std::size_t n, int block, int sm_count) {
   const int per_sm = std::min({blocks_per_sm_for<int>(block), blocks_per_sm_for<float>(block),
                                blocks_per_sm_for<double>(block)});
   const std::size_t resident = std::size_t(std::max(per_sm, 1)) * sm_count;
-  const std::size_t needed = ceil_div(std::max<std::size_t>(n, 1), vectorized::elements_per_block_trip(block));
+  const std::size_t needed = ceil_div(std::max<std::size_t>(n, 1), vectorized::elements_per_block_vector(block));
   return static_cast<int>(std::min(resident, needed));
 }
 

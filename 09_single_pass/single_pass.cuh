@@ -17,7 +17,7 @@ struct SinglePass {
       "partials in a fixed order (--op sum|max|min)";
   static constexpr bool kInPlace = false;  // the input is only read
   static constexpr bool kHasOps = true;    // sum, max and min (common/ops.cuh)
-  static constexpr int kDefaultBlock = 256;  // as 08
+  static constexpr int kDefaultBlock = 1024;  // as 08
 
   // block: any size from 1 to 1024; grid: any block count.
   static std::string check_shape(int block, int grid);

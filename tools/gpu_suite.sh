@@ -12,6 +12,7 @@
 #   chapters  every chapter's --json at the seeds' settings (2^24 and 2^28 ints)
 #   ncu       Nsight Compute metrics for every chapter at 2^24 ints
 #   sass      cuobjdump -sass of 08: the 128-bit loads
+#   tuning    docs/tuning.md: the single-pass bench, and 01-03 at every block size
 #   pitfalls  the demonstrations of docs/pitfalls.md
 #   multigpu  chapter 11 on 2+ GPUs: ctest -L multigpu, scaling runs, MPI runs
 set -u
@@ -99,6 +100,17 @@ for step in "$@"; do
     sass)
       cuobjdump -sass $BIN/08_vectorized >"$RESULTS/sass_08.txt" 2>&1
       note "sass 08: $(grep -c 'LDG.E.128' "$RESULTS/sass_08.txt") LDG.E.128 instructions"
+      ;;
+    tuning)
+      $BIN/tune_single_pass >"$RESULTS/tune_single_pass.txt" 2>&1
+      note "tune_single_pass: exit $?"
+      : >"$RESULTS/blocks.jsonl"
+      for exe in 01_global_naive 02_neighbored_less 03_interleaved; do
+        for block in 128 256 512 1024; do
+          for n in 2^24 2^28; do $BIN/$exe --n $n --block $block --json >>"$RESULTS/blocks.jsonl"; done
+        done
+      done
+      note "blocks: $(grep -c '"ok": true' "$RESULTS/blocks.jsonl") ok"
       ;;
     pitfalls)
       bash tools/pitfalls.sh >"$RESULTS/pitfalls.txt" 2>&1
