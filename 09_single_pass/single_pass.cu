@@ -50,6 +50,10 @@ __global__ void __launch_bounds__(1024)
 
   // 1. As in 08: this block's share, 16 bytes at a time; thread 0 gets the block's value.
   const T block_value = vectorized::block_reduce(vectorized::thread_reduce(input, n, op), op);
+  if (gridDim.x == 1) {  // one block (small n): its value is the result, no ticket needed
+    if (threadIdx.x == 0) *result = block_value;
+    return;  // every thread of the grid takes this branch: no barrier is left waiting
+  }
 
   // 2. Publish the partial, then take a ticket.
   if (threadIdx.x == 0) {

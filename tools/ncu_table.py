@@ -100,7 +100,7 @@ def main():
         tables[chapter] = launches
         print(f"## {chapter}\n\n{table(launches)}\n")
     if fill:
-        from results import fill_marker  # docs/tools/results.py
+        from results import fill_file  # docs/tools/results.py
 
         for chapter, launches in tables.items():
             readme = os.path.join(os.path.dirname(__file__), "..", chapter, "README.md")
@@ -109,7 +109,7 @@ def main():
             cmd = (f"ncu --metrics <the {len(COLUMNS)} metrics of tools/gpu_suite.sh> --csv --page raw "
                    f"--clock-control none build/release/bin/{chapter} --n 2^24 --reps 1 --no-flush")
             text = f"{meta}\n\n{table(launches)}\n\nCommand: `{cmd}`; ints; one run's launches shown."
-            fill_marker(readme, f"ncu:{chapter}", text)
+            fill_file(readme, f"ncu:{chapter}", text)
     return 0
 
 

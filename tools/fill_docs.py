@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""fill_docs.py RESULTS_DIR: puts one GPU run's measurements (tools/gpu_suite.sh) into the docs.
+
+Every number in the chapter READMEs, docs/results.md, docs/profiling.md, docs/pitfalls.md
+and docs/tuning.md comes from here, from the files of one run:
+  data/sweep_{int,float}.json  -> docs/data/, docs/results.md, plots, README result blocks
+  ncu_*.csv                    -> the <!-- ncu:NN_name --> blocks, docs/profiling.md
+  sass_08.txt                  -> 08's <!-- sass:08_vectorized --> block
+  pitfalls.txt                 -> docs/pitfalls.md's <!-- output:N --> blocks, 06's sanitizer block
+  chapters.jsonl, cpu_300M_float.txt -> 00's block; seed_kernels.txt -> 01-06 seed comparisons
+  tune_single_pass.txt, blocks.jsonl -> docs/tuning.md
+  gpu.txt                      -> the "measured on" lines
+"""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "docs", "tools"))
+sys.path.insert(0, HERE)
+from results import fill_file  # noqa: E402
+import ncu_table  # noqa: E402
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def fill(relpath, marker, text):
+    count = fill_file(os.path.join(ROOT, relpath), marker, text.rstrip() + "\n")
+    if not count:
+        print(f"fill_docs: no block {marker} in {relpath}", file=sys.stderr)
+
+
+def measured_on(results):
+    gpu = read(os.path.join(results, "gpu.txt")).splitlines()
+    name, driver = [x.strip() for x in gpu[1].split(",")[:2]]
+    cuda = re.search(r"release (\d+\.\d+)", read(os.path.join(results, "gpu.txt"))).group(1)
+    sweep = json.load(open(os.path.join(results, "data", "sweep_int.json")))
+    return f"{name}, CUDA {cuda}, driver {driver}, {sweep['date']}"
+
+
+def fenced(text, lang=""):
+    return f"```{lang}\n{text.rstrip()}\n```"
+
+
+def jsonl(path):
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip().startswith("{")]
+
+
+def sweep_rows(results, dtype):
+    sweep = json.load(open(os.path.join(results, "data", f"sweep_{dtype}.json")))
+    rows = {}
+    for r in sweep["rows"]:
+        rows.setdefault(r["chapter"], {})[r["n"]] = r
+    return sweep, rows
+
+
+def seed_blocks(results, on):
+    """01-06: our chapter against the seed kernel, both measured in this run."""
+    seed_file = os.path.join(results, "seed_kernels.txt")
+    if not os.path.exists(seed_file):
+        return
+    seed = {}
+    for line in read(seed_file).splitlines():
+        m = re.match(r"seed (\w+) 2\^(\d+) ([\d.]+)", line)
+        if m:
+            seed[(m.group(1), int(m.group(2)))] = float(m.group(3))
+    blocks = {}
+    for d in jsonl(os.path.join(results, "blocks.jsonl")):
+        blocks[(d["chapter"], d["block"], d["n"].bit_length() - 1)] = d["ms"] * 1000
+    _, rows = sweep_rows(results, "int")
+    pairs = {"01_global_naive": "reduceNeighbored", "02_neighbored_less": "reduceNeighboredLess",
+             "03_interleaved": "reduceInterleaved"}
+    for chapter, kernel in pairs.items():
+        lines = ["| 16M / 256M ints | 2^24 µs | vs seed | 2^28 µs | vs seed |", "|---|---|---|---|---|"]
+        lines.append(f"| seed 001 `{kernel}` as written, block 512, first launch only | {seed[(kernel, 24)]:.1f} | | "
+                     f"{seed[(kernel, 28)]:.1f} | |")
+        for block in (512, 256):
+            label = f"this chapter, block {block}, every launch" + (" (the default)" if block == 256 else "")
+            t24, t28 = blocks[(chapter, block, 24)], blocks[(chapter, block, 28)]
+            lines.append(f"| {label} | {t24:.1f} | {100 * (t24 / seed[(kernel, 24)] - 1):+.1f}% | {t28:.1f} | "
+                         f"{100 * (t28 / seed[(kernel, 28)] - 1):+.1f}% |")
+        text = (f"Measured side by side on the {on}; L2 flushed before each run, input restored, median of 30.\n\n"
+                + "\n".join(lines))
+        fill(f"{chapter}/README.md", f"results:{chapter[:2]}_seed", text)
+    for chapter, kernel, shape in (("04_shared_tree", "reduce2", "256 blocks × 256, then 1 × 256"),
+                                   ("06_warp_unroll", "reduce4", "396 blocks (3 × SMs) × 256, then 1 × 396")):
+        t24, t28 = rows[chapter][1 << 24]["ms"] * 1000, rows[chapter][1 << 28]["ms"] * 1000
+        text = (f"Measured side by side on the {on}; L2 flushed before each run, median of 30.\n\n"
+                f"| ints | 2^24 µs | 2^28 µs |\n|---|---|---|\n"
+                f"| seed 000 `{kernel}` as written ({shape}) | {seed[(kernel, 24)]:.1f} | {seed[(kernel, 28)]:.1f} |\n"
+                f"| this chapter, default shape | {t24:.1f} ({seed[(kernel, 24)] / t24:.2f}× faster) | "
+                f"{t28:.1f} ({seed[(kernel, 28)] / t28:.2f}× faster) |")
+        fill(f"{chapter}/README.md", f"results:{chapter[:2]}_seed", text)
+
+
+def vs_cub(results, on):
+    lines = ["| N | type | 09 µs | CUB µs | 09's speed-up | target |", "|---|---|---|---|---|---|"]
+    targets = {16: "≥ 1.3×", 20: "≥ 1.3×", 22: "≥ 1.2×", 24: "≥ 1×", 26: "≥ 1×", 28: "≥ 1×", 30: "≥ 1×, ≥ 93% of peak"}
+    for dtype in ("int", "float"):
+        sweep, rows = sweep_rows(results, dtype)
+        for k, target in targets.items():
+            a, c = rows["09_single_pass"][1 << k], rows["10_cub"][1 << k]
+            speed = c["ms"] / a["ms"]
+            need = float(re.search(r"([\d.]+)×", target).group(1))
+            met = speed >= need and (k != 30 or a["percent_of_peak"] >= 93)
+            extra = f" ({a['percent_of_peak']:.1f}% of peak; CUB {c['percent_of_peak']:.1f}%)" if k == 30 else ""
+            lines.append(f"| 2^{k} | {dtype} | {a['ms'] * 1000:.1f} | {c['ms'] * 1000:.1f} | {speed:.2f}×{extra} | "
+                         f"{target}: {'met' if met else '**missed**'} |")
+    fill("09_single_pass/README.md", "results:09_vs_cub",
+         f"From the sweep of docs/results.md ({on}), each size one `tour` run, median of 30:\n\n" + "\n".join(lines))
+
+
+def cpu_block(results, on):
+    rows = [d for d in jsonl(os.path.join(results, "chapters.jsonl")) if d["chapter"] == "00_cpu_baseline"]
+    lines = ["| n (int) | method | result | error | ms | GB/s | check |", "|---|---|---|---|---|---|---|"]
+    for d in rows:
+        for m in d["methods"]:
+            lines.append(f"| 2^{d['n'].bit_length() - 1} | {m['name']} | {m['result']} | {m['error']:.3g} | "
+                         f"{m['ms']:.3f} | {m['gbps']:.1f} | {'ok' if m['ok'] else 'WRONG'} |")
+    text = (f"On the host of the {on} ({rows[0]['threads'] if rows else '?'} threads), median of 30:\n\n"
+            + "\n".join(lines) + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"
+            + fenced(read(os.path.join(results, "cpu_300M_float.txt"))))
+    fill("00_cpu_baseline/README.md", "results:00_cpu_baseline", text)
+
+
+def bank_conflicts(results, on):
+    lines = ["| kernel | tree | smem load bank conflicts | smem store bank conflicts | time µs |", "|---|---|---|---|---|"]
+    for name, scheme in (("04_shared_tree", "sequential addressing"), ("04_shared_tree_strided", "strided index")):
+        launches = ncu_table.read_launches(os.path.join(results, f"ncu_{name}.csv"))
+        first = launches[0]
+        num = lambda key: ncu_table.number(first.get(key, "")) or 0  # noqa: E731
+        lines.append(f"| `{ncu_table.short_kernel(first['Kernel Name'])}` (first launch) | {scheme} | "
+                     f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'):,.0f} | "
+                     f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'):,.0f} | "
+                     f"{num('gpu__time_duration.sum') / 1000:.1f} |")
+    fill("04_shared_tree/README.md", "ncu:04_bank_conflicts",
+         f"{on}; `ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
+         f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum build/release/bin/04_shared_tree "
+         f"[--variant strided] --n 2^24 --reps 1 --no-flush`, ints:\n\n" + "\n".join(lines))
+
+
+def sass(results, on):
+    counts = {}
+    for m in re.findall(r"LDG\.E[.0-9A-Z]*", read(os.path.join(results, "sass_08.txt"))):
+        counts[m] = counts.get(m, 0) + 1
+    text = "\n".join(f"{v:7d} {k}" for k, v in sorted(counts.items()))
+    fill("08_vectorized/README.md", "sass:08_vectorized",
+         f"On the {on} (all instantiations: int, float, double; both launches):\n\n"
+         + fenced("$ cuobjdump -sass build/release/bin/08_vectorized | grep -oE \"LDG\\.E[.0-9A-Z]*\" | sort | uniq -c\n"
+                  + text))
+
+
+def pitfalls(results, on):
+    text = read(os.path.join(results, "pitfalls.txt"))
+    sections = re.split(r"^### (\d)\. .*$", text, flags=re.M)
+    for i in range(1, len(sections), 2):
+        body = sections[i + 1].strip()
+        body = "\n".join(l[:400] for l in body.splitlines())
+        fill("docs/pitfalls.md", f"output:{sections[i]}", f"On the {on}:\n\n" + fenced(body, "text"))
+    m = re.search(r"(\$ compute-sanitizer --tool racecheck \S+06_warp_unroll --n.*?)(?=\n\$ |\Z)", text, re.S)
+    s = re.search(r"(\$ compute-sanitizer --tool synccheck \S+06_warp_unroll --n.*?)(?=\n\$ |\n###|\Z)", text, re.S)
+    if m and s:
+        fill("06_warp_unroll/README.md", "sanitize:06_warp_unroll",
+             f"On the {on} (the chapter's sanitizer tests run the same tools at 4097, 65537 and 1000 elements):\n\n"
+             + fenced(m.group(1).strip() + "\n\n" + s.group(1).strip(), "text"))
+
+
+def profiling_table(results, on):
+    """docs/profiling.md: the main (first) launch of every chapter, one row each."""
+    launches = []
+    for path in sorted(glob.glob(os.path.join(results, "ncu_*.csv"))):
+        name = os.path.basename(path)[4:-4]
+        found = ncu_table.read_launches(path)
+        if found:
+            first = dict(found[0])
+            first["Kernel Name"] = name + ": " + ncu_table.short_kernel(first["Kernel Name"])
+            launches.append(first)
+    text = ncu_table.table(launches).replace("`", "")
+    fill("docs/profiling.md", "ncu:all", f"Nsight Compute on the {on}, `--clock-control none`; 2^24 ints.\n\n{text}")
+
+
+def main():
+    results = sys.argv[1]
+    on = measured_on(results)
+    os.makedirs(os.path.join(ROOT, "docs", "data"), exist_ok=True)
+    for f in glob.glob(os.path.join(results, "data", "sweep_*.json")):
+        shutil.copy(f, os.path.join(ROOT, "docs", "data"))
+    subprocess.run([sys.executable, os.path.join(ROOT, "docs/tools/results.py"), os.path.join(ROOT, "docs/data")],
+                   check=True)
+    subprocess.run([sys.executable, os.path.join(HERE, "ncu_table.py"), results, "--fill", "--meta",
+                    f"Nsight Compute on the {on}, `--clock-control none`; 2^24 ints."], check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run([sys.executable, os.path.join(HERE, "tuning", "tables.py"), results], check=True)
+    seed_blocks(results, on)
+    vs_cub(results, on)
+    cpu_block(results, on)
+    bank_conflicts(results, on)
+    sass(results, on)
+    pitfalls(results, on)
+    profiling_table(results, on)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
