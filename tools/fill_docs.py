@@ -188,7 +188,40 @@ def profiling_table(results, on):
     fill("docs/profiling.md", "ncu:all", f"Nsight Compute on the {on}, `--clock-control none`; 2^24 ints.\n\n{text}")
 
 
+def multigpu_block(results):
+    """11's README: scaling from 1 to 2 GPUs, the run larger than one GPU, the MPI run."""
+    gpu = read(os.path.join(results, "gpu_x2.txt")).splitlines()
+    name, driver = [x.strip() for x in gpu[1].split(",")[:2]]
+    runs = jsonl(os.path.join(results, "multigpu.jsonl"))
+    one = {(r["type"], r["n"]): r for r in runs if r["mode"] == "one process" and r["gpus"] == 1}
+    lines = ["| type | N | 1 GPU ms | 1 GPU GB/s | 2 GPUs ms | 2 GPUs GB/s | speed-up | parallel efficiency |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        if r["gpus"] != 2:
+            continue
+        base = one.get((r["type"], r["n"]))
+        if not base:
+            continue
+        speed = base["ms"] / r["ms"]
+        mode = "" if r["mode"] == "one process" else f" ({r['mode']})"
+        lines.append(f"| {r['type']}{mode} | 2^{r['n'].bit_length() - 1} | {base['ms']:.3f} | {base['gbps']:.0f} | "
+                     f"{r['ms']:.3f} | {r['gbps']:.0f} | {speed:.2f}× | {100 * speed / 2:.1f}% |")
+    text = (f"Measured on 2 × {name} (NVLink between them, `nvidia-smi topo -m`: NV18), driver {driver}, "
+            f"CUDA 13.0, 2026-11-22; each GPU's L2 flushed before each run, median of 30; every total verified "
+            f"against the CPU reference on every GPU. Sums, `--json`:\n\n" + "\n".join(lines)
+            + "\n\nMore than one GPU's memory in total (38·10^9 floats = 141.6 GiB, 70.8 GiB per GPU; one H200 "
+            "has 139.8 GiB):\n\n" + fenced(read(os.path.join(results, "multigpu_large.txt")), "text")
+            + "\n\nOne process per GPU under MPI (`mpirun -np 2 build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`):\n\n"
+            + fenced(read(os.path.join(results, "multigpu_mpi.txt")), "text")
+            + "\n\n`ctest --preset release -L multigpu` on that machine: "
+            + re.search(r"\d+% tests passed.*", read(os.path.join(results, "ctest_multigpu.log"))).group(0) + ".")
+    fill("11_multi_gpu/README.md", "results:11_multi_gpu", text)
+
+
 def main():
+    if sys.argv[1] == "--multigpu":
+        multigpu_block(sys.argv[2])
+        return 0
     results = sys.argv[1]
     on = measured_on(results)
     os.makedirs(os.path.join(ROOT, "docs", "data"), exist_ok=True)
