@@ -118,7 +118,7 @@ for step in "$@"; do
       ;;
     multigpu)
       export NCCL_NVLS_ENABLE=0  # never NVLink multicast on shared hosts
-      ctest --preset release -L multigpu -j 1 >"$RESULTS/ctest_multigpu.log" 2>&1
+      ctest --preset multigpu -j 1 >"$RESULTS/ctest_multigpu.log" 2>&1
       note "ctest -L multigpu: exit $? :: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest_multigpu.log")"
       : >"$RESULTS/multigpu.jsonl"
       for type in int float; do
