@@ -3,7 +3,7 @@
 // cub::DeviceReduce::Sum, L2 flushed by a read before each run, median of 30:
 //   gs      grid-stride over 16-byte vectors, K vectors in flight a grid apart (08/09)
 //   chunk   each block reads one contiguous chunk (CUB-like even share)
-//   cs      streaming loads (__ldcs) instead of __ldg
+//   cs      streaming loads (__ldcs) instead of __ldg; L2::256B: the L2 prefetch hint
 //   bB      block size B; N/sm blocks per SM at most; eptE grid sized for E ints per thread
 // It checks nothing (the chapters' tests do): it is a stopwatch, not a chapter.
 //
@@ -23,6 +23,20 @@ __device__ int block_sum(int v) {
   v = warp_sum(v); if (lane == 0) w[wid] = v; __syncthreads();
   if (wid == 0) { v = lane < (blockDim.x+31)/32 ? w[lane] : 0; v = warp_sum(v); } return v; }
 
+// MODE 0: __ldg; 1: __ldcs (streaming); 2: ld.global.nc with the L2::256B prefetch hint
+// (the L2 fetches the whole 256-byte block around each access from DRAM).
+template <int MODE>
+__device__ int4 load_vector(const int4* p) {
+  if (MODE == 1) return __ldcs(p);
+  if (MODE == 2) {
+    int4 v;
+    asm volatile("ld.global.nc.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+  }
+  return __ldg(p);
+}
+
 // LAYOUT 0: grid-stride over vectors, K in flight a grid apart. LAYOUT 1: block-contiguous chunk.
 template <int K, int LAYOUT, int CS>
 __global__ void __launch_bounds__(1024) sp(const int* __restrict__ in, size_t n, int* result, int* partials, unsigned* ticket) {
@@ -34,7 +48,7 @@ __global__ void __launch_bounds__(1024) sp(const int* __restrict__ in, size_t n,
     for (; v + (K-1)*threads < nv; v += K*threads) {
       int4 l[K];
 #pragma unroll
-      for (int k = 0; k < K; ++k) l[k] = CS ? __ldcs(vec + v + k*threads) : __ldg(vec + v + k*threads);
+      for (int k = 0; k < K; ++k) l[k] = load_vector<CS>(vec + v + k*threads);
 #pragma unroll
       for (int k = 0; k < K; ++k) sum += (l[k].x + l[k].y) + (l[k].z + l[k].w);
     }
@@ -45,7 +59,7 @@ __global__ void __launch_bounds__(1024) sp(const int* __restrict__ in, size_t n,
     for (; v + (K-1)*bt < end; v += K*bt) {
       int4 l[K];
 #pragma unroll
-      for (int k = 0; k < K; ++k) l[k] = CS ? __ldcs(vec + v + k*bt) : __ldg(vec + v + k*bt);
+      for (int k = 0; k < K; ++k) l[k] = load_vector<CS>(vec + v + k*bt);
 #pragma unroll
       for (int k = 0; k < K; ++k) sum += (l[k].x + l[k].y) + (l[k].z + l[k].w);
     }
@@ -85,6 +99,12 @@ int main() {
   V("gs K4 b512 4/sm ept16", 4, 0, 0, 512, 4, 16)
   V("gs K4 b1024 2/sm ept16", 4, 0, 0, 1024, 2, 16)
   V("gs K4 b256 16/sm ept16 (2 waves)", 4, 0, 0, 256, 16, 16)
+  V("gs K8 b1024 2/sm ept16", 8, 0, 0, 1024, 2, 16)
+  V("gs K2 b1024 2/sm ept16", 2, 0, 0, 1024, 2, 16)
+  V("gs K4 L2::256B b1024 2/sm ept16", 4, 0, 2, 1024, 2, 16)
+  V("gs K4 L2::256B b256 8/sm ept16", 4, 0, 2, 256, 8, 16)
+  V("gs K4 b1024 2/sm ept4", 4, 0, 0, 1024, 2, 4)
+  V("gs K4 L2::256B b1024 2/sm ept4", 4, 0, 2, 1024, 2, 4)
   V("gs K4 cs b256 8/sm ept16", 4, 0, 1, 256, 8, 16)
   V("chunk K4 b256 8/sm ept16", 4, 1, 0, 256, 8, 16)
   V("chunk K8 b256 8/sm ept32", 8, 1, 0, 256, 8, 32)
