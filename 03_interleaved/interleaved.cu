@@ -17,14 +17,7 @@
 //                 build/release/bin/03_interleaved --n 2^24 --type float
 #include "interleaved.cuh"
 
-#include <algorithm>
-#include <climits>
-
 #include "cuda_check.h"
-#include "launch_rules.h"
-
-using reduction::ceil_div;
-using reduction::ceil_log2;
 
 namespace {
 
@@ -63,73 +56,12 @@ __global__ void interleaved_pairs(T* data, std::size_t n, T* block_sums) {
 }
 // [/snippet:interleaved]
 
-// Launches the kernel pass after pass until one value is left, on `stream` (the same
-// launcher as 01's): the first pass reduces `data` in place to ceil(n/B) partials,
-// every later pass reduces the previous partials in place. Partials go to the scratch
-// region the running pass is NOT reducing (A, B, A, ...), so no block writes into a
-// slice another block is still adding up. The single-block last pass writes `result`.
-template <typename T>
-void reduce_in_passes(T* data, std::size_t n, T* result, void* scratch, int block, cudaStream_t stream) {
-  if (n == 0) {  // nothing to add: the result is the identity, 0 (all bits zero)
-    CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream));
-    return;
-  }
-  T* const partials_a = static_cast<T*>(scratch);  // ceil(n/B) slots
-  T* values = data;                                // what the next pass reduces
-  std::size_t count = n;
-  std::size_t grid = ceil_div(count, block);
-  while (grid > 1) {
-    // partials_b (ceil(n/B^2) slots) follows partials_a in the scratch space.
-    T* partials = values == partials_a ? partials_a + ceil_div(n, block) : partials_a;
-    interleaved_pairs<T><<<static_cast<unsigned>(grid), block, 0, stream>>>(values, count, partials);
-    CUDA_CHECK_LAUNCH();
-    values = partials;
-    count = grid;
-    grid = ceil_div(count, block);
-  }
-  interleaved_pairs<T><<<1, block, 0, stream>>>(values, count, result);
-  CUDA_CHECK_LAUNCH();
-}
-
 }  // namespace
-
-std::string Interleaved::check_shape(int block, int grid) {
-  if (grid != 0) return "this chapter launches one block per B elements: --grid does not apply";
-  return reduction::check_power_of_two_block(block);
-}
-
-int Interleaved::default_grid(std::size_t n, int block, int /*sm_count*/) {
-  const std::size_t blocks = ceil_div(n, std::size_t(block > 0 ? block : kDefaultBlock));
-  return static_cast<int>(std::clamp<std::size_t>(blocks, 1, INT_MAX));
-}
-
-// Partials of the second pass (ceil(n/B) values) and, when a third pass is needed,
-// of the third (ceil(n/B^2) values); sized for the largest type, double.
-std::size_t Interleaved::scratch_bytes(std::size_t n, int block, int /*grid*/) {
-  const std::size_t threads = block > 0 ? block : kDefaultBlock;
-  const std::size_t first = ceil_div(n, threads);
-  if (first <= 1) return 0;  // one pass: it writes straight to result
-  const std::size_t second = ceil_div(first, threads);
-  return (first + (second > 1 ? second : 0)) * sizeof(double);
-}
-
-// A block's tree over len values: the steps whose stride is >= len add nothing, the
-// other ceil(log2(len)) add at most once each to the sum a given value is part of;
-// then the value travels on inside its block's partial through the next pass's tree.
-std::size_t Interleaved::chain_length(std::size_t n, int block, int /*grid*/) {
-  const std::size_t threads = block > 0 ? block : kDefaultBlock;
-  std::size_t chain = 0;
-  for (std::size_t count = n;; count = ceil_div(count, threads)) {
-    chain += ceil_log2(std::min(count, threads));
-    if (count <= threads) break;
-  }
-  return chain;
-}
 
 template <typename T>
 void Interleaved::reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
                             cudaStream_t stream) {
-  reduce_in_passes<T>(data, n, result, scratch, block, stream);
+  reduce_in_passes<T>(interleaved_pairs<T>, data, n, result, scratch, block, stream);  // 01's pass loop
 }
 
 template void Interleaved::reduce<int>(int*, std::size_t, int*, void*, int, int, cudaStream_t);

@@ -16,6 +16,7 @@
 
 #include "cuda_check.h"
 #include "launch_rules.h"
+#include "two_launches.cuh"
 
 using reduction::ceil_div;
 using reduction::ceil_log2;
@@ -77,26 +78,6 @@ __global__ void block_sums_strided(const T* input, std::size_t n, T* out) {
 }
 // [/snippet:strided]
 
-template <typename T>
-using BlockSums = void (*)(const T*, std::size_t, T*);
-
-// Launches `kernel` over the input, then once more as one block over the partials.
-template <typename T>
-void two_launches(BlockSums<T> kernel, const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                  cudaStream_t stream) {
-  const std::size_t shared = block * sizeof(T);
-  if (grid == 1) {  // one block covers everything: its sum is the result
-    kernel<<<1, block, shared, stream>>>(input, n, result);
-    CUDA_CHECK_LAUNCH();
-    return;
-  }
-  T* partials = static_cast<T*>(scratch);
-  kernel<<<grid, block, shared, stream>>>(input, n, partials);
-  CUDA_CHECK_LAUNCH();
-  kernel<<<1, block, shared, stream>>>(partials, grid, result);
-  CUDA_CHECK_LAUNCH();
-}
-
 }  // namespace
 
 std::string SharedTree::check_shape(int block, int /*grid*/) { return reduction::check_power_of_two_block(block); }
@@ -117,13 +98,13 @@ std::size_t SharedTree::chain_length(std::size_t n, int block, int grid) {
 template <typename T>
 void SharedTree::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                         cudaStream_t stream) {
-  two_launches<T>(block_sums<T>, input, n, result, scratch, block, grid, stream);
+  two_launches<T>(block_sums<T>, input, n, result, scratch, block, grid, block * sizeof(T), stream);
 }
 
 template <typename T>
 void SharedTreeStrided::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                                cudaStream_t stream) {
-  two_launches<T>(block_sums_strided<T>, input, n, result, scratch, block, grid, stream);
+  two_launches<T>(block_sums_strided<T>, input, n, result, scratch, block, grid, block * sizeof(T), stream);
 }
 
 #define SHARED_TREE_INSTANTIATE(S)                                                                     \

@@ -17,6 +17,7 @@
 
 #include "cuda_check.h"
 #include "launch_rules.h"
+#include "../04_shared_tree/two_launches.cuh"
 
 using reduction::ceil_div;
 using reduction::ceil_log2;
@@ -101,20 +102,8 @@ std::size_t Pow2Ceil::chain_length(std::size_t n, int block, int grid) {
 template <typename T>
 void Pow2Ceil::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                       cudaStream_t stream) {
-  const std::size_t shared = block * sizeof(T);
-  if (grid == 1) {  // one block covers everything: its sum is the result
-    block_sums_any_size<T><<<1, block, shared, stream>>>(input, n, result);
-    CUDA_CHECK_LAUNCH();
-    return;
-  }
-  // First launch: one partial per block. Second launch: one block of the same
-  // size folds the `grid` partials; its grid-stride loop covers any grid, even
-  // one far larger than the block.
-  T* partials = static_cast<T*>(scratch);
-  block_sums_any_size<T><<<grid, block, shared, stream>>>(input, n, partials);
-  CUDA_CHECK_LAUNCH();
-  block_sums_any_size<T><<<1, block, shared, stream>>>(partials, grid, result);
-  CUDA_CHECK_LAUNCH();
+  // 04's two launches (04_shared_tree/two_launches.cuh); shared memory: one slot per thread.
+  two_launches<T>(block_sums_any_size<T>, input, n, result, scratch, block, grid, block * sizeof(T), stream);
 }
 // [/snippet:launcher]
 

@@ -26,6 +26,7 @@
 
 #include "cuda_check.h"
 #include "launch_rules.h"
+#include "../04_shared_tree/two_launches.cuh"
 
 using reduction::ceil_div;
 using reduction::ceil_log2;
@@ -157,25 +158,7 @@ __global__ void block_sums_unrolled(const T* input, std::size_t n, T* out) {
 }
 // [/snippet:kernel]
 
-// [snippet:launcher]
-// First launch: one partial per block. Second launch: one block of the same size
-// folds the `grid` partials; its grid-stride loop covers any grid.
-template <typename T, WarpTail kTail>
-void two_launches(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                  cudaStream_t stream) {
-  const std::size_t shared = tree_slots(block) * sizeof(T);
-  if (grid == 1) {  // one block covers everything: its sum is the result
-    block_sums_unrolled<T, kTail><<<1, block, shared, stream>>>(input, n, result);
-    CUDA_CHECK_LAUNCH();
-    return;
-  }
-  T* partials = static_cast<T*>(scratch);
-  block_sums_unrolled<T, kTail><<<grid, block, shared, stream>>>(input, n, partials);
-  CUDA_CHECK_LAUNCH();
-  block_sums_unrolled<T, kTail><<<1, block, shared, stream>>>(partials, grid, result);
-  CUDA_CHECK_LAUNCH();
-}
-// [/snippet:launcher]
+
 
 }  // namespace
 
@@ -211,13 +194,15 @@ std::size_t WarpUnroll::chain_length(std::size_t n, int block, int grid) {
 template <typename T>
 void WarpUnroll::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                         cudaStream_t stream) {
-  two_launches<T, WarpTail::kSyncWarp>(input, n, result, scratch, block, grid, stream);
+  two_launches<T>(block_sums_unrolled<T, WarpTail::kSyncWarp>, input, n, result, scratch, block, grid,
+                  tree_slots(block) * sizeof(T), stream);  // 04's two launches
 }
 
 template <typename T>
 void WarpUnrollVolatile::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                                 cudaStream_t stream) {
-  two_launches<T, WarpTail::kLegacyVolatile>(input, n, result, scratch, block, grid, stream);
+  two_launches<T>(block_sums_unrolled<T, WarpTail::kLegacyVolatile>, input, n, result, scratch, block, grid,
+                  tree_slots(block) * sizeof(T), stream);
 }
 
 template void WarpUnroll::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);

@@ -21,6 +21,7 @@
 
 #include "cuda_check.h"
 #include "launch_rules.h"
+#include "../04_shared_tree/two_launches.cuh"
 #include "ops.cuh"
 #include "vectorized_reduce.cuh"
 
@@ -88,16 +89,7 @@ std::size_t Vectorized::chain_length(std::size_t n, int block, int grid) {
 template <typename T>
 void Vectorized::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                         cudaStream_t stream) {
-  if (grid == 1) {  // one block covers everything: its sum is the result
-    block_sums<T><<<1, block, 0, stream>>>(input, n, result);
-    CUDA_CHECK_LAUNCH();
-    return;
-  }
-  T* partials = static_cast<T*>(scratch);
-  block_sums<T><<<grid, block, 0, stream>>>(input, n, partials);
-  CUDA_CHECK_LAUNCH();
-  block_sums<T><<<1, block, 0, stream>>>(partials, grid, result);
-  CUDA_CHECK_LAUNCH();
+  two_launches<T>(block_sums<T>, input, n, result, scratch, block, grid, 0, stream);  // 04's two launches
 }
 
 template void Vectorized::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
