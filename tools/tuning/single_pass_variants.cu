@@ -28,12 +28,14 @@ __device__ int block_sum(int v) {
 template <int MODE>
 __device__ int4 load_vector(const int4* p) {
   if (MODE == 1) return __ldcs(p);
+#if __CUDA_ARCH__ >= 800  // the hint exists from sm_80 on; older GPUs take the plain load
   if (MODE == 2) {
     int4 v;
     asm volatile("ld.global.nc.L2::256B.v4.s32 {%0, %1, %2, %3}, [%4];"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
     return v;
   }
+#endif
   return __ldg(p);
 }
 
