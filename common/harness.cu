@@ -208,7 +208,7 @@ int report_exception(const std::string& program, const std::exception& error) {
 namespace {
 
 void print_report(const Chapter& chapter, const Variant& variant, const Options& o, const DeviceInfo& device,
-                  std::size_t n, const Reference& ref, const std::string& ref_text, const Measurement& m) {
+                  std::size_t n, const std::string& ref_text, const Measurement& m) {
   const double peak = device.peak_gbps();
   if (o.json) {
     std::printf(
@@ -263,7 +263,7 @@ int run_typed(const Chapter& chapter, const Variant& variant, const Options& o) 
   const std::string ref_text = std::is_same_v<T, int> ? std::to_string(ref.int_value) : format_value(ref.value);
   Bench<T> bench(host, device, variant.in_place);
   const Measurement m = bench.run(variant, o.op, block, grid, o.reps, o.flush, ref);
-  print_report(chapter, variant, o, device, n, ref, ref_text, m);
+  print_report(chapter, variant, o, device, n, ref_text, m);
   return m.verdict.ok ? 0 : 1;
 }
 
