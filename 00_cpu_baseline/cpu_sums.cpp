@@ -51,7 +51,7 @@ T compensated_sum(const T* x, std::size_t n) {
       lost += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
       sum = t;
     }
-    return static_cast<T>(sum + lost);
+    return static_cast<T>(std::isfinite(sum) ? sum + lost : sum);  // past an inf or NaN, `lost` is NaN
   }
 }
 
@@ -120,6 +120,10 @@ std::vector<MethodResult> run_methods(const std::vector<T>& x, int reps, bool th
       m.tolerance = reduction::sum_error_bound(method.u_accumulate, u_t, method.chain, ref.sum_abs, ref.value);
       m.bounded = std::isfinite(m.tolerance);
       m.ok = m.bounded && m.error <= m.tolerance;
+      if (!std::isfinite(m.value) || !std::isfinite(ref.value)) {  // NaN and inf: the rule of reference.h
+        m.ok = reduction::same_non_finite(m.value, ref.value);
+        m.error = m.ok ? 0.0 : std::numeric_limits<double>::infinity();
+      }
     }
     results.push_back(m);
   }
@@ -130,11 +134,15 @@ namespace {
 
 template <typename T>
 int run_typed(const reduction::Options& o) {
-  const std::vector<T> x = reduction::make_input<T>(o);
+  std::string converted_from;
+  const std::vector<T> x = reduction::make_input<T>(o, "00_cpu_baseline", &converted_from);
   const std::size_t n = x.size();
   const reduction::Reference ref = reduction::cpu_reference(x.data(), n);
-  const std::string ref_text =
-      std::is_same_v<T, int> ? std::to_string(ref.int_value) : reduction::format_value(ref.value);
+  const std::string ref_text = reduction::expected_text(ref);
+  std::string notes;  // NaN and inf in the input, an int sum that overflows
+  for (const std::string& note : {reduction::non_finite_note(ref), reduction::overflow_note(ref)}) {
+    if (!note.empty()) notes += (notes.empty() ? "" : "; ") + note;
+  }
   const std::vector<MethodResult> results = run_methods(x, o.reps);
   bool all_ok = true;
   for (const auto& m : results) all_ok = all_ok && (m.ok || !m.bounded);
@@ -142,30 +150,29 @@ int run_typed(const reduction::Options& o) {
 
   if (o.json) {
     std::printf("{\"chapter\": \"00_cpu_baseline\", \"type\": \"%s\", \"n\": %zu, \"result\": %s, \"reference\": %s, "
-                "\"ok\": %s, \"ms\": %.6f, \"gbps\": %.3f, \"peak_gbps\": null, \"threads\": %u, \"seed\": %llu, "
-                "\"methods\": [",
-                reduction::dtype_name(o.type), n, fastest.value_text.c_str(), ref_text.c_str(),
-                all_ok ? "true" : "false", fastest.median_ms, fastest.gbps, reduction::cpu_threads(),
-                static_cast<unsigned long long>(o.seed));
+                "\"ok\": %s, \"note\": \"%s\", \"non_finite\": %s, \"ms\": %.6f, \"gbps\": %.3f, "
+                "\"peak_gbps\": null, \"threads\": %u, \"seed\": %llu, \"methods\": [",
+                reduction::dtype_name(o.type), n, reduction::json_number(fastest.value_text).c_str(),
+                reduction::json_number(ref_text).c_str(), all_ok ? "true" : "false",
+                reduction::json_escape(notes).c_str(), reduction::json_non_finite(ref).c_str(), fastest.median_ms,
+                fastest.gbps, reduction::cpu_threads(), static_cast<unsigned long long>(o.seed));
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto& m = results[i];
-      std::printf("%s{\"name\": \"%s\", \"result\": %s, \"error\": %.17g, \"tolerance\": %s, \"ok\": %s, "
+      std::printf("%s{\"name\": \"%s\", \"result\": %s, \"error\": %s, \"tolerance\": %s, \"ok\": %s, "
                   "\"ms\": %.6f, \"gbps\": %.3f}",
-                  i ? ", " : "", m.name.c_str(), m.value_text.c_str(), m.error,
-                  m.bounded ? std::to_string(m.tolerance).c_str() : "null", m.ok ? "true" : "false", m.median_ms,
-                  m.gbps);
+                  i ? ", " : "", m.name.c_str(), reduction::json_number(m.value_text).c_str(),
+                  reduction::json_number(reduction::format_value(m.error)).c_str(),
+                  m.bounded ? reduction::json_number(reduction::format_value(m.tolerance)).c_str() : "null",
+                  m.ok ? "true" : "false", m.median_ms, m.gbps);
     }
     std::printf("]}\n");
     return all_ok ? 0 : 1;
   }
   std::printf("00_cpu_baseline: CPU sums, the reference and the number to beat\n");
-  if (o.input.empty()) {
-    std::printf("input      n = %zu %s (random, --seed %llu)\n", n, reduction::dtype_name(o.type),
-                static_cast<unsigned long long>(o.seed));
-  } else {
-    std::printf("input      n = %zu %s from %s\n", n, reduction::dtype_name(o.type), o.input.c_str());
-  }
-  std::printf("reference  %s\n\n", ref_text.c_str());
+  std::printf("input      %s\n", reduction::describe_input(o, n, converted_from).c_str());
+  std::printf("reference  %s\n", ref_text.c_str());
+  if (!notes.empty()) std::printf("note       %s\n", notes.c_str());
+  std::printf("\n");
   std::printf("%-28s %22s %12s %12s %10s %8s  %s\n", "method", "result", "error", "bound", "ms", "GB/s", "check");
   for (const auto& m : results) {
     char bound[32];

@@ -14,9 +14,10 @@ namespace cpu_baseline {
 // The plain loop, accumulating in the input type (what most first attempts write).
 template <typename T> T loop_sum(const T* x, std::size_t n);
 
-// Recursive halving (seed 001's recursiveReduce) made correct for any n: the upper
-// half is folded onto the lower half, with the middle element left in place when the
-// length is odd. Overwrites x.
+// Recursive halving (recursiveReduce in the Professional CUDA C Programming notes,
+// Cheng et al., chapter 3) made correct for any n: the upper half is folded onto the
+// lower half, with the middle element left in place when the length is odd.
+// Overwrites x.
 template <typename T> T halving_sum(T* x, std::size_t n);
 
 // Neumaier-compensated sum in double (int64 for ints): the reference, one thread.

@@ -14,11 +14,13 @@
 //
 // Build and run:  cmake --build --preset release --target 01_global_naive
 //                 build/release/bin/01_global_naive --n 2^24 --type float
-//                 build/release/bin/01_global_naive --variant race        (wrong on purpose)
+//                 build/release/bin/01_global_naive --variant race   (pitfalls.cu: wrong on purpose)
 #include "global_naive.cuh"
 
-#include "cuda_check.h"
+#include <algorithm>
+#include <climits>
 
+namespace global_naive {
 namespace {
 
 // Each block sums its slice [b*B, b*B + len) of `data` in place and writes the sum to
@@ -54,73 +56,62 @@ __global__ void neighbored_pairs(T* data, std::size_t n, T* block_sums) {
 }
 // [/snippet:neighbored_pairs]
 
-// PITFALL (--variant race, seed 003): the same tree without the `%` filter. Were all
-// reads of a step done before any write, the extra sums would land in slots nobody
-// reads later and the result would be right. But nothing orders the threads inside a
-// step: thread t reads slot t + stride while thread t + stride may already be
-// overwriting it, so a value can be counted twice. The result depends on timing.
-// [snippet:race]
-template <typename T>
-__global__ void neighbored_pairs_race(T* data, std::size_t n, T* block_sums) {
-  const unsigned tid = threadIdx.x;
-  const std::size_t block_start = std::size_t(blockIdx.x) * blockDim.x;
-  T* slice = data + block_start;
-  const std::size_t values_left = n - block_start;
-  const unsigned len = values_left < blockDim.x ? unsigned(values_left) : blockDim.x;
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-  for (unsigned stride = 1; stride < len; stride *= 2) {
-    if (tid + stride < len) slice[tid] += slice[tid + stride];  // RACE: no filter
-    __syncthreads();
-  }
-  if (tid == 0) block_sums[blockIdx.x] = slice[0];
-}
-// [/snippet:race]
-
-// PITFALL (--variant early-return, seed 001): threads past the end of the array leave
-// before the loop. For n a multiple of the block size nothing changes; otherwise the
-// last block's surviving threads wait at __syncthreads() for threads that have exited
-// (undefined behaviour) and add partners at tid + stride >= len, past the end of the
-// array: garbage goes into the sum. Kept exactly this broken to be demonstrated.
-// [snippet:early_return]
-template <typename T>
-__global__ void neighbored_pairs_early_return(T* data, std::size_t n, T* block_sums) {
-  const unsigned tid = threadIdx.x;
-  const std::size_t block_start = std::size_t(blockIdx.x) * blockDim.x;
-  T* slice = data + block_start;
-  if (block_start + tid >= n) return;  // BUG: the barriers below now miss these threads
-
-  for (unsigned stride = 1; stride < blockDim.x; stride *= 2) {
-    if (tid % (2 * stride) == 0) slice[tid] += slice[tid + stride];  // BUG: partner unchecked
-    __syncthreads();
-  }
-  if (tid == 0) block_sums[blockIdx.x] = slice[0];
-}
-// [/snippet:early_return]
+bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 }  // namespace
 
-template <typename T>
-void GlobalNaive::reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
-                         cudaStream_t stream) {
-  reduce_in_passes<T>(neighbored_pairs<T>, data, n, result, scratch, block, stream);
+cudaError_t default_grid(std::size_t n, int block, int* grid) {
+  const std::size_t blocks = ceil_div(n, std::size_t(block > 0 ? block : kDefaultBlock));
+  *grid = static_cast<int>(std::clamp<std::size_t>(blocks, 1, INT_MAX));
+  return cudaSuccess;
 }
 
-template <typename T>
-void GlobalNaiveRace::reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
-                             cudaStream_t stream) {
-  reduce_in_passes<T>(neighbored_pairs_race<T>, data, n, result, scratch, block, stream);
+std::size_t scratch_bytes(std::size_t n, int block, int /*grid*/) {
+  const std::size_t threads = block > 0 ? block : kDefaultBlock;
+  const std::size_t first = ceil_div(n, threads);
+  if (first <= 1) return 0;  // one pass: it writes straight to result
+  const std::size_t second = ceil_div(first, threads);
+  return (first + (second > 1 ? second : 0)) * sizeof(double);
 }
 
+// Launches the kernel pass after pass until one value is left, on `stream`. The
+// first pass reduces `data` (in place) to ceil(n/B) partials; every later pass
+// reduces the previous partials (in place) to ceil(count/B) new ones. Partials go to
+// the scratch region the running pass is NOT reducing (A, B, A, ...), so no block
+// ever writes into a slice that another block is still adding up. The last pass has
+// a single block, which writes its sum straight to `result`. The `grid` argument is
+// not used: each pass launches one block per B values it reduces.
+// [snippet:passes]
 template <typename T>
-void GlobalNaiveEarlyReturn::reduce(T* data, std::size_t n, T* result, void* scratch, int block,
-                                    int /*grid*/, cudaStream_t stream) {
-  reduce_in_passes<T>(neighbored_pairs_early_return<T>, data, n, result, scratch, block, stream);
+cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
+                   cudaStream_t stream) {
+  if (!is_power_of_two(block) || block < 32 || block > 1024) return cudaErrorInvalidValue;
+  if (n == 0) {  // nothing to add: the result is the identity, 0 (all bits zero)
+    return cudaMemsetAsync(result, 0, sizeof(T), stream);
+  }
+  T* const partials_a = static_cast<T*>(scratch);  // ceil(n/B) slots
+  T* values = data;                                // what the next pass reduces
+  std::size_t count = n;
+  std::size_t grid = ceil_div(count, block);
+  while (grid > 1) {
+    // partials_b (ceil(n/B^2) slots) follows partials_a in the scratch space.
+    T* partials = values == partials_a ? partials_a + ceil_div(n, block) : partials_a;
+    neighbored_pairs<<<static_cast<unsigned>(grid), block, 0, stream>>>(values, count, partials);
+    const cudaError_t status = cudaGetLastError();  // a bad launch is only reported here
+    if (status != cudaSuccess) return status;
+    values = partials;
+    count = grid;
+    grid = ceil_div(count, block);
+  }
+  neighbored_pairs<<<1, block, 0, stream>>>(values, count, result);
+  return cudaGetLastError();
 }
+// [/snippet:passes]
 
-#define GLOBAL_NAIVE_INSTANTIATE(S)                                                        \
-  template void S::reduce<int>(int*, std::size_t, int*, void*, int, int, cudaStream_t);    \
-  template void S::reduce<float>(float*, std::size_t, float*, void*, int, int, cudaStream_t); \
-  template void S::reduce<double>(double*, std::size_t, double*, void*, int, int, cudaStream_t);
-GLOBAL_NAIVE_INSTANTIATE(GlobalNaive)
-GLOBAL_NAIVE_INSTANTIATE(GlobalNaiveRace)
-GLOBAL_NAIVE_INSTANTIATE(GlobalNaiveEarlyReturn)
+template cudaError_t reduce<int>(int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<float>(float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<double>(double*, std::size_t, double*, void*, int, int, cudaStream_t);
+
+}  // namespace global_naive

@@ -1,53 +1,55 @@
-// 01_global_naive: the first GPU version. Neighbored pairs, in place in global memory.
+// 01_global_naive: neighbored pairs, in place in global memory (the first GPU version;
+// one block per B elements, passes over the block partials until one value is left).
+// What it does, and why it is slow, is at the top of global_naive.cu.
 //
-// The declaration every chapter has (common/chapter.h describes the contract): a
-// struct whose static members say how to launch the chapter's kernels. This chapter
-// has two more structs, pitfall variants that are wrong on purpose (--variant race,
-// --variant early-return); docs/pitfalls.md runs them to show what goes wrong.
+// Use it in your code (input: n floats in device memory; they are overwritten):
+//   #include "global_naive.cuh"
+//   int block = global_naive::kDefaultBlock, grid = 0;
+//   cudaError_t status = global_naive::default_grid(n, block, &grid);
+//   void* scratch = nullptr;
+//   float* result = nullptr;
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, global_naive::scratch_bytes(n, block, grid));
+//   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
+//   if (status == cudaSuccess) status = global_naive::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
+//   float sum = 0;
+//   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
+//   cudaFree(scratch);
+//   cudaFree(result);
+//
+// Compile: nvcc -std=c++17 -c global_naive.cu (int, float and double are built in).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 
-#include "in_place_passes.cuh"  // the launch rules and the pass loop 01-03 share
+namespace global_naive {
 
-struct GlobalNaive : InPlacePasses {
-  static constexpr const char* kId = "01_global_naive";
-  static constexpr const char* kSummary =
-      "one thread per element; each block adds neighbouring pairs in place in global memory, "
-      "threads picked with tid % (2*stride)";
+// Threads per block when you have no better idea: 256, measured on the H100
+// (docs/tuning.md; the articles this chapter follows use 512). Any power of two from
+// 32 to 1024 works; the tree halves the block, so other sizes are refused.
+constexpr int kDefaultBlock = 256;
 
-  template <typename T>
-  static void reduce(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// The grid of the first pass: one block per `block` elements, ceil(n / block),
+// clamped to [1, INT_MAX]. Needs no device query; the signature is every chapter's.
+cudaError_t default_grid(std::size_t n, int block, int* grid);
 
-// Pitfall (seed 003): the `%` filter removed. Every thread adds its partner at every
-// step, so a thread can read a value that another thread of the same step is
-// overwriting: a data race. Wrong on purpose.
-struct GlobalNaiveRace : GlobalNaive {
-  static constexpr const char* kVariant = "race";
-  static constexpr const char* kSummary =
-      "WRONG ON PURPOSE: the % filter removed, so threads read values other threads are overwriting "
-      "in the same step (a data race; the sum may or may not come out right)";
-  template <typename T>
-  static void reduce(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// Device memory reduce() needs besides data and result: the partials of the second
+// pass (ceil(n/B) values) and, when a third pass is needed, of the third
+// (ceil(n/B^2) values), sized for the widest type, double. 0 when one pass does it.
+std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
-// Pitfall (seed 001): `if (idx >= n) return;` before the loop that holds the
-// barriers, and no check that a partner lies inside the array. When n is not a
-// multiple of the block size, the last block's returned threads skip the barriers
-// (undefined by CUDA's rules; since Volta exited threads no longer hold a barrier up,
-// so it does not hang on an H100) and its remaining threads read past the end of the
-// array (memcheck reports it). Wrong on purpose.
-struct GlobalNaiveEarlyReturn : GlobalNaive {
-  static constexpr const char* kVariant = "early-return";
-  static constexpr const char* kSummary =
-      "WRONG ON PURPOSE: returns before __syncthreads() when idx >= n and reads partners past the end "
-      "(undefined behaviour unless n is a multiple of the block size; run it under compute-sanitizer)";
-  template <typename T>
-  static void reduce(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// Writes the sum of data[0, n) to *result (device memory), in one launch per pass on
+// `stream`, and OVERWRITES data[0, n) with partial sums (the kernels work in place:
+// copy the input first if you still need it). block: a power of two from 32 to 1024.
+// grid is not used: the launcher runs one block per `block` elements, whatever grid
+// says; it is kept so that every chapter's launcher has the same shape. n == 0 gives
+// 0. Returns the first CUDA error (cudaErrorInvalidValue for a block it cannot run);
+// like any launch, it returns before the GPU is done: synchronize before reading
+// *result.
+template <typename T>
+cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream = 0);
+
+}  // namespace global_naive

@@ -1,7 +1,54 @@
-// 02_neighbored_less: the chapter as a program (see README.md). Everything but the kernel
-// lives in the common harness: the command line, the input, timing, checking, the report.
-#include "describe.cuh"
+// 02_neighbored_less as a program. The kernel is the copy unit
+// (neighbored_less.cuh/.cu); this file tells the common harness what it needs to run
+// it: its name, the launch shapes it accepts, and the error bound of its summation
+// order. The harness does the rest: command line, input (restored before every run,
+// since the kernel overwrites it), timing, check.
+#include <algorithm>
+#include <string>
+
 #include "harness.h"
+#include "launch_rules.h"
 #include "neighbored_less.cuh"
 
-int main(int argc, char** argv) { return reduction::run_chapter(reduction::make_chapter<NeighboredLess>(), argc, argv); }
+namespace reduction {
+
+Chapter neighbored_less_chapter() {
+  Variant contiguous;
+  contiguous.chapter = "02_neighbored_less";
+  contiguous.summary = "the same neighbouring pairs as 01, but thread t adds the pair at slot 2*stride*t, so the "
+                       "working threads are the first ones of the block (whole warps idle instead of scattered "
+                       "lanes)";
+  contiguous.in_place = true;  // the input array is overwritten with partial sums
+  contiguous.default_block = neighbored_less::kDefaultBlock;
+  // block: a power of two, 32..1024. grid: derived from n (one block per B elements),
+  // so any --grid is refused.
+  contiguous.check_shape = [](int block, int grid) {
+    if (grid != 0) return std::string("this chapter launches one block per B elements: --grid does not apply");
+    return check_power_of_two_block(block);
+  };
+  contiguous.default_grid = neighbored_less::default_grid;
+  contiguous.scratch_bytes = neighbored_less::scratch_bytes;
+  // A block's tree over len values takes ceil(log2(len)) steps, and each step adds at
+  // most once to the sum a given value is part of; then the value travels on inside
+  // its block's partial through the next pass's tree.
+  contiguous.chain_length = [](std::size_t n, int block, int /*grid*/) {
+    const std::size_t threads = block > 0 ? block : neighbored_less::kDefaultBlock;
+    std::size_t chain = 0;
+    for (std::size_t count = n;; count = ceil_div(count, threads)) {
+      chain += ceil_log2(std::min(count, threads));
+      if (count <= threads) break;
+    }
+    return chain;
+  };
+  contiguous.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, int block, int grid,
+                                      cudaStream_t stream) {
+    return neighbored_less::reduce(data, n, result, scratch, block, grid, stream);
+  });
+  return {contiguous.chapter, {contiguous}};
+}
+
+}  // namespace reduction
+
+#ifndef REDUCTION_CHAPTER_LIBRARY  // the tour and the tests link this file without its main()
+int main(int argc, char** argv) { return reduction::run_chapter(reduction::neighbored_less_chapter(), argc, argv); }
+#endif

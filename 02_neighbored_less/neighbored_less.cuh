@@ -1,23 +1,55 @@
-// 02_neighbored_less: neighbored pairs with contiguous active threads, in place in
-// global memory.
+// 02_neighbored_less: the same neighbouring pairs as 01, in place in global memory,
+// added by the first threads of the block instead of scattered ones. What changes
+// since 01, and why, is at the top of neighbored_less.cu.
 //
-// The declaration every chapter has (common/chapter.h describes the contract): a
-// struct whose static members say how to launch the chapter's kernel.
+// Use it in your code (input: n floats in device memory; they are overwritten):
+//   #include "neighbored_less.cuh"
+//   int block = neighbored_less::kDefaultBlock, grid = 0;
+//   cudaError_t status = neighbored_less::default_grid(n, block, &grid);
+//   void* scratch = nullptr;
+//   float* result = nullptr;
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, neighbored_less::scratch_bytes(n, block, grid));
+//   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
+//   if (status == cudaSuccess) status = neighbored_less::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
+//   float sum = 0;
+//   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
+//   cudaFree(scratch);
+//   cudaFree(result);
+//
+// Compile: nvcc -std=c++17 -c neighbored_less.cu (int, float and double are built in).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 
-#include "../01_global_naive/in_place_passes.cuh"  // 01's launch rules and pass loop
+namespace neighbored_less {
 
-struct NeighboredLess : InPlacePasses {
-  static constexpr const char* kId = "02_neighbored_less";
-  static constexpr const char* kSummary =
-      "the same neighbouring pairs as 01, but thread t adds the pair at slot 2*stride*t, so the working "
-      "threads are the first ones of the block (whole warps idle instead of scattered lanes)";
+// Threads per block when you have no better idea: 256, measured on the H100
+// (docs/tuning.md; the articles this chapter follows use 512). Any power of two from
+// 32 to 1024 works; the tree halves the block, so other sizes are refused.
+constexpr int kDefaultBlock = 256;
 
-  template <typename T>
-  static void reduce(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// The grid of the first pass: one block per `block` elements, ceil(n / block),
+// clamped to [1, INT_MAX]. Needs no device query; the signature is every chapter's.
+cudaError_t default_grid(std::size_t n, int block, int* grid);
+
+// Device memory reduce() needs besides data and result: the partials of the second
+// pass (ceil(n/B) values) and, when a third pass is needed, of the third
+// (ceil(n/B^2) values), sized for the widest type, double. 0 when one pass does it.
+std::size_t scratch_bytes(std::size_t n, int block, int grid);
+
+// Writes the sum of data[0, n) to *result (device memory), in one launch per pass on
+// `stream`, and OVERWRITES data[0, n) with partial sums (the kernels work in place:
+// copy the input first if you still need it). block: a power of two from 32 to 1024.
+// grid is not used: the launcher runs one block per `block` elements, whatever grid
+// says; it is kept so that every chapter's launcher has the same shape. n == 0 gives
+// 0. Returns the first CUDA error (cudaErrorInvalidValue for a block it cannot run);
+// like any launch, it returns before the GPU is done: synchronize before reading
+// *result.
+template <typename T>
+cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream = 0);
+
+}  // namespace neighbored_less

@@ -17,8 +17,10 @@
 //                 build/release/bin/03_interleaved --n 2^24 --type float
 #include "interleaved.cuh"
 
-#include "cuda_check.h"
+#include <algorithm>
+#include <climits>
 
+namespace interleaved {
 namespace {
 
 // Each block sums its slice [b*B, b*B + len) of `data` in place and writes the sum to
@@ -56,14 +58,61 @@ __global__ void interleaved_pairs(T* data, std::size_t n, T* block_sums) {
 }
 // [/snippet:interleaved]
 
+std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
+
 }  // namespace
 
-template <typename T>
-void Interleaved::reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
-                            cudaStream_t stream) {
-  reduce_in_passes<T>(interleaved_pairs<T>, data, n, result, scratch, block, stream);  // 01's pass loop
+cudaError_t default_grid(std::size_t n, int block, int* grid) {
+  const std::size_t blocks = ceil_div(n, std::size_t(block > 0 ? block : kDefaultBlock));
+  *grid = static_cast<int>(std::clamp<std::size_t>(blocks, 1, INT_MAX));
+  return cudaSuccess;
 }
 
-template void Interleaved::reduce<int>(int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template void Interleaved::reduce<float>(float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template void Interleaved::reduce<double>(double*, std::size_t, double*, void*, int, int, cudaStream_t);
+std::size_t scratch_bytes(std::size_t n, int block, int /*grid*/) {
+  const std::size_t threads = block > 0 ? block : kDefaultBlock;
+  const std::size_t first = ceil_div(n, threads);
+  if (first <= 1) return 0;  // one pass: it writes straight to result
+  const std::size_t second = ceil_div(first, threads);
+  return (first + (second > 1 ? second : 0)) * sizeof(double);
+}
+
+// 01's pass loop, unchanged but for the kernel's name.
+// Launches the kernel pass after pass until one value is left, on `stream`. The
+// first pass reduces `data` (in place) to ceil(n/B) partials; every later pass
+// reduces the previous partials (in place) to ceil(count/B) new ones. Partials go to
+// the scratch region the running pass is NOT reducing (A, B, A, ...), so no block
+// ever writes into a slice that another block is still adding up. The last pass has
+// a single block, which writes its sum straight to `result`. The `grid` argument is
+// not used: each pass launches one block per B values it reduces.
+template <typename T>
+cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
+                   cudaStream_t stream) {
+  if (!is_power_of_two(block) || block < 32 || block > 1024) return cudaErrorInvalidValue;
+  if (n == 0) {  // nothing to add: the result is the identity, 0 (all bits zero)
+    return cudaMemsetAsync(result, 0, sizeof(T), stream);
+  }
+  T* const partials_a = static_cast<T*>(scratch);  // ceil(n/B) slots
+  T* values = data;                                // what the next pass reduces
+  std::size_t count = n;
+  std::size_t grid = ceil_div(count, block);
+  while (grid > 1) {
+    // partials_b (ceil(n/B^2) slots) follows partials_a in the scratch space.
+    T* partials = values == partials_a ? partials_a + ceil_div(n, block) : partials_a;
+    interleaved_pairs<<<static_cast<unsigned>(grid), block, 0, stream>>>(values, count, partials);
+    const cudaError_t status = cudaGetLastError();  // a bad launch is only reported here
+    if (status != cudaSuccess) return status;
+    values = partials;
+    count = grid;
+    grid = ceil_div(count, block);
+  }
+  interleaved_pairs<<<1, block, 0, stream>>>(values, count, result);
+  return cudaGetLastError();
+}
+
+template cudaError_t reduce<int>(int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<float>(float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<double>(double*, std::size_t, double*, void*, int, int, cudaStream_t);
+
+}  // namespace interleaved

@@ -1,44 +1,47 @@
-// 04_shared_tree: grid-stride sums in registers, then a shared-memory tree.
+// 04_shared_tree: grid-stride sums in registers, then a tree in shared memory (two
+// launches). What changes since 03, and why, is at the top of shared_tree.cu.
 //
-// The declaration every chapter has (common/chapter.h describes the contract):
-// a struct whose static members say how to launch the chapter's kernels.
+// Use it in your code (input: n floats in device memory):
+//   #include "shared_tree.cuh"
+//   int block = shared_tree::kDefaultBlock, grid = 0;
+//   cudaError_t status = shared_tree::default_grid(n, block, &grid);
+//   void* scratch = nullptr;
+//   float* result = nullptr;
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, shared_tree::scratch_bytes(n, block, grid));
+//   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
+//   if (status == cudaSuccess) status = shared_tree::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
+//   float sum = 0;
+//   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
+//   cudaFree(scratch);
+//   cudaFree(result);
+//
+// Compile: nvcc -std=c++17 -c shared_tree.cu (int, float and double are built in).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <string>
 
-struct SharedTree {
-  static constexpr const char* kId = "04_shared_tree";
-  static constexpr const char* kVariant = "";
-  static constexpr const char* kSummary =
-      "each thread sums a grid-stride slice in a register, then the block halves it in shared memory";
-  static constexpr bool kInPlace = false;  // the input is only read
-  static constexpr bool kHasOps = false;   // sums only
-  static constexpr int kDefaultBlock = 256;
+namespace shared_tree {
 
-  // block: a power of two, 32..1024; grid: any block count.
-  static std::string check_shape(int block, int grid);
-  // One full wave: as many blocks as the SMs can hold at once (2048 threads each).
-  static int default_grid(std::size_t n, int block, int sm_count);
-  // One partial per block of the first launch.
-  static std::size_t scratch_bytes(std::size_t n, int block, int grid);
-  static std::size_t chain_length(std::size_t n, int block, int grid);
+// Threads per block when you have no better idea: 256 (any power of two from 32 to
+// 1024 works; the tree halves the block, so other sizes are refused).
+constexpr int kDefaultBlock = 256;
 
-  template <typename T>
-  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// One full wave for blocks of `block` threads: as many blocks as the current device's
+// SMs can hold at once (SM count x threads per SM / block).
+cudaError_t default_grid(std::size_t n, int block, int* grid);
 
-// --variant strided: the same two launches with seed 002's strided-index tree (thread t
-// adds slot 2*s*t + s into slot 2*s*t), which causes shared-memory bank conflicts.
-struct SharedTreeStrided : SharedTree {
-  static constexpr const char* kVariant = "strided";
-  static constexpr const char* kSummary =
-      "04 with seed 002's strided-index tree in shared memory (bank conflicts), to compare with sequential addressing";
+// Device memory reduce() needs besides input and result: one partial per block.
+std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
-  template <typename T>
-  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// Writes the sum of input[0, n) to *result (device memory), in two launches on
+// `stream`. block: a power of two from 32 to 1024; grid: at least 1. Returns the
+// first CUDA error (cudaErrorInvalidValue for a shape it cannot run); like any
+// launch, it returns before the GPU is done: synchronize before reading *result.
+template <typename T>
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream = 0);
+
+}  // namespace shared_tree

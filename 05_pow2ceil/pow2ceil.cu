@@ -15,13 +15,7 @@
 
 #include <algorithm>
 
-#include "cuda_check.h"
-#include "launch_rules.h"
-#include "../04_shared_tree/two_launches.cuh"
-
-using reduction::ceil_div;
-using reduction::ceil_log2;
-
+namespace pow2ceil {
 namespace {
 
 // [snippet:pow2ceil]
@@ -67,8 +61,6 @@ __global__ void block_sums_any_size(const T* input, std::size_t n, T* out) {
 
 }  // namespace
 
-std::string Pow2Ceil::check_shape(int block, int /*grid*/) { return reduction::check_block_range(block); }
-
 // [snippet:default_grid]
 // Why a multiple of the SM count: the grid-stride loop gives every block the same
 // amount of work, so the run lasts as long as the busiest SM. With the same number
@@ -77,36 +69,51 @@ std::string Pow2Ceil::check_shape(int block, int /*grid*/) { return reduction::c
 // calculator tells how many blocks of this kernel, at this block size, one SM can
 // hold at once (its limits on threads, blocks, registers and shared memory per SM
 // all count, and they differ between GPUs): that many per SM is one full wave, the
-// most threads, and so the most memory loads, in flight at once.
-int Pow2Ceil::default_grid(std::size_t /*n*/, int block, int sm_count) {
-  int blocks_per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block_sums_any_size<double>, block,
-                                                           block * sizeof(double)));
-  return sm_count * std::max(blocks_per_sm, 1);
+// most threads, and so the most memory loads, in flight at once. It is asked for the
+// double kernel, the one with the most shared memory per block.
+cudaError_t default_grid(std::size_t /*n*/, int block, int* grid) {
+  if (block < 1 || block > 1024) return cudaErrorInvalidValue;
+  int device = 0, sm_count = 0, blocks_per_sm = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (status == cudaSuccess) {
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block_sums_any_size<double>, block,
+                                                           block * sizeof(double));
+  }
+  if (status != cudaSuccess) return status;
+  *grid = sm_count * std::max(blocks_per_sm, 1);
+  return cudaSuccess;
 }
 // [/snippet:default_grid]
 
-std::size_t Pow2Ceil::scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
-  return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;
-}
-
-// A value passes through: its thread's serial loop (at most ceil(n / (G*B))
-// additions), the block's tree (ceil(log2 B) levels: the padded power of two),
-// then in the second launch the serial loop over the G partials (ceil(G / B)) and
-// the tree again.
-std::size_t Pow2Ceil::chain_length(std::size_t n, int block, int grid) {
-  return ceil_div(n, std::size_t(grid) * block) + ceil_div(grid, block) + 2 * ceil_log2(block);
+std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
+  return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;  // sized for the widest type
 }
 
 // [snippet:launcher]
+// 04's two launches. First launch: `grid` blocks, one partial each (in `scratch`).
+// Second launch: one block folds the `grid` partials; its grid-stride loop covers any
+// grid, even one far larger than the block. Dynamic shared memory: one slot per thread.
 template <typename T>
-void Pow2Ceil::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                      cudaStream_t stream) {
-  // 04's two launches (04_shared_tree/two_launches.cuh); shared memory: one slot per thread.
-  two_launches<T>(block_sums_any_size<T>, input, n, result, scratch, block, grid, block * sizeof(T), stream);
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream) {
+  if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;  // any size CUDA allows
+  const std::size_t shared = block * sizeof(T);
+  if (grid == 1) {  // one block covers everything: its sum is the result
+    block_sums_any_size<<<1, block, shared, stream>>>(input, n, result);
+    return cudaGetLastError();
+  }
+  T* partials = static_cast<T*>(scratch);
+  block_sums_any_size<<<grid, block, shared, stream>>>(input, n, partials);
+  const cudaError_t status = cudaGetLastError();  // a bad launch is only reported here
+  if (status != cudaSuccess) return status;
+  block_sums_any_size<<<1, block, shared, stream>>>(partials, grid, result);
+  return cudaGetLastError();
 }
 // [/snippet:launcher]
 
-template void Pow2Ceil::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template void Pow2Ceil::reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template void Pow2Ceil::reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+
+}  // namespace pow2ceil

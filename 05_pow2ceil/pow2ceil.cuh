@@ -1,33 +1,48 @@
-// 05_pow2ceil: 04's kernel for any block size (1..1024) and any block count.
+// 05_pow2ceil: 04's grid-stride sums and shared-memory tree, for any block size from 1
+// to 1024 and any grid (two launches); the default grid is one full wave, asked of the
+// occupancy calculator. What changes since 04, and why, is at the top of pow2ceil.cu.
 //
-// The declaration every chapter has (common/chapter.h describes the contract).
+// Use it in your code (input: n floats in device memory):
+//   #include "pow2ceil.cuh"
+//   int block = pow2ceil::kDefaultBlock, grid = 0;
+//   cudaError_t status = pow2ceil::default_grid(n, block, &grid);
+//   void* scratch = nullptr;
+//   float* result = nullptr;
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, pow2ceil::scratch_bytes(n, block, grid));
+//   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
+//   if (status == cudaSuccess) status = pow2ceil::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
+//   float sum = 0;
+//   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
+//   cudaFree(scratch);
+//   cudaFree(result);
+//
+// Compile: nvcc -std=c++17 -c pow2ceil.cu (int, float and double are built in).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <string>
 
-struct Pow2Ceil {
-  static constexpr const char* kId = "05_pow2ceil";
-  static constexpr const char* kVariant = "";
-  static constexpr const char* kSummary =
-      "04's shared-memory tree for any block size: the halving starts at the next power of two "
-      "(pow2ceil with __clz) and skips partners past the block";
-  static constexpr bool kInPlace = false;  // the input is only read
-  static constexpr bool kHasOps = false;   // sums only
-  static constexpr int kDefaultBlock = 256;
+namespace pow2ceil {
 
-  // block: anything CUDA allows, 1..1024; grid: any block count.
-  static std::string check_shape(int block, int grid);
-  // One full wave: as many blocks as every SM can hold at once (asked of the CUDA
-  // occupancy calculator), times the SM count.
-  static int default_grid(std::size_t n, int block, int sm_count);
-  // One partial per block of the first launch (sized for double, the widest type).
-  static std::size_t scratch_bytes(std::size_t n, int block, int grid);
-  static std::size_t chain_length(std::size_t n, int block, int grid);
+// Threads per block when you have no better idea: 256. Any size from 1 to 1024 works,
+// also one that is not a power of two or not a multiple of 32.
+constexpr int kDefaultBlock = 256;
 
-  template <typename T>
-  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// One full wave for blocks of `block` threads: as many blocks of this kernel as one SM
+// of the current device holds at once (the CUDA occupancy calculator), times the SM count.
+cudaError_t default_grid(std::size_t n, int block, int* grid);
+
+// Device memory reduce() needs besides input and result: one partial per block.
+std::size_t scratch_bytes(std::size_t n, int block, int grid);
+
+// Writes the sum of input[0, n) to *result (device memory), in two launches on
+// `stream`. block: 1 to 1024; grid: at least 1. Returns the first CUDA error
+// (cudaErrorInvalidValue for a shape it cannot run); like any launch, it returns
+// before the GPU is done: synchronize before reading *result.
+template <typename T>
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream = 0);
+
+}  // namespace pow2ceil

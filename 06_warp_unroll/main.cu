@@ -1,9 +1,65 @@
-// 06_warp_unroll: the chapter as a program (see README.md). --variant volatile runs
-// the pre-Volta warp-synchronous tail, which is kept only to show why it is wrong.
-#include "describe.cuh"
+// 06_warp_unroll as a program. The kernel is the copy unit (warp_unroll.cuh/.cu) and
+// the pitfall (the pre-Volta volatile tail) is in pitfalls.cu; this file tells the
+// common harness what it needs to run them: names, the launch shapes they accept, and
+// the error bound of their summation order. The harness does the rest: command line,
+// input, timing, check.
+#include <algorithm>
+
 #include "harness.h"
+#include "launch_rules.h"
 #include "warp_unroll.cuh"
 
-int main(int argc, char** argv) {
-  return reduction::run_chapter(reduction::make_chapter<WarpUnroll, WarpUnrollVolatile>(), argc, argv);
+namespace warp_unroll_pitfalls {  // pitfalls.cu
+template <typename T>
+cudaError_t reduce_volatile(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                            cudaStream_t stream);
 }
+
+namespace reduction {
+namespace {
+
+// Shared-memory slots a block of `block` threads uses: its size padded to a power of
+// two, and never fewer than 64. Mirrors tree_slots in warp_unroll.cu (the copy unit).
+std::size_t tree_slots(int block) { return std::max<std::size_t>(std::size_t(1) << ceil_log2(block), 64); }
+
+}  // namespace
+
+Chapter warp_unroll_chapter() {
+  Variant unrolled;
+  unrolled.chapter = "06_warp_unroll";
+  unrolled.summary = "unrolled shared-memory tree down to 64 values, then warp 0 finishes with __syncwarp(); "
+                     "grid-stride loop with four loads in flight";
+  unrolled.default_block = warp_unroll::kDefaultBlock;
+  unrolled.check_shape = [](int block, int /*grid*/) { return check_block_range(block); };
+  unrolled.default_grid = warp_unroll::default_grid;
+  unrolled.scratch_bytes = warp_unroll::scratch_bytes;
+  // A value passes through, in each of the two launches: its accumulator's serial
+  // loop (at most ceil(values / (G*B)) additions), 2 more to combine the four
+  // accumulators, and the tree over the padded block (log2 of tree_slots: at least
+  // 6 levels, since warp 0 always folds 64 slots). Values: n in the first launch,
+  // the G partials in the second (counted even when G == 1: an upper bound).
+  unrolled.chain_length = [](std::size_t n, int block, int grid) {
+    const std::size_t tree_depth = ceil_log2(tree_slots(block));
+    return ceil_div(n, std::size_t(grid) * block) + 2 + tree_depth + ceil_div(grid, block) + 2 + tree_depth;
+  };
+  unrolled.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
+                                    cudaStream_t stream) {
+    return warp_unroll::reduce(input, n, result, scratch, block, grid, stream);
+  });
+
+  Variant legacy = unrolled;
+  legacy.name = "volatile";
+  legacy.summary = "WRONG since Volta, for study only: the last warp through a volatile pointer without __syncwarp() "
+                   "(assumes lock-step lanes, which independent thread scheduling does not promise)";
+  legacy.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
+                                  cudaStream_t stream) {
+    return warp_unroll_pitfalls::reduce_volatile(input, n, result, scratch, block, grid, stream);
+  });
+  return {unrolled.chapter, {unrolled, legacy}};
+}
+
+}  // namespace reduction
+
+#ifndef REDUCTION_CHAPTER_LIBRARY  // the tour and the tests link this file without its main()
+int main(int argc, char** argv) { return reduction::run_chapter(reduction::warp_unroll_chapter(), argc, argv); }
+#endif

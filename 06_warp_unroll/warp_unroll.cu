@@ -19,22 +19,13 @@
 //
 // Build and run:  cmake --build --preset release --target 06_warp_unroll
 //                 build/release/bin/06_warp_unroll --n 2^24 --type float
-//                 build/release/bin/06_warp_unroll --variant volatile   (the pitfall)
+//                 build/release/bin/06_warp_unroll --variant volatile   (pitfalls.cu: the pre-Volta tail)
 #include "warp_unroll.cuh"
 
 #include <algorithm>
 
-#include "cuda_check.h"
-#include "launch_rules.h"
-#include "../04_shared_tree/two_launches.cuh"
-
-using reduction::ceil_div;
-using reduction::ceil_log2;
-
+namespace warp_unroll {
 namespace {
-
-// How the last warp is finished: correctly, or the pre-Volta way kept for docs/pitfalls.md.
-enum class WarpTail { kSyncWarp, kLegacyVolatile };
 
 // The smallest power of two at or above x, for 1 <= x <= 2^31 (05 explains it).
 __device__ unsigned pow2ceil(unsigned x) { return 1u << (32 - __clz(static_cast<int>(x - 1))); }
@@ -42,7 +33,11 @@ __device__ unsigned pow2ceil(unsigned x) { return 1u << (32 - __clz(static_cast<
 // Shared-memory slots a block of `block` threads uses: its size padded to a power
 // of two, and never fewer than 64, the values warp 0's stage starts from. The
 // kernel computes the same number on the device.
-std::size_t tree_slots(int block) { return std::max<std::size_t>(std::size_t(1) << ceil_log2(block), 64); }
+std::size_t tree_slots(int block) {
+  std::size_t slots = 64;
+  while (slots < std::size_t(block)) slots *= 2;
+  return slots;
+}
 
 // [snippet:grid_stride]
 // Loop tuning: the grid-stride sum of 04 and 05, four strides per trip. In 05's
@@ -95,27 +90,6 @@ __device__ void warp_fold_64(T* partial, unsigned lane, unsigned lanes) {
 }
 // [/snippet:warp_fold]
 
-// [snippet:volatile_fold]
-// WRONG since Volta, kept for docs/pitfalls.md: the pre-Volta warp-synchronous
-// fold. All 32 lanes run every step with no barrier, trusting that they execute
-// each statement together (all loads, then all stores). `volatile` only makes the
-// compiler load and store shared memory at every statement instead of keeping
-// values in registers; it says nothing about the order in which different lanes
-// run. With independent thread scheduling (sm_70 on) lane 0 may reach the second
-// line and read slot 16 before lane 16 has added slot 48 to it, or while lane 16
-// is rewriting it: data races between the lanes of one warp.
-template <typename T>
-__device__ void warp_fold_64_volatile(T* partial, unsigned lane) {
-  volatile T* slot = partial;
-  slot[lane] = slot[lane] + slot[lane + 32];
-  slot[lane] = slot[lane] + slot[lane + 16];
-  slot[lane] = slot[lane] + slot[lane + 8];
-  slot[lane] = slot[lane] + slot[lane + 4];
-  slot[lane] = slot[lane] + slot[lane + 2];
-  slot[lane] = slot[lane] + slot[lane + 1];
-}
-// [/snippet:volatile_fold]
-
 // [snippet:kernel]
 // Each block writes the sum of its grid-stride slice of `input` to out[blockIdx.x].
 // Any blockDim.x from 1 to 1024; dynamic shared memory holds tree_slots(blockDim.x) values.
@@ -124,7 +98,7 @@ __device__ void warp_fold_64_volatile(T* partial, unsigned lane) {
 // tree is a small fixed cost per block. What is left is the way the loads are
 // issued (08: vector loads) and the tree's trips through shared memory (07
 // folds the last warp in registers with shuffles instead).
-template <typename T, WarpTail kTail>
+template <typename T>
 __global__ void block_sums_unrolled(const T* input, std::size_t n, T* out) {
   extern __shared__ unsigned char shared_bytes[];
   T* partial = reinterpret_cast<T*>(shared_bytes);
@@ -147,68 +121,64 @@ __global__ void block_sums_unrolled(const T* input, std::size_t n, T* out) {
 
   // 3. Warp 0 alone folds the last 64 values; the other warps have nothing left to do.
   if (tid < 32) {
-    if constexpr (kTail == WarpTail::kSyncWarp) {
-      const unsigned lanes = blockDim.x >= 32 ? 0xffffffffu : (1u << blockDim.x) - 1u;
-      warp_fold_64(partial, tid, lanes);
-    } else {
-      warp_fold_64_volatile(partial, tid);
-    }
+    const unsigned lanes = blockDim.x >= 32 ? 0xffffffffu : (1u << blockDim.x) - 1u;
+    warp_fold_64(partial, tid, lanes);
   }
   if (tid == 0) out[blockIdx.x] = partial[0];  // thread 0 wrote partial[0] itself, last
 }
 // [/snippet:kernel]
 
-
-
 }  // namespace
-
-std::string WarpUnroll::check_shape(int block, int /*grid*/) { return reduction::check_block_range(block); }
 
 // [snippet:default_grid]
 // One full wave, a multiple of the SM count (05 says why): the occupancy
 // calculator gives how many blocks of this kernel fit on one SM at once. With the
 // default 256 threads that is the SM's whole thread capacity (2048 threads, 8 blocks
 // on an H100), so each SM has the most loads in flight that it can hold.
-int WarpUnroll::default_grid(std::size_t /*n*/, int block, int sm_count) {
-  int blocks_per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks_per_sm, block_sums_unrolled<double, WarpTail::kSyncWarp>, block, tree_slots(block) * sizeof(double)));
-  return sm_count * std::max(blocks_per_sm, 1);
+cudaError_t default_grid(std::size_t /*n*/, int block, int* grid) {
+  if (block < 1 || block > 1024) return cudaErrorInvalidValue;
+  int device = 0, sm_count = 0, blocks_per_sm = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (status == cudaSuccess) {
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block_sums_unrolled<double>, block,
+                                                           tree_slots(block) * sizeof(double));
+  }
+  if (status != cudaSuccess) return status;
+  *grid = sm_count * std::max(blocks_per_sm, 1);
+  return cudaSuccess;
 }
 // [/snippet:default_grid]
 
-std::size_t WarpUnroll::scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
-  return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;
+std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
+  return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;  // sized for the widest type
 }
 
-// A value passes through, in each of the two launches: its accumulator's serial
-// loop (at most ceil(values / (G*B)) additions), 2 more to combine the four
-// accumulators, and the tree over the padded block (log2 of tree_slots: at least
-// 6 levels, since warp 0 always folds 64 slots). Values: n in the first launch,
-// the G partials in the second (counted even when G == 1: an upper bound).
-std::size_t WarpUnroll::chain_length(std::size_t n, int block, int grid) {
-  const std::size_t tree_depth = ceil_log2(tree_slots(block));
-  return ceil_div(n, std::size_t(grid) * block) + 2 + tree_depth + ceil_div(grid, block) + 2 + tree_depth;
-}
-
+// [snippet:launcher]
+// 04's two launches. First launch: `grid` blocks, one partial each (in `scratch`).
+// Second launch: one block folds the `grid` partials; its grid-stride loop covers any
+// grid, even one far larger than the block. Dynamic shared memory: tree_slots(block)
+// values (the block padded to a power of two, at least 64).
 template <typename T>
-void WarpUnroll::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                        cudaStream_t stream) {
-  two_launches<T>(block_sums_unrolled<T, WarpTail::kSyncWarp>, input, n, result, scratch, block, grid,
-                  tree_slots(block) * sizeof(T), stream);  // 04's two launches
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream) {
+  if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;  // any size CUDA allows
+  const std::size_t shared = tree_slots(block) * sizeof(T);
+  if (grid == 1) {  // one block covers everything: its sum is the result
+    block_sums_unrolled<<<1, block, shared, stream>>>(input, n, result);
+    return cudaGetLastError();
+  }
+  T* partials = static_cast<T*>(scratch);
+  block_sums_unrolled<<<grid, block, shared, stream>>>(input, n, partials);
+  const cudaError_t status = cudaGetLastError();  // a bad launch is only reported here
+  if (status != cudaSuccess) return status;
+  block_sums_unrolled<<<1, block, shared, stream>>>(partials, grid, result);
+  return cudaGetLastError();
 }
+// [/snippet:launcher]
 
-template <typename T>
-void WarpUnrollVolatile::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                                cudaStream_t stream) {
-  two_launches<T>(block_sums_unrolled<T, WarpTail::kLegacyVolatile>, input, n, result, scratch, block, grid,
-                  tree_slots(block) * sizeof(T), stream);
-}
+template cudaError_t reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
 
-template void WarpUnroll::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template void WarpUnroll::reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template void WarpUnroll::reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
-template void WarpUnrollVolatile::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template void WarpUnrollVolatile::reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template void WarpUnrollVolatile::reduce<double>(const double*, std::size_t, double*, void*, int, int,
-                                                 cudaStream_t);
+}  // namespace warp_unroll

@@ -1,49 +1,48 @@
-// 06_warp_unroll: the tree written out step by step, and the last warp finishing
-// alone with __syncwarp() instead of __syncthreads().
+// 06_warp_unroll: the shared-memory tree written out step by step, the last warp
+// finishing alone with __syncwarp() instead of __syncthreads(), and a grid-stride loop
+// with four loads in flight per thread (two launches, any block size from 1 to 1024).
+// What changes since 05, and why, is at the top of warp_unroll.cu.
 //
-// The declaration every chapter has (common/chapter.h describes the contract).
+// Use it in your code (input: n floats in device memory):
+//   #include "warp_unroll.cuh"
+//   int block = warp_unroll::kDefaultBlock, grid = 0;
+//   cudaError_t status = warp_unroll::default_grid(n, block, &grid);
+//   void* scratch = nullptr;
+//   float* result = nullptr;
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, warp_unroll::scratch_bytes(n, block, grid));
+//   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
+//   if (status == cudaSuccess) status = warp_unroll::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
+//   float sum = 0;
+//   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
+//   cudaFree(scratch);
+//   cudaFree(result);
+//
+// Compile: nvcc -std=c++17 -c warp_unroll.cu (int, float and double are built in).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <string>
 
-struct WarpUnroll {
-  static constexpr const char* kId = "06_warp_unroll";
-  static constexpr const char* kVariant = "";
-  static constexpr const char* kSummary =
-      "unrolled shared-memory tree down to 64 values, then warp 0 finishes with __syncwarp(); "
-      "grid-stride loop with four loads in flight";
-  static constexpr bool kInPlace = false;  // the input is only read
-  static constexpr bool kHasOps = false;   // sums only
-  static constexpr int kDefaultBlock = 256;
+namespace warp_unroll {
 
-  // block: anything CUDA allows, 1..1024; grid: any block count.
-  static std::string check_shape(int block, int grid);
-  // One full wave: the blocks every SM can hold at once (CUDA occupancy calculator) times the SM count.
-  static int default_grid(std::size_t n, int block, int sm_count);
-  // One partial per block of the first launch (sized for double, the widest type).
-  static std::size_t scratch_bytes(std::size_t n, int block, int grid);
-  static std::size_t chain_length(std::size_t n, int block, int grid);
+// Threads per block when you have no better idea: 256. Any size from 1 to 1024 works.
+constexpr int kDefaultBlock = 256;
 
-  template <typename T>
-  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// One full wave for blocks of `block` threads: as many blocks of this kernel as one SM
+// of the current device holds at once (the CUDA occupancy calculator), times the SM count.
+cudaError_t default_grid(std::size_t n, int block, int* grid);
 
-// The pitfall, kept to be looked at (docs/pitfalls.md): the pre-Volta way of
-// finishing the last warp, through a volatile pointer with no __syncwarp(). It
-// relied on the 32 lanes of a warp running in lock-step, which no GPU since Volta
-// (sm_70) promises. It usually gives the right answer, which is what makes it
-// dangerous: the race between lanes is there whether or not a run shows it.
-struct WarpUnrollVolatile : WarpUnroll {
-  static constexpr const char* kVariant = "volatile";
-  static constexpr const char* kSummary =
-      "WRONG since Volta, for study only: the last warp through a volatile pointer without __syncwarp() "
-      "(assumes lock-step lanes, which independent thread scheduling does not promise)";
+// Device memory reduce() needs besides input and result: one partial per block.
+std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
-  template <typename T>
-  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// Writes the sum of input[0, n) to *result (device memory), in two launches on
+// `stream`. block: 1 to 1024; grid: at least 1. Returns the first CUDA error
+// (cudaErrorInvalidValue for a shape it cannot run); like any launch, it returns
+// before the GPU is done: synchronize before reading *result.
+template <typename T>
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream = 0);
+
+}  // namespace warp_unroll

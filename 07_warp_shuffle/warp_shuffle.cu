@@ -21,15 +21,9 @@
 
 #include <algorithm>
 
-#include "cuda_check.h"
-#include "launch_rules.h"
-#include "../04_shared_tree/two_launches.cuh"
-
 namespace cg = cooperative_groups;
 
-using reduction::ceil_div;
-using reduction::ceil_log2;
-
+namespace warp_shuffle {
 namespace {
 
 constexpr unsigned kWarpSize = 32;
@@ -109,18 +103,11 @@ __global__ void block_sums(const T* input, std::size_t n, T* out) {
 }
 // [/snippet:kernel]
 
-// Additions a value passes through in block_sum: the shuffle tree inside a warp (5
-// steps for a full warp, fewer for a smaller block), then the tree over the warps.
-std::size_t block_sum_depth(int block) {
-  const std::size_t warps = ceil_div(block, kWarpSize);
-  return ceil_log2(std::min<std::size_t>(block, kWarpSize)) + ceil_log2(warps);
-}
-
 }  // namespace
 
 // Two other spellings of warp_sum, compiled here so that the README's copies of them
 // are known to build. The chapter's kernel does not use them (an exercise does).
-namespace warp_shuffle_alternatives {
+namespace alternatives {
 
 // [snippet:cg_reduce]
 // Cooperative groups: name the warp as a tile of 32 threads and let the library pick
@@ -145,37 +132,52 @@ __device__ int warp_sum_int(int value) {
 }
 // [/snippet:reduce_add_sync]
 
-}  // namespace warp_shuffle_alternatives
-
-std::string WarpShuffle::check_shape(int block, int /*grid*/) { return reduction::check_block_range(block); }
+}  // namespace alternatives
 
 // As 06: one full wave, the blocks of this kernel that fit on one SM at once (the
 // occupancy calculator; the double kernel, which needs the most registers) times the
 // SM count.
-int WarpShuffle::default_grid(std::size_t /*n*/, int block, int sm_count) {
-  int blocks_per_sm = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block_sums<double>, block, 0));
-  return sm_count * std::max(blocks_per_sm, 1);
+cudaError_t default_grid(std::size_t /*n*/, int block, int* grid) {
+  if (block < 1 || block > 1024) return cudaErrorInvalidValue;
+  int device = 0, sm_count = 0, blocks_per_sm = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (status == cudaSuccess) {
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block_sums<double>, block, 0);
+  }
+  if (status != cudaSuccess) return status;
+  *grid = sm_count * std::max(blocks_per_sm, 1);
+  return cudaSuccess;
 }
 
-std::size_t WarpShuffle::scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
-  return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;
+std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
+  return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;  // sized for the widest type
 }
 
-// A value passes through, in each of the two launches: its accumulator's serial loop
-// (at most ceil(values / (G*B)) additions), 2 more to combine the four accumulators,
-// and block_sum. Values: n in the first launch, the G partials in the second (counted
-// even when G == 1: an upper bound).
-std::size_t WarpShuffle::chain_length(std::size_t n, int block, int grid) {
-  return ceil_div(n, std::size_t(grid) * block) + 2 + ceil_div(grid, block) + 2 + 2 * block_sum_depth(block);
-}
-
+// [snippet:launcher]
+// 04's two launches. First launch: `grid` blocks, one partial each (in `scratch`).
+// Second launch: one block folds the `grid` partials; its grid-stride loop covers any
+// grid, even one far larger than the block. No dynamic shared memory: block_sum's
+// 32 warp totals are a static array.
 template <typename T>
-void WarpShuffle::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                         cudaStream_t stream) {
-  two_launches<T>(block_sums<T>, input, n, result, scratch, block, grid, 0, stream);  // 04's two launches
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream) {
+  if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;  // any size CUDA allows
+  if (grid == 1) {  // one block covers everything: its sum is the result
+    block_sums<<<1, block, 0, stream>>>(input, n, result);
+    return cudaGetLastError();
+  }
+  T* partials = static_cast<T*>(scratch);
+  block_sums<<<grid, block, 0, stream>>>(input, n, partials);
+  const cudaError_t status = cudaGetLastError();  // a bad launch is only reported here
+  if (status != cudaSuccess) return status;
+  block_sums<<<1, block, 0, stream>>>(partials, grid, result);
+  return cudaGetLastError();
 }
+// [/snippet:launcher]
 
-template void WarpShuffle::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template void WarpShuffle::reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template void WarpShuffle::reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+
+}  // namespace warp_shuffle

@@ -1,33 +1,49 @@
-// 07_warp_shuffle: the block's reduction done in registers, with warp shuffles.
+// 07_warp_shuffle: 06's grid-stride loop (four loads in flight per thread), then the
+// block's values added in registers with warp shuffles instead of a shared-memory tree
+// (two launches, any block size from 1 to 1024). What changes since 06, and why, is at
+// the top of warp_shuffle.cu.
 //
-// The declaration every chapter has (common/chapter.h describes the contract).
+// Use it in your code (input: n floats in device memory):
+//   #include "warp_shuffle.cuh"
+//   int block = warp_shuffle::kDefaultBlock, grid = 0;
+//   cudaError_t status = warp_shuffle::default_grid(n, block, &grid);
+//   void* scratch = nullptr;
+//   float* result = nullptr;
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, warp_shuffle::scratch_bytes(n, block, grid));
+//   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
+//   if (status == cudaSuccess) status = warp_shuffle::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
+//   float sum = 0;
+//   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
+//   cudaFree(scratch);
+//   cudaFree(result);
+//
+// Compile: nvcc -std=c++17 -c warp_shuffle.cu (int, float and double are built in).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <string>
 
-struct WarpShuffle {
-  static constexpr const char* kId = "07_warp_shuffle";
-  static constexpr const char* kVariant = "";
-  static constexpr const char* kSummary =
-      "grid-stride sums in registers, then each warp adds its 32 values with __shfl_down_sync; one value per warp "
-      "goes through shared memory";
-  static constexpr bool kInPlace = false;  // the input is only read
-  static constexpr bool kHasOps = false;   // sums only
-  static constexpr int kDefaultBlock = 256;
+namespace warp_shuffle {
 
-  // block: any size from 1 to 1024 (a partial last warp is handled); grid: any block count.
-  static std::string check_shape(int block, int grid);
-  // As 06: one full wave (blocks per SM from the occupancy calculator, times the SM count).
-  // Touches the device (the occupancy query).
-  static int default_grid(std::size_t n, int block, int sm_count);
-  // One partial per block of the first launch.
-  static std::size_t scratch_bytes(std::size_t n, int block, int grid);
-  static std::size_t chain_length(std::size_t n, int block, int grid);
+// Threads per block when you have no better idea: 256. Any size from 1 to 1024 works,
+// also one that is not a multiple of 32 (a partial last warp is handled).
+constexpr int kDefaultBlock = 256;
 
-  template <typename T>
-  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// One full wave for blocks of `block` threads: as many blocks of this kernel as one SM
+// of the current device holds at once (the CUDA occupancy calculator), times the SM count.
+cudaError_t default_grid(std::size_t n, int block, int* grid);
+
+// Device memory reduce() needs besides input and result: one partial per block.
+std::size_t scratch_bytes(std::size_t n, int block, int grid);
+
+// Writes the sum of input[0, n) to *result (device memory), in two launches on
+// `stream`. block: 1 to 1024; grid: at least 1. Returns the first CUDA error
+// (cudaErrorInvalidValue for a shape it cannot run); like any launch, it returns
+// before the GPU is done: synchronize before reading *result.
+template <typename T>
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream = 0);
+
+}  // namespace warp_shuffle

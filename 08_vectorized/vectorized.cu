@@ -9,8 +9,8 @@
 // tail) are read one by one: any n and any start address work. The grid is still one
 // full wave from the occupancy calculator at large n, but at small n only as many
 // blocks as the work needs.
-// The device code (thread_reduce, block_reduce) is in vectorized_reduce.cuh, since 09
-// reuses it.
+// The device code (thread_reduce, block_reduce) takes the operator as a parameter: 08
+// only sums, 09 repeats this code and reduces with max and min too.
 //
 // Build and run:  cmake --build --preset release --target 08_vectorized
 //                 build/release/bin/08_vectorized --n 2^24 --type float
@@ -18,17 +18,147 @@
 #include "vectorized.cuh"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 
-#include "cuda_check.h"
-#include "launch_rules.h"
-#include "../04_shared_tree/two_launches.cuh"
-#include "ops.cuh"
-#include "vectorized_reduce.cuh"
-
-using reduction::ceil_div;
-using reduction::SumOp;
-
+namespace vectorized {
 namespace {
+
+// The operator: a functor with an identity, the value that changes nothing, which
+// threads and lanes without input contribute.
+struct Sum {
+  template <typename T> __host__ __device__ static T identity() { return T(0); }
+  template <typename T> __host__ __device__ T operator()(T a, T b) const { return a + b; }
+};
+
+constexpr unsigned kWarpSize = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// The widest load a thread can make in one instruction: 16 bytes (LDG.E.128 in SASS).
+constexpr std::size_t kVectorBytes = 16;
+// Independent 16-byte loads each thread issues before it adds any of them: more bytes
+// in flight per thread, so fewer threads are needed to cover the memory latency.
+constexpr int kVectorsInFlight = 4;
+static_assert((kVectorsInFlight & (kVectorsInFlight - 1)) == 0, "the vectors of a trip are combined in pairs");
+
+// The 16-byte vector type that holds 4 ints, 4 floats or 2 doubles (CUDA's built-in
+// vector types, declared with 16-byte alignment).
+template <typename T> struct Vector16;
+template <> struct Vector16<int> { using type = int4; };
+template <> struct Vector16<float> { using type = float4; };
+template <> struct Vector16<double> { using type = double2; };
+
+// The lanes of one vector combined with op, in pairs.
+template <typename Op> __device__ int combine_lanes(int4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
+template <typename Op> __device__ float combine_lanes(float4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
+template <typename Op> __device__ double combine_lanes(double2 v, Op op) { return op(v.x, v.y); }
+
+// The values of one trip combined in pairs (a tree of log2(kVectorsInFlight) levels).
+template <typename T, typename Op>
+__device__ T combine_trip(T (&combined)[kVectorsInFlight], Op op) {
+#pragma unroll
+  for (int width = kVectorsInFlight / 2; width > 0; width /= 2) {
+#pragma unroll
+    for (int k = 0; k < width; ++k) combined[k] = op(combined[k], combined[k + width]);
+  }
+  return combined[0];
+}
+
+// [snippet:thread_reduce]
+// One thread's share of input[0, n), combined with op. The array is split into
+//   head:    the elements before the first 16-byte-aligned address (fewer than one
+//            vector; none when `input` is aligned, as cudaMalloc's pointers are),
+//   vectors: whole 16-byte vectors from there on, read with one load each,
+//   tail:    the elements after the last whole vector (fewer than one vector).
+// The vectors are dealt out grid-stride: thread t of the grid's `threads` takes
+// vectors t, t + threads, t + 2*threads, ..., so each load instruction of a warp reads
+// 32 neighbouring vectors (512 contiguous bytes). Each trip of the main loop issues
+// kVectorsInFlight loads before the first add needs one of them: the loads do not
+// depend on each other, so they are all in flight at once.
+template <typename T, typename Op>
+__device__ T thread_reduce(const T* __restrict__ input, std::size_t n, Op op) {
+  using Vector = typename Vector16<T>::type;
+  constexpr std::size_t kLanes = kVectorBytes / sizeof(T);  // elements per vector: 4 or 2
+  const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;  // 64-bit throughout
+  const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+
+  // Where the aligned vectors start and end (a T* is always aligned to sizeof(T)).
+  const std::size_t misaligned_bytes = reinterpret_cast<std::uintptr_t>(input) % kVectorBytes;
+  const std::size_t head = misaligned_bytes ? (kVectorBytes - misaligned_bytes) / sizeof(T) : 0;
+  const std::size_t head_count = head < n ? head : n;
+  const Vector* vectors = reinterpret_cast<const Vector*>(input + head_count);
+  const std::size_t vector_count = (n - head_count) / kLanes;
+  const std::size_t tail_start = head_count + vector_count * kLanes;
+
+  T partial = Op::template identity<T>();
+  // Main loop: only trips where all kVectorsInFlight vectors exist. (The arrays live in
+  // registers: every loop over k is unrolled, so every index is a constant.)
+  std::size_t v = thread;
+  for (; v + (kVectorsInFlight - 1) * threads < vector_count; v += kVectorsInFlight * threads) {
+    Vector loaded[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * threads);  // all loads first
+    T combined[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) combined[k] = combine_lanes(loaded[k], op);  // then each vector
+    partial = op(partial, combine_trip(combined, op));  // then the vectors, in pairs
+  }
+  // The last, partial trip (fewer than kVectorsInFlight vectors left for this thread):
+  // the same loads, each guarded, all issued before the first add, so a small grid waits
+  // for memory once rather than once per leftover vector.
+  if (v < vector_count) {
+    T combined[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      const std::size_t index = v + k * threads;
+      combined[k] = index < vector_count ? combine_lanes(__ldg(vectors + index), op) : Op::template identity<T>();
+    }
+    partial = op(partial, combine_trip(combined, op));
+  }
+  // Head and tail, one element per thread (a loop only in case the grid has fewer
+  // threads than that: --grid 1 --block 1 must still be right).
+#pragma unroll 1
+  for (std::size_t i = thread; i < head_count; i += threads) partial = op(partial, __ldg(input + i));
+#pragma unroll 1
+  for (std::size_t i = tail_start + thread; i < n; i += threads) partial = op(partial, __ldg(input + i));
+  return partial;
+}
+// [/snippet:thread_reduce]
+
+// 07's warp_sum with op in place of +: lane 0 gets the warp's total. A partial last
+// warp (block size not a multiple of 32) names only its existing lanes in the mask
+// and ignores what the shuffle returns from missing ones.
+template <typename T, typename Op>
+__device__ T warp_reduce(T value, Op op) {
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const unsigned lanes = min(kWarpSize, blockDim.x - (threadIdx.x - lane));  // threads in this warp
+  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    const T from_above = __shfl_down_sync(mask, value, offset);
+    if (lane + offset < lanes) value = op(value, from_above);
+  }
+  return value;
+}
+
+// 07's block_sum with op in place of +: thread 0 gets the block's total.
+// Calling it twice in one kernel needs a __syncthreads() between the two calls (warp
+// 0 may still be reading warp_totals from the first call when another warp writes it).
+template <typename T, typename Op>
+__device__ T block_reduce(T value, Op op) {
+  __shared__ T warp_totals[kWarpSize];  // one slot per warp: at most 1024 / 32 = 32 warps
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const unsigned warp = threadIdx.x / kWarpSize;
+  const unsigned warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
+
+  value = warp_reduce(value, op);  // every warp, in registers
+  if (lane == 0) warp_totals[warp] = value;
+  __syncthreads();                 // every warp's total is written before warp 0 reads them
+  if (warp == 0) {
+    value = lane < warps ? warp_totals[lane] : Op::template identity<T>();  // missing warps add the identity
+    value = warp_reduce(value, op);
+  }
+  return value;
+}
 
 // [snippet:kernel]
 // Each block writes the sum of its share of `input` to out[blockIdx.x].
@@ -39,59 +169,84 @@ namespace {
 // time (09 finishes in the same launch).
 template <typename T>
 __global__ void __launch_bounds__(1024) block_sums(const T* __restrict__ input, std::size_t n, T* out) {
-  const T thread_sum = vectorized::thread_reduce(input, n, SumOp());
-  const T block_total = vectorized::block_reduce(thread_sum, SumOp());
+  const T thread_sum = thread_reduce(input, n, Sum());
+  const T block_total = block_reduce(thread_sum, Sum());
   if (threadIdx.x == 0) out[blockIdx.x] = block_total;
 }
 // [/snippet:kernel]
 
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// Elements one block covers when each of its threads reads one 16-byte vector of
+// 4-byte elements (int, float): block * 4. Small grids are sized with it, so that at
+// small n the work is spread over as many SMs as there are vectors to read (each
+// thread then waits for memory once: see the partial trip in thread_reduce).
+std::size_t elements_per_block_vector(int block) { return std::size_t(block) * 4; }
+
 // [snippet:occupancy]
 // How many blocks of `block` threads of this kernel one SM can hold at once, limited by
-// its registers, shared memory and thread and block slots (asks the device).
+// its registers, shared memory and thread and block slots (asks the device); *fewest
+// keeps the smallest answer so far.
 template <typename Kernel>
-int blocks_per_sm(Kernel kernel, int block) {
+cudaError_t fewest_blocks_per_sm(Kernel kernel, int block, int* fewest) {
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0));
-  return blocks;
+  const cudaError_t status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0);
+  *fewest = std::min(*fewest, blocks);
+  return status;
 }
 // [/snippet:occupancy]
 
 }  // namespace
 
-std::string Vectorized::check_shape(int block, int /*grid*/) { return reduction::check_block_range(block); }
-
 // [snippet:default_grid]
-int Vectorized::default_grid(std::size_t n, int block, int sm_count) {
+cudaError_t default_grid(std::size_t n, int block, int* grid) {
+  if (block < 1 || block > 1024) return cudaErrorInvalidValue;
+  int device = 0, sm_count = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
   // default_grid does not know the element type: take the type whose kernel fits the
   // fewest blocks per SM (the double one uses the most registers), so that the whole
   // grid is resident for every type.
-  const int per_sm = std::min({blocks_per_sm(block_sums<int>, block), blocks_per_sm(block_sums<float>, block),
-                               blocks_per_sm(block_sums<double>, block)});
+  int per_sm = INT_MAX;
+  if (status == cudaSuccess) status = fewest_blocks_per_sm(block_sums<int>, block, &per_sm);
+  if (status == cudaSuccess) status = fewest_blocks_per_sm(block_sums<float>, block, &per_sm);
+  if (status == cudaSuccess) status = fewest_blocks_per_sm(block_sums<double>, block, &per_sm);
+  if (status != cudaSuccess) return status;
   const std::size_t resident = std::size_t(std::max(per_sm, 1)) * sm_count;
   // Small n: no more blocks than one vector per thread needs.
-  const std::size_t needed = ceil_div(std::max<std::size_t>(n, 1), vectorized::elements_per_block_vector(block));
-  return static_cast<int>(std::min(resident, needed));
+  const std::size_t needed = ceil_div(std::max<std::size_t>(n, 1), elements_per_block_vector(block));
+  *grid = static_cast<int>(std::min(resident, needed));
+  return cudaSuccess;
 }
 // [/snippet:default_grid]
 
-std::size_t Vectorized::scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
-  return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;
+std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
+  return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;  // sized for the widest type
 }
 
-// A value passes through: thread_reduce over n elements with G*B threads, block_reduce,
-// then in the second launch thread_reduce over the G partials with B threads and
-// block_reduce again (vectorized_reduce.cuh explains each term).
-std::size_t Vectorized::chain_length(std::size_t n, int block, int grid) {
-  return vectorized::thread_reduce_chain(n, std::size_t(grid) * block) + vectorized::thread_reduce_chain(grid, block) +
-         2 * vectorized::block_reduce_depth(block);
-}
-
+// [snippet:launcher]
+// 04's two launches. First launch: `grid` blocks, one partial each (in `scratch`).
+// Second launch: one block folds the `grid` partials; its loop covers any grid, even
+// one far larger than the block.
 template <typename T>
-void Vectorized::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                        cudaStream_t stream) {
-  two_launches<T>(block_sums<T>, input, n, result, scratch, block, grid, 0, stream);  // 04's two launches
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream) {
+  if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
+  if (grid == 1) {  // one block covers everything: its sum is the result
+    block_sums<<<1, block, 0, stream>>>(input, n, result);
+    return cudaGetLastError();
+  }
+  T* partials = static_cast<T*>(scratch);
+  block_sums<<<grid, block, 0, stream>>>(input, n, partials);
+  const cudaError_t status = cudaGetLastError();  // a bad launch is only reported here
+  if (status != cudaSuccess) return status;
+  block_sums<<<1, block, 0, stream>>>(partials, grid, result);
+  return cudaGetLastError();
 }
+// [/snippet:launcher]
 
-template void Vectorized::reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template void Vectorized::reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template void Vectorized::reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+
+}  // namespace vectorized

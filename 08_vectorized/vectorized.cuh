@@ -1,38 +1,53 @@
 // 08_vectorized: 16-byte loads, several in flight per thread, a grid sized from the
-// device's occupancy.
+// device's occupancy (two launches). What changes since 07, and why, is at the top of
+// vectorized.cu.
 //
-// The declaration every chapter has (common/chapter.h describes the contract).
+// Use it in your code (input: n floats in device memory):
+//   #include "vectorized.cuh"
+//   int block = vectorized::kDefaultBlock, grid = 0;
+//   cudaError_t status = vectorized::default_grid(n, block, &grid);
+//   void* scratch = nullptr;
+//   float* result = nullptr;
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, vectorized::scratch_bytes(n, block, grid));
+//   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
+//   if (status == cudaSuccess) status = vectorized::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
+//   float sum = 0;
+//   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
+//   cudaFree(scratch);
+//   cudaFree(result);
+//
+// Compile: nvcc -std=c++17 -c vectorized.cu (int, float and double are built in).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <string>
 
-struct Vectorized {
-  static constexpr const char* kId = "08_vectorized";
-  static constexpr const char* kVariant = "";
-  static constexpr const char* kSummary =
-      "16-byte vector loads (int4/float4/double2), 4 in flight per thread, unaligned head and tail peeled; grid "
-      "from the occupancy calculator";
-  static constexpr bool kInPlace = false;  // the input is only read
-  static constexpr bool kHasOps = false;   // sums only (09 adds max and min)
-  // 1024 threads (two blocks fill an H100 SM): measured fastest at large n on the H100,
-  // against 256 and 512 (README: "Block size"); the grid still follows the work at small n.
-  static constexpr int kDefaultBlock = 1024;
+namespace vectorized {
 
-  // block: any size from 1 to 1024 (multiples of 32 waste no lanes); grid: any block count.
-  static std::string check_shape(int block, int grid);
-  // As many blocks as fit on the GPU at once (the occupancy calculator's blocks per SM,
-  // the smallest over the int, float and double kernels, times the SM count), but no
-  // more than the work needs: one trip of the main loop per thread for 4-byte elements.
-  // Touches the device (the occupancy query).
-  static int default_grid(std::size_t n, int block, int sm_count);
-  // One partial per block of the first launch.
-  static std::size_t scratch_bytes(std::size_t n, int block, int grid);
-  static std::size_t chain_length(std::size_t n, int block, int grid);
+// Threads per block when you have no better idea: 1024 (two blocks fill an H100 SM),
+// measured fastest at large n on the H100 against 256 and 512 (README: "The grid");
+// the grid still follows the work at small n. Any size from 1 to 1024 works (multiples
+// of 32 waste no lanes).
+constexpr int kDefaultBlock = 1024;
 
-  template <typename T>
-  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// As many blocks as fit on the current device at once (the occupancy calculator's
+// blocks per SM, the smallest over the int, float and double kernels, times the SM
+// count), but no more than the work needs: one trip of the main loop per thread for
+// 4-byte elements. block: 1 to 1024.
+cudaError_t default_grid(std::size_t n, int block, int* grid);
+
+// Device memory reduce() needs besides input and result: one partial per block.
+std::size_t scratch_bytes(std::size_t n, int block, int grid);
+
+// Writes the sum of input[0, n) to *result (device memory), in two launches on
+// `stream`. Any start address works (the unaligned head and tail are read one by
+// one). block: 1 to 1024; grid: at least 1. Returns the first CUDA error
+// (cudaErrorInvalidValue for a shape it cannot run); like any launch, it returns
+// before the GPU is done: synchronize before reading *result.
+template <typename T>
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream = 0);
+
+}  // namespace vectorized

@@ -1,8 +1,80 @@
-// 09_single_pass: the chapter as a program. Everything but the kernel lives in the
-// common harness: the command line (here with --op), the input, timing, checking and
-// the report.
-#include "describe.cuh"
+// 09_single_pass as a program. The kernel is the copy unit (single_pass.cuh/.cu); this
+// file tells the common harness what it needs to run it: names, the launch shapes it
+// accepts, the operators it offers (--op sum|max|min), and the error bound of its
+// summation order. The harness does the rest: command line, input, timing, check.
+#include <algorithm>
+#include <type_traits>
+
 #include "harness.h"
+#include "launch_rules.h"
 #include "single_pass.cuh"
 
-int main(int argc, char** argv) { return reduction::run_chapter(reduction::make_chapter<SinglePass>(), argc, argv); }
+namespace {
+
+// The copy unit's launcher for the operator Op, as a generic lambda without captures
+// (one per operator; each converts to a Launcher of every element type).
+template <typename Op>
+constexpr auto launch_with = [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
+                                cudaStream_t stream) {
+  return single_pass::reduce<std::remove_pointer_t<decltype(result)>, Op>(input, n, result, scratch, block, grid,
+                                                                          stream);
+};
+
+}  // namespace
+
+namespace reduction {
+namespace {
+
+// The chain-length bounds below restate two constants of the copy unit (single_pass.cu,
+// the same as 08's vectorized.cu):
+constexpr std::size_t kVectorsInFlight = 4;  // single_pass.cu: kVectorsInFlight
+constexpr std::size_t kWarpSize = 32;        // single_pass.cu: kWarpSize
+
+// Additions an element passes through inside thread_reduce when the grid has
+// `threads` threads. `partial` takes one addition per trip of the main loop, at most
+// ceil(vectors / (threads * k)) trips (k = kVectorsInFlight; a vector holds at least 2
+// elements, so vectors <= n / 2), then up to k - 1 leftover vectors and the head and
+// tail elements (fewer than 4 each, at most ceil(3 / threads) per thread). Before it
+// reaches `partial`, an element meets at most 2 additions among the lanes of its
+// vector and log2(k) among the vectors of its trip.
+std::size_t thread_reduce_chain(std::size_t n, std::size_t threads) {
+  return ceil_div(n, 2 * threads * kVectorsInFlight) + (kVectorsInFlight - 1) + 2 * ceil_div(3, threads) + 2 +
+         ceil_log2(kVectorsInFlight);
+}
+
+// Additions a value passes through in block_reduce: the shuffle tree inside a warp (5
+// steps for a full warp, fewer for a smaller block), then the tree over the warps.
+std::size_t block_reduce_depth(int block) {
+  const std::size_t warps = ceil_div(block, kWarpSize);
+  return ceil_log2(std::min<std::size_t>(block, kWarpSize)) + ceil_log2(warps);
+}
+
+}  // namespace
+
+Chapter single_pass_chapter() {
+  Variant one_launch;
+  one_launch.chapter = "09_single_pass";
+  one_launch.summary = "one launch: blocks reduce like 08 and take a ticket after a __threadfence(); the last block "
+                       "combines the partials in a fixed order (--op sum|max|min)";
+  one_launch.default_block = single_pass::kDefaultBlock;
+  one_launch.check_shape = [](int block, int /*grid*/) { return check_block_range(block); };
+  one_launch.default_grid = single_pass::default_grid;
+  // The ticket counter and one partial per block; the harness zeroes it once.
+  one_launch.scratch_bytes = single_pass::scratch_bytes;
+  // A value passes through: thread_reduce over n elements with G*B threads and
+  // block_reduce (as in 08), then in the last block a serial loop over at most
+  // ceil(G / B) partials per thread and block_reduce again.
+  one_launch.chain_length = [](std::size_t n, int block, int grid) {
+    return thread_reduce_chain(n, std::size_t(grid) * block) + ceil_div(grid, block) + 2 * block_reduce_depth(block);
+  };
+  one_launch.set_launcher(Op::Sum, launch_with<single_pass::Sum>);
+  one_launch.set_launcher(Op::Max, launch_with<single_pass::Max>);
+  one_launch.set_launcher(Op::Min, launch_with<single_pass::Min>);
+  return {one_launch.chapter, {one_launch}};
+}
+
+}  // namespace reduction
+
+#ifndef REDUCTION_CHAPTER_LIBRARY  // the tour and the tests link this file without its main()
+int main(int argc, char** argv) { return reduction::run_chapter(reduction::single_pass_chapter(), argc, argv); }
+#endif

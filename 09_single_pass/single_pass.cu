@@ -2,16 +2,17 @@
 //
 // What changes since 08: 08 needs a second launch just to combine a few hundred block
 // partials, and at small n that launch is a large share of the time. Here every block
-// reduces its share exactly as in 08 (thread_reduce and block_reduce come from
-// 08_vectorized/vectorized_reduce.cuh, unchanged), writes its partial, makes it visible
-// to the whole GPU with __threadfence(), and takes a numbered ticket from a counter with
-// an atomic. The block that draws the last ticket knows that every other partial is
-// written, so it combines them, in a fixed order (partial b always goes to the same
-// thread and the same place in the tree), and writes the result. The atomicInc that
-// hands out the last ticket also puts the counter back to 0 for the next call. Whichever
-// block comes last, the arithmetic is the same, so a float result is the same bit for
-// bit on every run (atomicAdd of float partials would add them in arrival order).
-// The kernel is generic over the operator: a functor with an identity (common/ops.cuh).
+// reduces its share exactly as in 08 (thread_reduce and block_reduce are 08's code,
+// repeated unchanged below), writes its partial, makes it visible to the whole GPU with
+// __threadfence(), and takes a numbered ticket from a counter with an atomic. The block
+// that draws the last ticket knows that every other partial is written, so it combines
+// them, in a fixed order (partial b always goes to the same thread and the same place in
+// the tree), and writes the result. The atomicInc that hands out the last ticket also
+// puts the counter back to 0 for the next call. Whichever block comes last, the
+// arithmetic is the same, so a float result is the same bit for bit on every run
+// (atomicAdd of float partials would add them in arrival order).
+// The kernel is generic over the operator: a functor with an identity (Sum, Max and Min
+// in single_pass.cuh).
 //
 // Build and run:  cmake --build --preset release --target 09_single_pass
 //                 build/release/bin/09_single_pass --n 2^24 --type float
@@ -19,18 +20,140 @@
 #include "single_pass.cuh"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 
-#include "../08_vectorized/vectorized_reduce.cuh"
-#include "cuda_check.h"
-#include "launch_rules.h"
-#include "ops.cuh"
-
-using reduction::ceil_div;
-using reduction::MaxOp;
-using reduction::MinOp;
-using reduction::SumOp;
-
+namespace single_pass {
 namespace {
+
+constexpr unsigned kWarpSize = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// The widest load a thread can make in one instruction: 16 bytes (LDG.E.128 in SASS).
+constexpr std::size_t kVectorBytes = 16;
+// Independent 16-byte loads each thread issues before it adds any of them: more bytes
+// in flight per thread, so fewer threads are needed to cover the memory latency.
+constexpr int kVectorsInFlight = 4;
+static_assert((kVectorsInFlight & (kVectorsInFlight - 1)) == 0, "the vectors of a trip are combined in pairs");
+
+// The 16-byte vector type that holds 4 ints, 4 floats or 2 doubles (CUDA's built-in
+// vector types, declared with 16-byte alignment).
+template <typename T> struct Vector16;
+template <> struct Vector16<int> { using type = int4; };
+template <> struct Vector16<float> { using type = float4; };
+template <> struct Vector16<double> { using type = double2; };
+
+// The lanes of one vector combined with op, in pairs.
+template <typename Op> __device__ int combine_lanes(int4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
+template <typename Op> __device__ float combine_lanes(float4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
+template <typename Op> __device__ double combine_lanes(double2 v, Op op) { return op(v.x, v.y); }
+
+// The values of one trip combined in pairs (a tree of log2(kVectorsInFlight) levels).
+template <typename T, typename Op>
+__device__ T combine_trip(T (&combined)[kVectorsInFlight], Op op) {
+#pragma unroll
+  for (int width = kVectorsInFlight / 2; width > 0; width /= 2) {
+#pragma unroll
+    for (int k = 0; k < width; ++k) combined[k] = op(combined[k], combined[k + width]);
+  }
+  return combined[0];
+}
+
+// [snippet:thread_reduce]
+// One thread's share of input[0, n), combined with op. The array is split into
+//   head:    the elements before the first 16-byte-aligned address (fewer than one
+//            vector; none when `input` is aligned, as cudaMalloc's pointers are),
+//   vectors: whole 16-byte vectors from there on, read with one load each,
+//   tail:    the elements after the last whole vector (fewer than one vector).
+// The vectors are dealt out grid-stride: thread t of the grid's `threads` takes
+// vectors t, t + threads, t + 2*threads, ..., so each load instruction of a warp reads
+// 32 neighbouring vectors (512 contiguous bytes). Each trip of the main loop issues
+// kVectorsInFlight loads before the first add needs one of them: the loads do not
+// depend on each other, so they are all in flight at once.
+template <typename T, typename Op>
+__device__ T thread_reduce(const T* __restrict__ input, std::size_t n, Op op) {
+  using Vector = typename Vector16<T>::type;
+  constexpr std::size_t kLanes = kVectorBytes / sizeof(T);  // elements per vector: 4 or 2
+  const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;  // 64-bit throughout
+  const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+
+  // Where the aligned vectors start and end (a T* is always aligned to sizeof(T)).
+  const std::size_t misaligned_bytes = reinterpret_cast<std::uintptr_t>(input) % kVectorBytes;
+  const std::size_t head = misaligned_bytes ? (kVectorBytes - misaligned_bytes) / sizeof(T) : 0;
+  const std::size_t head_count = head < n ? head : n;
+  const Vector* vectors = reinterpret_cast<const Vector*>(input + head_count);
+  const std::size_t vector_count = (n - head_count) / kLanes;
+  const std::size_t tail_start = head_count + vector_count * kLanes;
+
+  T partial = Op::template identity<T>();
+  // Main loop: only trips where all kVectorsInFlight vectors exist. (The arrays live in
+  // registers: every loop over k is unrolled, so every index is a constant.)
+  std::size_t v = thread;
+  for (; v + (kVectorsInFlight - 1) * threads < vector_count; v += kVectorsInFlight * threads) {
+    Vector loaded[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * threads);  // all loads first
+    T combined[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) combined[k] = combine_lanes(loaded[k], op);  // then each vector
+    partial = op(partial, combine_trip(combined, op));  // then the vectors, in pairs
+  }
+  // The last, partial trip (fewer than kVectorsInFlight vectors left for this thread):
+  // the same loads, each guarded, all issued before the first add, so a small grid waits
+  // for memory once rather than once per leftover vector.
+  if (v < vector_count) {
+    T combined[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      const std::size_t index = v + k * threads;
+      combined[k] = index < vector_count ? combine_lanes(__ldg(vectors + index), op) : Op::template identity<T>();
+    }
+    partial = op(partial, combine_trip(combined, op));
+  }
+  // Head and tail, one element per thread (a loop only in case the grid has fewer
+  // threads than that: --grid 1 --block 1 must still be right).
+#pragma unroll 1
+  for (std::size_t i = thread; i < head_count; i += threads) partial = op(partial, __ldg(input + i));
+#pragma unroll 1
+  for (std::size_t i = tail_start + thread; i < n; i += threads) partial = op(partial, __ldg(input + i));
+  return partial;
+}
+// [/snippet:thread_reduce]
+
+// 07's warp_sum with op in place of +: lane 0 gets the warp's total. A partial last
+// warp (block size not a multiple of 32) names only its existing lanes in the mask
+// and ignores what the shuffle returns from missing ones.
+template <typename T, typename Op>
+__device__ T warp_reduce(T value, Op op) {
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const unsigned lanes = min(kWarpSize, blockDim.x - (threadIdx.x - lane));  // threads in this warp
+  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    const T from_above = __shfl_down_sync(mask, value, offset);
+    if (lane + offset < lanes) value = op(value, from_above);
+  }
+  return value;
+}
+
+// 07's block_sum with op in place of +: thread 0 gets the block's total.
+// Calling it twice in one kernel needs a __syncthreads() between the two calls (warp
+// 0 may still be reading warp_totals from the first call when another warp writes it).
+template <typename T, typename Op>
+__device__ T block_reduce(T value, Op op) {
+  __shared__ T warp_totals[kWarpSize];  // one slot per warp: at most 1024 / 32 = 32 warps
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const unsigned warp = threadIdx.x / kWarpSize;
+  const unsigned warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
+
+  value = warp_reduce(value, op);  // every warp, in registers
+  if (lane == 0) warp_totals[warp] = value;
+  __syncthreads();                 // every warp's total is written before warp 0 reads them
+  if (warp == 0) {
+    value = lane < warps ? warp_totals[lane] : Op::template identity<T>();  // missing warps add the identity
+    value = warp_reduce(value, op);
+  }
+  return value;
+}
 
 // Scratch layout: the ticket counter (an unsigned int), then the block partials,
 // starting 16 bytes in so that they are aligned for any element type.
@@ -49,7 +172,7 @@ __global__ void __launch_bounds__(1024)
   const Op op{};
 
   // 1. As in 08: this block's share, 16 bytes at a time; thread 0 gets the block's value.
-  const T block_value = vectorized::block_reduce(vectorized::thread_reduce(input, n, op), op);
+  const T block_value = block_reduce(thread_reduce(input, n, op), op);
   if (gridDim.x == 1) {  // one block (small n): its value is the result, no ticket needed
     if (threadIdx.x == 0) *result = block_value;
     return;  // every thread of the grid takes this branch: no barrier is left waiting
@@ -74,69 +197,88 @@ __global__ void __launch_bounds__(1024)
   if (is_last_block) {
     T value = Op::template identity<T>();
     for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) value = op(value, __ldcg(partials + b));
-    value = vectorized::block_reduce(value, op);
+    value = block_reduce(value, op);
     if (threadIdx.x == 0) *result = value;
   }
 }
 // [/snippet:kernel]
 
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// Elements one block covers when each of its threads reads one 16-byte vector of
+// 4-byte elements (int, float): block * 4. Small grids are sized with it, so that at
+// small n the work is spread over as many SMs as there are vectors to read (each
+// thread then waits for memory once: see the partial trip in thread_reduce).
+std::size_t elements_per_block_vector(int block) { return std::size_t(block) * 4; }
+
+// How many blocks of `block` threads of this kernel one SM can hold at once, limited by
+// its registers, shared memory and thread and block slots (asks the device); *fewest
+// keeps the smallest answer so far.
 template <typename Kernel>
-int blocks_per_sm(Kernel kernel, int block) {
+cudaError_t fewest_blocks_per_sm(Kernel kernel, int block, int* fewest) {
   int blocks = 0;
-  CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0));
-  return blocks;
+  const cudaError_t status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0);
+  *fewest = std::min(*fewest, blocks);
+  return status;
 }
 
-// The fewest blocks per SM over the kernels of one element type (sum, max, min).
+// The same over the kernels of one element type (sum, max, min).
 template <typename T>
-int blocks_per_sm_for(int block) {
-  return std::min({blocks_per_sm(single_pass<T, SumOp>, block), blocks_per_sm(single_pass<T, MaxOp>, block),
-                   blocks_per_sm(single_pass<T, MinOp>, block)});
+cudaError_t fewest_blocks_per_sm_for(int block, int* fewest) {
+  cudaError_t status = fewest_blocks_per_sm(single_pass<T, Sum>, block, fewest);
+  if (status == cudaSuccess) status = fewest_blocks_per_sm(single_pass<T, Max>, block, fewest);
+  if (status == cudaSuccess) status = fewest_blocks_per_sm(single_pass<T, Min>, block, fewest);
+  return status;
 }
 
 }  // namespace
 
-std::string SinglePass::check_shape(int block, int /*grid*/) { return reduction::check_block_range(block); }
-
 // As 08: all blocks resident at once, no more than the work needs. For n up to
-// block * 16 elements that is one block, whose "last block" step is then its own.
-int SinglePass::default_grid(std::size_t n, int block, int sm_count) {
-  const int per_sm = std::min({blocks_per_sm_for<int>(block), blocks_per_sm_for<float>(block),
-                               blocks_per_sm_for<double>(block)});
+// block * 4 elements that is one block, whose "last block" step is then its own.
+cudaError_t default_grid(std::size_t n, int block, int* grid) {
+  if (block < 1 || block > 1024) return cudaErrorInvalidValue;
+  int device = 0, sm_count = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  // The fewest blocks per SM over every type and operator, so that the whole grid is
+  // resident whichever kernel runs.
+  int per_sm = INT_MAX;
+  if (status == cudaSuccess) status = fewest_blocks_per_sm_for<int>(block, &per_sm);
+  if (status == cudaSuccess) status = fewest_blocks_per_sm_for<float>(block, &per_sm);
+  if (status == cudaSuccess) status = fewest_blocks_per_sm_for<double>(block, &per_sm);
+  if (status != cudaSuccess) return status;
   const std::size_t resident = std::size_t(std::max(per_sm, 1)) * sm_count;
-  const std::size_t needed = ceil_div(std::max<std::size_t>(n, 1), vectorized::elements_per_block_vector(block));
-  return static_cast<int>(std::min(resident, needed));
+  // Small n: no more blocks than one vector per thread needs.
+  const std::size_t needed = ceil_div(std::max<std::size_t>(n, 1), elements_per_block_vector(block));
+  *grid = static_cast<int>(std::min(resident, needed));
+  return cudaSuccess;
 }
 
-std::size_t SinglePass::scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
-  return kPartialsOffset + std::size_t(grid) * sizeof(double);
-}
-
-// A value passes through: thread_reduce over n elements with G*B threads and
-// block_reduce (as in 08), then in the last block a serial loop over at most
-// ceil(G / B) partials per thread and block_reduce again.
-std::size_t SinglePass::chain_length(std::size_t n, int block, int grid) {
-  return vectorized::thread_reduce_chain(n, std::size_t(grid) * block) + ceil_div(grid, block) +
-         2 * vectorized::block_reduce_depth(block);
+std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
+  return kPartialsOffset + std::size_t(grid) * sizeof(double);  // the ticket, then partials of the widest type
 }
 
 // [snippet:launcher]
+// One launch. Scratch: the ticket counter, then the partials from byte kPartialsOffset on.
 template <typename T, typename Op>
-void SinglePass::reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                        cudaStream_t stream) {
-  // Scratch: the ticket counter, then the partials from byte kPartialsOffset on.
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream) {
+  if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
   unsigned char* bytes = static_cast<unsigned char*>(scratch);
   unsigned* ticket = reinterpret_cast<unsigned*>(bytes);
   T* partials = reinterpret_cast<T*>(bytes + kPartialsOffset);
   single_pass<T, Op><<<grid, block, 0, stream>>>(input, n, result, partials, ticket);
-  CUDA_CHECK_LAUNCH();
+  return cudaGetLastError();
 }
 // [/snippet:launcher]
 
-#define SINGLE_PASS_INSTANTIATE(T)                                                                        \
-  template void SinglePass::reduce<T, SumOp>(const T*, std::size_t, T*, void*, int, int, cudaStream_t); \
-  template void SinglePass::reduce<T, MaxOp>(const T*, std::size_t, T*, void*, int, int, cudaStream_t); \
-  template void SinglePass::reduce<T, MinOp>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);
+#define SINGLE_PASS_INSTANTIATE(T)                                                                   \
+  template cudaError_t reduce<T, Sum>(const T*, std::size_t, T*, void*, int, int, cudaStream_t); \
+  template cudaError_t reduce<T, Max>(const T*, std::size_t, T*, void*, int, int, cudaStream_t); \
+  template cudaError_t reduce<T, Min>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);
 SINGLE_PASS_INSTANTIATE(int)
 SINGLE_PASS_INSTANTIATE(float)
 SINGLE_PASS_INSTANTIATE(double)
+#undef SINGLE_PASS_INSTANTIATE
+
+}  // namespace single_pass

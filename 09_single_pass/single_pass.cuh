@@ -1,35 +1,85 @@
 // 09_single_pass: one launch from the input to the result; the last block to finish
-// combines the block partials, in a fixed order. Generic over the operator.
+// combines the block partials, in a fixed order. Generic over the operator (sum, max,
+// min). What changes since 08, and why, is at the top of single_pass.cu.
 //
-// The declaration every chapter has (common/chapter.h describes the contract).
+// Use it in your code (input: n floats in device memory):
+//   #include "single_pass.cuh"
+//   int block = single_pass::kDefaultBlock, grid = 0;
+//   cudaError_t status = single_pass::default_grid(n, block, &grid);
+//   const std::size_t bytes = single_pass::scratch_bytes(n, block, grid);
+//   void* scratch = nullptr;
+//   float* result = nullptr;
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, bytes);
+//   if (status == cudaSuccess) status = cudaMemset(scratch, 0, bytes);  // once: every call leaves it at 0
+//   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
+//   if (status == cudaSuccess) status = single_pass::reduce<float, single_pass::Sum>(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernel's own errors show here
+//   float sum = 0;
+//   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
+//   cudaFree(scratch);
+//   cudaFree(result);
+//
+// Compile: nvcc -std=c++17 -c single_pass.cu (int, float and double with Sum, Max and
+// Min are built in).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <string>
+#include <cuda/std/limits>
 
-struct SinglePass {
-  static constexpr const char* kId = "09_single_pass";
-  static constexpr const char* kVariant = "";
-  static constexpr const char* kSummary =
-      "one launch: blocks reduce like 08 and take a ticket after a __threadfence(); the last block combines the "
-      "partials in a fixed order (--op sum|max|min)";
-  static constexpr bool kInPlace = false;  // the input is only read
-  static constexpr bool kHasOps = true;    // sum, max and min (common/ops.cuh)
-  static constexpr int kDefaultBlock = 1024;  // as 08
+namespace single_pass {
 
-  // block: any size from 1 to 1024; grid: any block count.
-  static std::string check_shape(int block, int grid);
-  // As 08: the blocks that fit on the GPU at once, but no more than the work needs
-  // (one block for tiny n). Touches the device (the occupancy query).
-  static int default_grid(std::size_t n, int block, int sm_count);
-  // The ticket counter and one partial per block. Zeroed once by the caller; every
-  // call leaves the counter at 0 again.
-  static std::size_t scratch_bytes(std::size_t n, int block, int grid);
-  static std::size_t chain_length(std::size_t n, int block, int grid);
+// Threads per block when you have no better idea: 1024, as 08. Any size from 1 to 1024
+// works (multiples of 32 waste no lanes).
+constexpr int kDefaultBlock = 1024;
 
-  template <typename T, typename Op>
-  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
+// The operators. Each is a functor with an identity, the value that changes nothing:
+// threads and lanes without input contribute it, so n = 0 gives the identity (0 for a
+// sum, the lowest value of the type for a max). For floats that is lowest() (-3.4e38),
+// not min(), the smallest positive normal float.
+struct Sum {
+  template <typename T> __host__ __device__ static T identity() { return T(0); }
+  template <typename T> __host__ __device__ T operator()(T a, T b) const { return a + b; }
 };
+
+// max and min propagate NaN, as numpy does: one NaN anywhere makes the result NaN
+// (a != a holds only for NaN; for int the compiler drops it). Their identities are
+// -inf and +inf for float and double (so that the max of {-inf} is -inf), the lowest
+// and the largest value for int.
+struct Max {
+  template <typename T> __host__ __device__ static T identity() {
+    if constexpr (cuda::std::numeric_limits<T>::has_infinity) return -cuda::std::numeric_limits<T>::infinity();
+    else return cuda::std::numeric_limits<T>::lowest();
+  }
+  template <typename T> __host__ __device__ T operator()(T a, T b) const { return (a > b || a != a) ? a : b; }
+};
+
+struct Min {
+  template <typename T> __host__ __device__ static T identity() {
+    if constexpr (cuda::std::numeric_limits<T>::has_infinity) return cuda::std::numeric_limits<T>::infinity();
+    else return cuda::std::numeric_limits<T>::max();
+  }
+  template <typename T> __host__ __device__ T operator()(T a, T b) const { return (a < b || a != a) ? a : b; }
+};
+
+// As 08: as many blocks as fit on the current device at once (the smallest over the
+// kernels of every type and operator), but no more than the work needs (one block for
+// tiny n). block: 1 to 1024.
+cudaError_t default_grid(std::size_t n, int block, int* grid);
+
+// Device memory reduce() needs besides input and result: the ticket counter and one
+// partial per block. Zero it once, before the first call (cudaMemset); every call
+// leaves the counter at 0 again, so the same scratch serves any number of calls (one
+// stream at a time).
+std::size_t scratch_bytes(std::size_t n, int block, int grid);
+
+// Writes input[0, n) reduced with Op (Sum, Max or Min) to *result (device memory), in
+// one launch on `stream`. block: 1 to 1024; grid: at least 1, and scratch sized for it.
+// Returns the first CUDA error (cudaErrorInvalidValue for a shape it cannot run); like
+// any launch, it returns before the GPU is done: synchronize before reading *result.
+template <typename T, typename Op>
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream = 0);
+
+}  // namespace single_pass

@@ -3,8 +3,8 @@
 // What changes since 09: nothing of our own runs. CUB's DeviceReduce is tuned per GPU
 // generation by NVIDIA (block size, items per thread, vector loads, grid size), and it
 // is what production code calls. The price of the call is one query for its
-// temporary storage, which we make once, outside the timed region, like every other
-// chapter's scratch space.
+// temporary storage, which the caller makes once (scratch_bytes), outside the timed
+// region, like every other chapter's scratch space, and passes back with the storage.
 //
 // Build and run:  cmake --build --preset release --target 10_cub
 //                 build/release/bin/10_cub --op max --type float
@@ -12,35 +12,57 @@
 #include "cub_reduce.cuh"
 
 #include <cub/device/device_reduce.cuh>
+#include <cuda/std/limits>
 #include <thrust/execution_policy.h>
 #include <thrust/reduce.h>
+#include <thrust/system/cuda/error.h>
+#include <thrust/system_error.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <new>
 #include <type_traits>
 
-#include "cuda_check.h"
-#include "launch_rules.h"
-#include "ops.cuh"
-
-using reduction::MaxOp;
-using reduction::MinOp;
-using reduction::SumOp;
-
+namespace cub_reduce {
 namespace {
+
+// The operators as functors with an identity, for the calls below. max and min
+// propagate NaN, as numpy does (and 09): cub::DeviceReduce::Max and ::Min promise
+// nothing for NaN (their comparison drops it or keeps it depending on where it falls),
+// so they go through DeviceReduce::Reduce with these functors. The identities are -inf
+// and +inf for float and double (the max of {-inf} is -inf), lowest and max for int.
+template <typename Op> struct Functor;
+template <> struct Functor<Sum> {
+  template <typename T> static T identity() { return T(0); }
+  template <typename T> __host__ __device__ T operator()(T a, T b) const { return a + b; }
+};
+template <> struct Functor<Max> {
+  template <typename T> static T identity() {
+    if constexpr (cuda::std::numeric_limits<T>::has_infinity) return -cuda::std::numeric_limits<T>::infinity();
+    else return cuda::std::numeric_limits<T>::lowest();
+  }
+  template <typename T> __host__ __device__ T operator()(T a, T b) const { return (a > b || a != a) ? a : b; }
+};
+template <> struct Functor<Min> {
+  template <typename T> static T identity() {
+    if constexpr (cuda::std::numeric_limits<T>::has_infinity) return cuda::std::numeric_limits<T>::infinity();
+    else return cuda::std::numeric_limits<T>::max();
+  }
+  template <typename T> __host__ __device__ T operator()(T a, T b) const { return (a < b || a != a) ? a : b; }
+};
 
 // [snippet:cub_call]
 // One entry point for the three operators. With temp == nullptr CUB only writes the
 // storage it needs into temp_bytes and launches nothing.
 template <typename T, typename Op>
-void cub_reduce(void* temp, std::size_t& temp_bytes, const T* input, std::size_t n, T* result, cudaStream_t stream) {
+cudaError_t device_reduce(void* temp, std::size_t& temp_bytes, const T* input, std::size_t n, T* result,
+                          cudaStream_t stream) {
   const auto count = static_cast<std::int64_t>(n);  // 64-bit: n may exceed 2^31
-  if constexpr (std::is_same_v<Op, SumOp>) {
-    CUDA_CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, input, result, count, stream));
-  } else if constexpr (std::is_same_v<Op, MaxOp>) {
-    CUDA_CHECK(cub::DeviceReduce::Max(temp, temp_bytes, input, result, count, stream));
-  } else {
-    CUDA_CHECK(cub::DeviceReduce::Min(temp, temp_bytes, input, result, count, stream));
+  if constexpr (std::is_same_v<Op, Sum>) {
+    return cub::DeviceReduce::Sum(temp, temp_bytes, input, result, count, stream);
+  } else {  // max and min: our NaN-propagating functor and its identity
+    return cub::DeviceReduce::Reduce(temp, temp_bytes, input, result, count, Functor<Op>(),
+                                     Functor<Op>::template identity<T>(), stream);
   }
 }
 // [/snippet:cub_call]
@@ -48,59 +70,58 @@ void cub_reduce(void* temp, std::size_t& temp_bytes, const T* input, std::size_t
 template <typename T>
 std::size_t temp_bytes_for(std::size_t n) {
   std::size_t sum = 0, max = 0, min = 0;
-  cub_reduce<T, SumOp>(nullptr, sum, nullptr, n, nullptr, nullptr);
-  cub_reduce<T, MaxOp>(nullptr, max, nullptr, n, nullptr, nullptr);
-  cub_reduce<T, MinOp>(nullptr, min, nullptr, n, nullptr, nullptr);
+  device_reduce<T, Sum>(nullptr, sum, nullptr, n, nullptr, nullptr);  // a size left at 0 on error
+  device_reduce<T, Max>(nullptr, max, nullptr, n, nullptr, nullptr);
+  device_reduce<T, Min>(nullptr, min, nullptr, n, nullptr, nullptr);
   return std::max({sum, max, min});
 }
 
 }  // namespace
 
-std::string CubReduce::check_shape(int block, int grid) {
-  if (block != 0 || grid != 0) return "CUB chooses its own launch shape: --block and --grid do not apply";
-  return "";
-}
-
-int CubReduce::default_grid(std::size_t /*n*/, int /*block*/, int sm_count) { return sm_count; }
-
 // [snippet:scratch_bytes]
-std::size_t CubReduce::scratch_bytes(std::size_t n, int /*block*/, int /*grid*/) {
+std::size_t scratch_bytes(std::size_t n) {
   return std::max({temp_bytes_for<int>(n), temp_bytes_for<float>(n), temp_bytes_for<double>(n)});
 }
 // [/snippet:scratch_bytes]
 
-// CUB's summation order is its own, so we bound it from what CUB guarantees in
-// structure: at least `grid` (= SM count) blocks of at least 128 threads each add up
-// their slices serially, then trees of at most log2(n) levels combine them; 32 more
-// additions cover the per-thread item loop and the final single-block pass.
-std::size_t CubReduce::chain_length(std::size_t n, int /*block*/, int grid) {
-  return reduction::ceil_div(n, std::size_t(grid) * 128) + 2 * reduction::ceil_log2(n + 1) + 32;
-}
-
 // [snippet:reduce]
 template <typename T, typename Op>
-void CubReduce::reduce(const T* input, std::size_t n, T* result, void* scratch, int, int, cudaStream_t stream) {
-  std::size_t temp_bytes = 0;
-  cub_reduce<T, Op>(nullptr, temp_bytes, input, n, result, stream);  // host-side size query: no launch
-  cub_reduce<T, Op>(scratch, temp_bytes, input, n, result, stream);
-  CUDA_CHECK_LAUNCH();
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_bytes,
+                   cudaStream_t stream) {
+  if (scratch == nullptr) return cudaErrorInvalidValue;  // CUB would take it for a size query and reduce nothing
+  return device_reduce<T, Op>(scratch, scratch_bytes, input, n, result, stream);  // CUB checks the size
 }
 // [/snippet:reduce]
 
 // [snippet:thrust]
 template <typename T, typename Op>
-void ThrustReduce::reduce(const T* input, std::size_t n, T* result, void*, int, int, cudaStream_t stream) {
-  const T value = thrust::reduce(thrust::cuda::par.on(stream), input, input + n, Op::template identity<T>(), Op());
-  CUDA_CHECK(cudaMemcpyAsync(result, &value, sizeof(T), cudaMemcpyHostToDevice, stream));
-  CUDA_CHECK(cudaStreamSynchronize(stream));  // `value` lives on this stack frame
+cudaError_t thrust_reduce(const T* input, std::size_t n, T* result, cudaStream_t stream) {
+  try {
+    const T init = Functor<Op>::template identity<T>();
+    const T value = thrust::reduce(thrust::cuda::par.on(stream), input, input + n, init, Functor<Op>());
+    cudaError_t status = cudaMemcpyAsync(result, &value, sizeof(T), cudaMemcpyHostToDevice, stream);
+    if (status == cudaSuccess) status = cudaStreamSynchronize(stream);  // `value` lives on this stack frame
+    return status;
+  } catch (const thrust::system_error& error) {  // Thrust reports CUDA errors by exception
+    const bool from_cuda = error.code().category() == thrust::cuda_category();
+    return from_cuda ? static_cast<cudaError_t>(error.code().value()) : cudaErrorUnknown;
+  } catch (const std::bad_alloc&) {  // its temporary storage could not be allocated
+    return cudaErrorMemoryAllocation;
+  } catch (...) {
+    return cudaErrorUnknown;
+  }
 }
 // [/snippet:thrust]
 
-#define CUB_INSTANTIATE(S, T, OP) \
-  template void S::reduce<T, OP>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);
-#define CUB_INSTANTIATE_ALL(S)                                                                       \
-  CUB_INSTANTIATE(S, int, SumOp) CUB_INSTANTIATE(S, int, MaxOp) CUB_INSTANTIATE(S, int, MinOp)       \
-  CUB_INSTANTIATE(S, float, SumOp) CUB_INSTANTIATE(S, float, MaxOp) CUB_INSTANTIATE(S, float, MinOp) \
-  CUB_INSTANTIATE(S, double, SumOp) CUB_INSTANTIATE(S, double, MaxOp) CUB_INSTANTIATE(S, double, MinOp)
-CUB_INSTANTIATE_ALL(CubReduce)
-CUB_INSTANTIATE_ALL(ThrustReduce)
+#define CUB_REDUCE_INSTANTIATE(T, OP)                                                             \
+  template cudaError_t reduce<T, OP>(const T*, std::size_t, T*, void*, std::size_t, cudaStream_t); \
+  template cudaError_t thrust_reduce<T, OP>(const T*, std::size_t, T*, cudaStream_t);
+#define CUB_REDUCE_INSTANTIATE_OPS(T) \
+  CUB_REDUCE_INSTANTIATE(T, Sum) CUB_REDUCE_INSTANTIATE(T, Max) CUB_REDUCE_INSTANTIATE(T, Min)
+CUB_REDUCE_INSTANTIATE_OPS(int)
+CUB_REDUCE_INSTANTIATE_OPS(float)
+CUB_REDUCE_INSTANTIATE_OPS(double)
+#undef CUB_REDUCE_INSTANTIATE_OPS
+#undef CUB_REDUCE_INSTANTIATE
+
+}  // namespace cub_reduce

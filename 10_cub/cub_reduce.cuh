@@ -1,43 +1,58 @@
 // 10_cub: the production answer. cub::DeviceReduce (and thrust::reduce, built on it)
-// behind the same contract as every other chapter.
+// behind free functions like every other chapter's, except that CUB picks its own launch
+// shape: no block, no grid, only the temporary storage it asks for. What changes since
+// 09, and why, is at the top of cub_reduce.cu.
+//
+// Use it in your code (input: n floats in device memory):
+//   #include "cub_reduce.cuh"
+//   const std::size_t bytes = cub_reduce::scratch_bytes(n);  // CUB's temporary storage
+//   void* scratch = nullptr;
+//   float* result = nullptr;
+//   cudaError_t status = cudaMalloc(&scratch, bytes);
+//   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
+//   if (status == cudaSuccess) status = cub_reduce::reduce<float, cub_reduce::Sum>(input, n, result, scratch, bytes);
+//   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
+//   float sum = 0;
+//   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
+//   cudaFree(scratch);
+//   cudaFree(result);
+//
+// Compile: nvcc -std=c++17 -c cub_reduce.cu (int, float and double with Sum, Max and Min
+// are built in).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <string>
 
-struct CubReduce {
-  static constexpr const char* kId = "10_cub";
-  static constexpr const char* kVariant = "";
-  static constexpr const char* kSummary =
-      "cub::DeviceReduce::Sum/Max/Min: temporary-storage query, then one call (CUB picks the launch shape)";
-  static constexpr bool kInPlace = false;
-  static constexpr bool kHasOps = true;
-  static constexpr int kDefaultBlock = 256;  // not used: CUB tunes its own block size per GPU
+namespace cub_reduce {
 
-  // CUB chooses its own shape: --block and --grid are refused.
-  static std::string check_shape(int block, int grid);
-  // Returns the SM count: CUB keeps at least one block per SM busy, which bounds its chain length.
-  static int default_grid(std::size_t n, int block, int sm_count);
-  // CUB's temporary storage for n elements (the largest over int/float/double and the three operators).
-  static std::size_t scratch_bytes(std::size_t n, int block, int grid);
-  static std::size_t chain_length(std::size_t n, int block, int grid);
+// The operators, as tags: Sum calls cub::DeviceReduce::Sum, Max ::Max and Min ::Min
+// (and thrust::reduce with the matching functor and identity). Empty types, so this
+// header needs nothing from CUB or libcu++.
+struct Sum {};
+struct Max {};
+struct Min {};
 
-  template <typename T, typename Op>
-  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// CUB's temporary storage for n elements on the current device: the largest it asks for
+// over int, float and double and the three operators, so one buffer serves every call
+// of that size. 0 when CUB cannot tell (no device).
+std::size_t scratch_bytes(std::size_t n);
 
-// thrust::reduce: one line, but it allocates its temporary storage and copies the
-// result back to the host on every call (so it also synchronizes).
-struct ThrustReduce : CubReduce {
-  static constexpr const char* kVariant = "thrust";
-  static constexpr const char* kSummary =
-      "thrust::reduce: one line; allocates temporary storage and returns the value to the host on every call";
-  static std::size_t scratch_bytes(std::size_t, int, int) { return 0; }
+// Writes input[0, n) reduced with Op (Sum, Max or Min) to *result (device memory), on
+// `stream`, with cub::DeviceReduce in `scratch` (scratch_bytes bytes of device memory,
+// at least scratch_bytes(n); its contents need no preparing). Returns CUB's own error
+// (cudaErrorInvalidValue for a null or too small scratch); like any launch, it returns
+// before the GPU is done: synchronize before reading *result.
+template <typename T, typename Op>
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_bytes,
+                   cudaStream_t stream = 0);
 
-  template <typename T, typename Op>
-  static void reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                     cudaStream_t stream);
-};
+// The same with thrust::reduce: no scratch (Thrust allocates and frees its own storage
+// on every call), and the value makes a round trip through the host, so the call waits
+// for the GPU before it returns. Returns the CUDA error that Thrust reports by
+// exception (cudaErrorUnknown for one that carries no CUDA error).
+template <typename T, typename Op>
+cudaError_t thrust_reduce(const T* input, std::size_t n, T* result, cudaStream_t stream = 0);
+
+}  // namespace cub_reduce

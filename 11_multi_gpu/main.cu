@@ -7,7 +7,6 @@
 #include "cuda_check.h"
 #include "harness.h"
 #include "multi_gpu.cuh"
-#include "single_pass.cuh"
 
 using namespace multi_gpu;
 
@@ -27,32 +26,33 @@ int gpu_count(const Options& o) {
 }
 
 template <typename T>
-int run(const Options& o) {
+int run(const Options& o, double timeout_s) {
   // The input file is read first: a bad file is a usage error, with or without GPUs.
   const std::vector<T> host = o.input.empty() ? std::vector<T>() : reduction::load_input<T>(o.input);
   const std::size_t n = o.input.empty() ? o.n : host.size();
   const std::vector<T>* host_input = o.input.empty() ? nullptr : &host;
   const int k = gpu_count(o);
 
-  std::vector<reduction::DeviceInfo> devices;
+  std::vector<Participant> participants;
   for (int d = 0; d < k; ++d) {
     CUDA_CHECK(cudaSetDevice(d));
-    devices.push_back(reduction::query_device());
+    participants.push_back(describe_current_gpu(d, "", d, k));
+    const reduction::DeviceInfo& device = participants.back().device;
     const Shard s = shard_of(n, k, d);
-    if (bytes_needed(s.count, sizeof(T), devices.back()) > devices.back().free_bytes) {
+    if (bytes_needed(s.count, sizeof(T), device) > device.free_bytes) {
       throw reduction::UsageError("--n " + std::to_string(n) + " does not fit: GPU " + std::to_string(d) +
-                                  " would need " + std::to_string(bytes_needed(s.count, sizeof(T), devices.back()) >> 20) +
-                                  " MiB for its shard and has " + std::to_string(devices.back().free_bytes >> 20) +
+                                  " would need " + std::to_string(bytes_needed(s.count, sizeof(T), device) >> 20) +
+                                  " MiB for its shard and has " + std::to_string(device.free_bytes >> 20) +
                                   " MiB free (use more GPUs)");
     }
   }
   std::vector<GpuState<T>> gpus(k);  // constructed in place: a GpuState owns device memory
   for (int d = 0; d < k; ++d) setup(gpus[d], d, shard_of(n, k, d), n, o, host_input);
 
-  std::vector<int> device_list(k);
-  for (int d = 0; d < k; ++d) device_list[d] = d;
-  std::vector<ncclComm_t> comms(k);
-  NCCL_CHECK(ncclCommInitAll(comms.data(), k, device_list.data()));
+  // Declared after the GPUs, so destroyed before them: on an error the communicators
+  // are aborted (which stops any NCCL kernel) before the GPU memory is freed.
+  Communicators comms(timeout_s);
+  comms.init_local(k);
 
   Reference ref = shard_reference<T>(shard_of(n, k, 0), n, o, host_input);
   for (int d = 1; d < k; ++d) ref = reduction::combine(ref, shard_reference<T>(shard_of(n, k, d), n, o, host_input));
@@ -67,8 +67,8 @@ int run(const Options& o) {
   const reduction::Verdict last = check_totals(gpus, ref, n, k, nullptr);
   if (verdict.ok && !last.ok) verdict = last;
 
-  for (ncclComm_t c : comms) ncclCommDestroy(c);
-  print_report(o, n, k, "one process", ref, verdict, result_text, reduction::median(times), devices);
+  comms.finish();
+  print_report(o, n, k, "one process", ref, verdict, result_text, reduction::median(times), participants);
   return verdict.ok ? 0 : 1;
 }
 
@@ -79,16 +79,19 @@ int main(int argc, char** argv) {
   try {
     const Options o = reduction::parse_options(spec, argc, argv);
     if (o.help) {
-      std::printf("11_multi_gpu: shards over GPUs, 09 on each, ncclAllReduce to combine\n\n%s",
+      std::printf("11_multi_gpu: shards over GPUs, 09 on each, ncclAllReduce to combine\n\n%s"
+                  "\nEnvironment:\n  REDUCTION_NCCL_TIMEOUT=S  give up on an NCCL step after S seconds "
+                  "(default 120)\n",
                   reduction::usage(spec).c_str());
       return 0;
     }
-    const std::string why_shape = SinglePass::check_shape(o.block, o.grid);
+    const double timeout_s = nccl_timeout_s();
+    const std::string why_shape = single_pass_variant().check_shape(o.block, o.grid);
     if (!why_shape.empty()) throw reduction::UsageError(why_shape);
     switch (o.type) {
-      case reduction::DType::Int: return run<int>(o);
-      case reduction::DType::Float: return run<float>(o);
-      case reduction::DType::Double: return run<double>(o);
+      case reduction::DType::Int: return run<int>(o, timeout_s);
+      case reduction::DType::Float: return run<float>(o, timeout_s);
+      case reduction::DType::Double: return run<double>(o, timeout_s);
     }
   } catch (const std::exception& error) {
     return reduction::report_exception(spec.program, error);

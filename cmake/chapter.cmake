@@ -1,34 +1,21 @@
-# add_reduction_chapter(<dir> <stem> <Struct> [<VariantStruct>...])
-#
-# A chapter folder <dir> holds <stem>.cuh (the kernel struct's declaration),
-# <stem>.cu (kernels and launcher) and main.cu. This makes:
-#   - reduction_<dir>: a static library with the launcher, linked by the tests and the tour;
-#   - <dir>:           the chapter's executable (main.cu + the common harness).
-# The structs are recorded so that finish_reduction_chapters() can generate the list
-# of all chapters (all_chapters.cu) that the tests and the tour iterate over.
-function(add_reduction_chapter dir stem)
-  set(lib reduction_${dir})
-  add_library(${lib} STATIC ${dir}/${stem}.cu)
-  target_include_directories(${lib} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/${dir})
-  target_link_libraries(${lib} PUBLIC reduction_kernel_support)
-  add_executable(${dir} ${dir}/main.cu)
-  target_link_libraries(${dir} PRIVATE ${lib} reduction_common)
+# add_reduction_chapter(<stem> [<extra source>...]), called from a chapter folder's
+# CMakeLists.txt. The folder NN_name holds the copy unit <stem>.cuh + <stem>.cu, main.cu
+# and the extra sources (pitfalls.cu). This makes:
+#   reduction_NN_name_kernels  the copy unit and the extras; no include path into
+#                              common/, so a repository header cannot creep in
+#   reduction_NN_name          main.cu's description of the chapter, without main(),
+#                              for the tour and the tests (common/all_chapters.cpp)
+#   NN_name                    the chapter's program
+function(add_reduction_chapter stem)
+  get_filename_component(dir ${CMAKE_CURRENT_SOURCE_DIR} NAME)
+  add_library(reduction_${dir}_kernels STATIC ${stem}.cu ${ARGN})
+  target_include_directories(reduction_${dir}_kernels PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(reduction_${dir}_kernels PUBLIC reduction_flags)
 
-  list(JOIN ARGN ", " structs)
-  set_property(GLOBAL APPEND PROPERTY REDUCTION_CHAPTER_LIBS ${lib})
-  set_property(GLOBAL APPEND PROPERTY REDUCTION_CHAPTER_NAMES ${dir})
-  set_property(GLOBAL APPEND PROPERTY REDUCTION_CHAPTER_INCLUDES "#include \"${stem}.cuh\"")
-  set_property(GLOBAL APPEND PROPERTY REDUCTION_CHAPTER_MAKERS "      make_chapter<${structs}>(),")
-endfunction()
+  add_library(reduction_${dir} STATIC main.cu)
+  target_compile_definitions(reduction_${dir} PRIVATE REDUCTION_CHAPTER_LIBRARY)
+  target_link_libraries(reduction_${dir} PUBLIC reduction_${dir}_kernels reduction_common)
 
-# Generates all_chapters.cu and the library reduction_all_chapters that holds it.
-function(finish_reduction_chapters)
-  get_property(libs GLOBAL PROPERTY REDUCTION_CHAPTER_LIBS)
-  get_property(includes GLOBAL PROPERTY REDUCTION_CHAPTER_INCLUDES)
-  get_property(makers GLOBAL PROPERTY REDUCTION_CHAPTER_MAKERS)
-  list(JOIN includes "\n" REDUCTION_INCLUDES)
-  list(JOIN makers "\n" REDUCTION_MAKERS)
-  configure_file(${CMAKE_CURRENT_SOURCE_DIR}/cmake/all_chapters.cu.in ${CMAKE_CURRENT_BINARY_DIR}/all_chapters.cu @ONLY)
-  add_library(reduction_all_chapters STATIC ${CMAKE_CURRENT_BINARY_DIR}/all_chapters.cu)
-  target_link_libraries(reduction_all_chapters PUBLIC reduction_common ${libs})
+  add_executable(${dir} main.cu)
+  target_link_libraries(${dir} PRIVATE reduction_${dir}_kernels reduction_common)
 endfunction()

@@ -1,73 +1,80 @@
-// chapter.h: the contract every GPU chapter fulfils, and the glue that turns a
-// chapter's kernel struct into a runtime description the harness, the tests and
-// the tour can all drive the same way.
+// chapter.h: how the harness, the tour and the tests see a chapter.
 //
-// A chapter's header declares one struct with these static members (see
-// 04_shared_tree/shared_tree.cuh for a commented example):
-//
-//   kId, kVariant, kSummary   names: "04_shared_tree", "" (or a variant name), one line
-//   kInPlace                  true when reduce() overwrites its input (01-03)
-//   kHasOps                   true when reduce is templated on an operator too (09-11)
-//   kDefaultBlock             block size used when --block is not given
-//   check_shape(block, grid)  "" if the chapter can run that shape, else why not;
-//                             0 means "the default"; never touches the device
-//   default_grid(n, block, sm_count)   the block count used when --grid is not given
-//   scratch_bytes(n, block, grid)      device scratch the caller must provide
-//   chain_length(n, block, grid)       an upper bound on how many additions any one
-//                                      input value passes through (the tolerance
-//                                      for floats is derived from it: reference.h)
-//   reduce<T>(data, n, result, scratch, block, grid, stream)          or, with ops,
-//   reduce<T, Op>(data, n, result, scratch, block, grid, stream)
-//
-// reduce() does every launch needed to leave the final value in result (device
-// memory), allocates nothing, and takes scratch zeroed once before its first call;
-// it leaves scratch reusable for the next call.
-//
-// describe.cuh turns such a struct into the Variant below (CUDA sources only).
+// A chapter's kernels live in its copy unit (NN_name/<stem>.cuh + <stem>.cu), which
+// knows nothing of this repository: free functions in a namespace named after the
+// chapter (reduce, scratch_bytes, default_grid, kDefaultBlock). The chapter's main.cu
+// describes it to the harness with a Chapter: its name and summary, and, for each
+// runnable version (the chapter's own kernel, then any pitfall from pitfalls.cu), a
+// Variant that points at the copy unit's functions and adds what only the harness
+// needs: the launch shapes it accepts (with the message for the ones it does not), and
+// the chain length behind the float tolerance.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <array>
-#include <type_traits>
 #include <cstddef>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "op.h"
 
 namespace reduction {
 
+// A chapter's launcher for one element type and operator: every launch from the input
+// to the result in device memory, on `stream`; returns the first CUDA error.
 template <typename T>
-using Launcher = void (*)(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
-                          cudaStream_t stream);
+using Launcher = cudaError_t (*)(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
+                                 cudaStream_t stream);
 
-// One runnable version of a chapter (most chapters have exactly one; a pitfall
-// demonstration is a second variant, reached with --variant).
+// One runnable version of a chapter.
 struct Variant {
   std::string chapter;  // "04_shared_tree"
-  std::string name;     // "" for the chapter's own kernel
-  std::string summary;
-  bool in_place = false;
-  bool has_ops = false;
+  std::string name;     // "" for the chapter's own kernel, else the --variant name
+  std::string summary;  // one line, printed by the program
+  bool in_place = false;       // the launcher overwrites its input (01-03)
+  bool chooses_shape = false;  // the library picks its own launch shape (CUB): no --block/--grid
   int default_block = 256;
+  // "" when the chapter can run block x grid (0 = the default), else why not; never
+  // touches the device.
   std::string (*check_shape)(int block, int grid) = nullptr;
-  int (*default_grid)(std::size_t n, int block, int sm_count) = nullptr;
+  // The copy unit's default grid for n elements and this block size (reads the device).
+  cudaError_t (*default_grid)(std::size_t n, int block, int* grid) = nullptr;
+  // Device scratch the launcher needs, zeroed once before the first call.
   std::size_t (*scratch_bytes)(std::size_t n, int block, int grid) = nullptr;
+  // An upper bound on the additions any one input value passes through (reference.h
+  // derives the float tolerance from it).
   std::size_t (*chain_length)(std::size_t n, int block, int grid) = nullptr;
-  // Indexed by Op; a null entry is an operator the variant does not offer.
-  std::array<Launcher<int>, 3> int_launchers{};
+
+  std::array<Launcher<int>, 3> int_launchers{};  // indexed by Op; null: not offered
   std::array<Launcher<float>, 3> float_launchers{};
   std::array<Launcher<double>, 3> double_launchers{};
 
-  std::string label() const { return name.empty() ? chapter : chapter + " --variant " + name; }
+  // Sets the launchers of `op` from a generic lambda without captures, written as
+  //   [](auto* data, std::size_t n, auto* result, void* scratch, int block, int grid,
+  //      cudaStream_t stream) { return name::reduce(data, n, result, scratch, block, grid, stream); }
+  // which converts to a Launcher of each element type.
+  template <typename Generic>
+  void set_launcher(Op op, Generic launch) {
+    const int i = static_cast<int>(op);
+    int_launchers[i] = launch;
+    float_launchers[i] = launch;
+    double_launchers[i] = launch;
+  }
 
   template <typename T>
   Launcher<T> launcher(Op op) const {
-    if constexpr (std::is_same_v<T, int>) return int_launchers[static_cast<int>(op)];
-    if constexpr (std::is_same_v<T, float>) return float_launchers[static_cast<int>(op)];
-    if constexpr (std::is_same_v<T, double>) return double_launchers[static_cast<int>(op)];
+    const int i = static_cast<int>(op);
+    if constexpr (std::is_same_v<T, int>) return int_launchers[i];
+    else if constexpr (std::is_same_v<T, float>) return float_launchers[i];
+    else return double_launchers[i];
   }
+
+  // Whether --op max and --op min apply (09 and 10).
+  bool has_operators() const { return int_launchers[static_cast<int>(Op::Max)] != nullptr; }
+
+  std::string label() const { return name.empty() ? chapter : chapter + " --variant " + name; }
 };
 
 // A chapter: its own kernel first, then any pitfall variants.
@@ -77,8 +84,8 @@ struct Chapter {
   const Variant& main() const { return variants.front(); }
 };
 
-// Every GPU chapter, in reading order; generated by CMake from the chapter list
-// (build/.../all_chapters.cu), so the tests and the tour pick up each new chapter.
+// Every GPU chapter, in reading order (common/all_chapters.cpp: a checked-in list of
+// the functions the chapters' main.cu files define).
 std::vector<Chapter> all_gpu_chapters();
 
 }  // namespace reduction

@@ -2,6 +2,7 @@
 
 #include <random>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace reduction {
@@ -11,6 +12,10 @@ namespace {
 // Largest N accepted on the command line: 2^40 elements (4 TiB of ints). Whether it
 // fits the device is checked later, against the memory the device actually has.
 constexpr std::uint64_t kMaxN = std::uint64_t(1) << 40;
+constexpr std::uint64_t kMaxBlock = 1024;       // threads in a CUDA block
+constexpr std::uint64_t kMaxGrid = 0x7FFFFFFF;  // blocks along a grid's x dimension
+constexpr std::uint64_t kMaxReps = 100000;
+constexpr std::uint64_t kMaxGpus = 0x7FFFFFFF;  // an int; 11 checks it against the GPUs it sees
 
 std::string join(const std::vector<std::string>& words) {
   std::string out;
@@ -18,14 +23,23 @@ std::string join(const std::vector<std::string>& words) {
   return out;
 }
 
+// "100000", "1099511627776 = 2^40", "18446744073709551615 = 2^64-1".
+std::string limit_text(std::uint64_t max) {
+  const std::string digits = std::to_string(max);
+  for (int k = 20; k <= 64; ++k) {  // small limits read best as they are
+    const std::uint64_t power_minus_one = k == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << k) - 1;
+    if (max == power_minus_one) return digits + " = 2^" + std::to_string(k) + "-1";
+    if (k < 64 && max == power_minus_one + 1) return digits + " = 2^" + std::to_string(k);
+  }
+  return digits;
+}
+
 }  // namespace
 
 std::uint64_t parse_count(const std::string& flag, const std::string& text, std::uint64_t max) {
   std::smatch m;
   std::uint64_t value = 0;
-  auto too_large = [&] {
-    return UsageError(flag + " " + text + " is too large (at most " + std::to_string(max) + ")");
-  };
+  auto too_large = [&] { return UsageError(flag + " " + text + " is too large (at most " + limit_text(max) + ")"); };
   if (std::regex_match(text, m, std::regex("[0-9]{1,20}"))) {
     try {
       value = std::stoull(text);
@@ -33,13 +47,16 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
       throw too_large();
     }
   } else if (std::regex_match(text, m, std::regex("2\\^([0-9]{1,2})(([+-])([0-9]{1,12}))?"))) {
-    int k = std::stoi(m[1]);
-    if (k > 62) throw too_large();
-    value = std::uint64_t(1) << k;
-    if (m[2].matched) {
-      std::uint64_t c = std::stoull(m[4]);
-      if (m[3] == "-" && c > value) throw UsageError(flag + " " + text + " is negative");
-      value = m[3] == "+" ? value + c : value - c;
+    // 2^K+C or 2^K-C without leaving 64 bits; 2^64-C (C >= 1) is the one form with K = 64.
+    const int k = std::stoi(m[1]);
+    const std::uint64_t c = m[2].matched ? std::stoull(m[4]) : 0;
+    if (m[3] == "-") {
+      if (k > 64 || (k == 64 && c == 0)) throw too_large();
+      if (k < 64 && c > (std::uint64_t(1) << k)) throw UsageError(flag + " " + text + " is negative");
+      value = k == 64 ? ~std::uint64_t(0) - (c - 1) : (std::uint64_t(1) << k) - c;
+    } else {
+      if (k > 63 || c > ~std::uint64_t(0) - (std::uint64_t(1) << k)) throw too_large();
+      value = (std::uint64_t(1) << k) + c;
     }
   } else {
     throw UsageError(flag + " expects a whole number such as 1000000 or 2^24+13, not '" + text + "'");
@@ -68,12 +85,13 @@ std::string usage(const CliSpec& spec) {
   if (spec.multi_gpu) out << "  --gpus K     split the array over K GPUs (default: all visible)\n";
   if (!spec.variants.empty()) out << "  --variant V  run a variant of the kernel: " << join(spec.variants) << "\n";
   out << "  --reps R     timed repetitions; the median is reported (default 30)\n"
-      << "  --seed S     seed of the random input (default: a fresh one, printed)\n"
+      << "  --seed S     seed of the random input, any 64-bit value (default: a fresh one, printed)\n"
       << "  --input FILE reduce the values in FILE: a 1-D .npy array or raw values of --type\n"
       << "  --no-flush   do not flush the L2 cache before each timed repetition\n"
       << "  --json       print one JSON object instead of the report\n";
   if (spec.tour) {
-    out << "  --sweep      run every chapter for N = 2^10 .. 2^30 and write sweep.csv and sweep.json\n"
+    out << "  --sweep      run every chapter for N = 2^10 .. 2^30 (as far as the device's memory allows)\n"
+        << "               and write sweep_T.csv and sweep_T.json, T the --type (sweep_int.csv, ...)\n"
         << "  --out DIR    folder for the --sweep files (default: the current folder)\n";
   }
   out << "\nexit codes: 0 verified, 1 wrong result, 2 bad usage or input, 3 no CUDA device or a CUDA error\n";
@@ -86,14 +104,16 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
     if (i + 1 >= argc) throw UsageError(flag + " needs a value");
     return argv[++i];
   };
-  auto positive_int = [&](const std::string& flag, const std::string& text) {
-    std::uint64_t v = parse_count(flag, text, 0x7FFFFFFF);
+  auto positive_int = [&](const std::string& flag, const std::string& text, std::uint64_t max) {
+    std::uint64_t v = parse_count(flag, text, max);
     if (v == 0) throw UsageError(flag + " must be at least 1");
     return static_cast<int>(v);
   };
+  std::set<std::string> seen;
   for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
+    const std::string arg = argv[i] == std::string("-h") ? "--help" : argv[i];
+    if (!seen.insert(arg).second) throw UsageError(arg + " given twice; give each option once");
+    if (arg == "--help") {
       o.help = true;
     } else if (arg == "--n") {
       o.n = parse_count("--n", value_of(i, arg), kMaxN);
@@ -105,12 +125,11 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
       else if (t == "double") o.type = DType::Double;
       else throw UsageError("--type expects int, float or double, not '" + t + "'");
     } else if (spec.gpu && arg == "--block") {
-      o.block = positive_int(arg, value_of(i, arg));
+      o.block = positive_int(arg, value_of(i, arg), kMaxBlock);
     } else if (spec.gpu && arg == "--grid") {
-      o.grid = positive_int(arg, value_of(i, arg));
+      o.grid = positive_int(arg, value_of(i, arg), kMaxGrid);
     } else if (arg == "--reps") {
-      o.reps = positive_int(arg, value_of(i, arg));
-      if (o.reps > 100000) throw UsageError("--reps " + std::to_string(o.reps) + " is too many (at most 100000)");
+      o.reps = positive_int(arg, value_of(i, arg), kMaxReps);
     } else if (arg == "--seed") {
       o.seed = parse_count(arg, value_of(i, arg), ~std::uint64_t(0));
       o.seed_given = true;
@@ -133,13 +152,16 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
       for (const auto& v : spec.variants) known = known || v == o.variant;
       if (!known) throw UsageError("--variant expects one of " + join(spec.variants) + ", not '" + o.variant + "'");
     } else if (spec.multi_gpu && arg == "--gpus") {
-      o.gpus = positive_int(arg, value_of(i, arg));
+      o.gpus = positive_int(arg, value_of(i, arg), kMaxGpus);
     } else if (spec.tour && arg == "--sweep") {
       o.sweep = true;
     } else if (spec.tour && arg == "--out") {
       o.out_dir = value_of(i, arg);
     } else if (!spec.gpu && (arg == "--block" || arg == "--grid")) {
-      throw UsageError(arg + " does not apply: " + spec.program + " runs on the CPU");
+      throw UsageError(arg + " does not apply: " +
+                       (spec.tour ? "the tour runs every chapter at its own default shape (pass " + arg +
+                                        " to one chapter)"
+                                  : spec.program + " runs on the CPU"));
     } else if (!spec.ops && arg == "--op") {
       throw UsageError("--op does not apply: " + spec.program + " only sums (09_single_pass, 10_cub take --op)");
     } else {

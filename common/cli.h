@@ -34,7 +34,7 @@ struct Options {
 // What a program accepts beyond the common flags.
 struct CliSpec {
   std::string program;                 // "04_shared_tree"
-  bool gpu = true;                     // accepts --block and --grid
+  bool gpu = true;                     // accepts --block and --grid (the tour does not)
   bool ops = false;                    // accepts --op max|min
   std::vector<std::string> variants;   // names accepted by --variant
   bool tour = false;                   // accepts --sweep and --out
@@ -42,13 +42,15 @@ struct CliSpec {
 };
 
 // Parses argv; throws UsageError with a one-line message naming the problem and what
-// would be accepted. A random seed is drawn when --seed is not given.
+// would be accepted (an unknown flag, a flag given twice, a value past its limit). A
+// random seed is drawn when --seed is not given.
 Options parse_options(const CliSpec& spec, int argc, const char* const* argv);
 
 std::string usage(const CliSpec& spec);
 
-// Parses a count: decimal digits, or 2^K optionally followed by +C or -C ("2^24+13").
-// Throws UsageError naming the flag when the text does not parse or exceeds max.
+// Parses a count: decimal digits, or 2^K optionally followed by +C or -C ("2^24+13",
+// "2^64-1"). Throws UsageError naming the flag when the text does not parse or exceeds
+// max (the message names max).
 std::uint64_t parse_count(const std::string& flag, const std::string& text, std::uint64_t max);
 
 }  // namespace reduction

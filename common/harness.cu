@@ -11,18 +11,6 @@ namespace reduction {
 
 // ---------------------------------------------------------------- formatting
 
-template <typename T>
-std::string format_value(T value) {
-  char text[64];
-  if constexpr (std::is_same_v<T, int>) std::snprintf(text, sizeof text, "%d", value);
-  else if constexpr (std::is_same_v<T, float>) std::snprintf(text, sizeof text, "%.9g", value);
-  else std::snprintf(text, sizeof text, "%.17g", value);
-  return text;
-}
-template std::string format_value<int>(int);
-template std::string format_value<float>(float);
-template std::string format_value<double>(double);
-
 std::string json_escape(const std::string& text) {
   std::string out;
   for (char c : text) {
@@ -36,6 +24,16 @@ std::string json_escape(const std::string& text) {
   return out;
 }
 
+std::string json_number(const std::string& formatted) {
+  const bool finite = formatted != "nan" && formatted != "inf" && formatted != "-inf";
+  return finite ? formatted : "\"" + formatted + "\"";
+}
+
+std::string json_non_finite(const Reference& ref) {
+  return "{\"nan\": " + std::to_string(ref.nans) + ", \"inf\": " + std::to_string(ref.pos_infs) +
+         ", \"-inf\": " + std::to_string(ref.neg_infs) + "}";
+}
+
 std::string format_ms(double ms) {
   char text[32];
   std::snprintf(text, sizeof text, ms < 1.0 ? "%.4f" : "%.3f", ms);
@@ -44,12 +42,12 @@ std::string format_ms(double ms) {
 
 // ---------------------------------------------------------------- shapes and memory
 
-void resolve_shape(const Variant& variant, std::size_t n, int sm_count, int& block, int& grid) {
+void resolve_shape(const Variant& variant, std::size_t n, int& block, int& grid) {
   // Only what the reader asked for is checked: the defaults are the chapter's own choice.
   const std::string why = variant.check_shape(block, grid);
   if (!why.empty()) throw UsageError(variant.chapter + ": " + why);
   if (block == 0) block = variant.default_block;
-  if (grid == 0) grid = variant.default_grid(n, block, sm_count);
+  if (grid == 0) CUDA_CHECK(variant.default_grid(n, block, &grid));
 }
 
 void check_fits(const Variant& variant, std::size_t n, std::size_t element_bytes, std::size_t other_bytes,
@@ -109,7 +107,7 @@ Measurement Bench<T>::run(const Variant& variant, Op op, int block, int grid, in
     CUDA_CHECK(cudaMemsetAsync(result_.get(), poison, sizeof(T), stream));
   };
   auto launch_once = [&] {
-    launch(input_.get(), n_, result_.get(), scratch.get(), block, grid, stream);
+    CUDA_CHECK(launch(input_.get(), n_, result_.get(), scratch.get(), block, grid, stream));
     dirty_ = variant.in_place;
   };
   auto fetch = [&] {
@@ -159,7 +157,6 @@ Measurement Bench<T>::run(const Variant& variant, Op op, int block, int grid, in
                    (last_verdict.note.empty() ? "" : "; " + last_verdict.note);
   }
   m.verdict = verdict;
-  m.result = static_cast<double>(first);
   m.result_text = format_value(first);
   m.median_ms = median(times);
   m.gbps = m.median_ms > 0 ? n_ * sizeof(T) / (m.median_ms * 1e-3) / 1e9 : 0.0;
@@ -173,13 +170,34 @@ template class Bench<double>;
 // ---------------------------------------------------------------- inputs
 
 template <typename T>
-std::vector<T> make_input(const Options& options) {
-  if (!options.input.empty()) return load_input<T>(options.input);
+std::vector<T> read_input_file(const std::string& program, const std::string& path, std::string* converted_from) {
+  InputInfo info;
+  std::vector<T> values = load_input<T>(path, &info);
+  if (!info.warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", program.c_str(), info.warning.c_str());
+  if (converted_from) *converted_from = info.converted_from;
+  return values;
+}
+
+template <typename T>
+std::vector<T> make_input(const Options& options, const std::string& program, std::string* converted_from) {
+  if (!options.input.empty()) return read_input_file<T>(program, options.input, converted_from);
   return generate_input<T>(options.n, options.seed);
 }
-template std::vector<int> make_input<int>(const Options&);
-template std::vector<float> make_input<float>(const Options&);
-template std::vector<double> make_input<double>(const Options&);
+
+#define REDUCTION_INSTANTIATE(T)                                                                      \
+  template std::vector<T> read_input_file<T>(const std::string&, const std::string&, std::string*); \
+  template std::vector<T> make_input<T>(const Options&, const std::string&, std::string*);
+REDUCTION_INSTANTIATE(int)
+REDUCTION_INSTANTIATE(float)
+REDUCTION_INSTANTIATE(double)
+#undef REDUCTION_INSTANTIATE
+
+std::string describe_input(const Options& options, std::size_t n, const std::string& converted_from) {
+  const std::string size = "n = " + std::to_string(n) + " " + dtype_name(options.type);
+  if (options.input.empty()) return size + " (random, --seed " + std::to_string(options.seed) + ")";
+  return size + " from " + options.input +
+         (converted_from.empty() ? "" : " (" + converted_from + " values, converted exactly on load)");
+}
 
 const Variant& select_variant(const Chapter& chapter, const std::string& name) {
   for (const auto& v : chapter.variants) {
@@ -208,33 +226,42 @@ int report_exception(const std::string& program, const std::exception& error) {
 namespace {
 
 void print_report(const Chapter& chapter, const Variant& variant, const Options& o, const DeviceInfo& device,
-                  std::size_t n, const std::string& ref_text, const Measurement& m) {
+                  const Reference& ref, const std::string& converted_from, const Measurement& m) {
   const double peak = device.peak_gbps();
+  const std::string ref_text = expected_text(ref);
+  // A shape the library chose (CUB) is not ours to report: null in JSON.
+  auto shape = [&](int value) { return variant.chooses_shape ? std::string("null") : std::to_string(value); };
   if (o.json) {
     std::printf(
         "{\"chapter\": \"%s\", \"variant\": \"%s\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
-        "\"block\": %d, \"grid\": %d, \"result\": %s, \"reference\": %s, \"error\": %.17g, \"tolerance\": %.17g, "
-        "\"ok\": %s, \"ms\": %.6f, \"gbps\": %.3f, \"peak_gbps\": %.3f, \"percent_of_peak\": %.2f, "
-        "\"reps\": %d, \"flush\": %s, \"seed\": %llu, \"input\": \"%s\", \"device\": \"%s\", \"cuda\": \"%s\"}\n",
-        chapter.id.c_str(), variant.name.c_str(), dtype_name(o.type), op_name(o.op), n, m.block, m.grid,
-        m.result_text.c_str(), ref_text.c_str(), m.verdict.error, m.verdict.tolerance,
-        m.verdict.ok ? "true" : "false", m.median_ms, m.gbps, peak, 100.0 * m.gbps / peak, m.reps,
-        m.flush ? "true" : "false", static_cast<unsigned long long>(o.seed), json_escape(o.input).c_str(),
-        json_escape(device.name).c_str(), json_escape(cuda_version_string()).c_str());
+        "\"block\": %s, \"grid\": %s, \"result\": %s, \"reference\": %s, %s\"error\": %s, \"tolerance\": %s, "
+        "\"ok\": %s, \"note\": \"%s\", \"non_finite\": %s, "
+        "\"ms\": %.6f, \"gbps\": %.3f, \"peak_gbps\": %.3f, \"percent_of_peak\": %.2f, \"reps\": %d, "
+        "\"flush\": %s, \"seed\": %llu, \"input\": \"%s\", \"converted_from\": %s, \"device\": \"%s\", "
+        "\"cuda\": \"%s\"}\n",
+        chapter.id.c_str(), variant.name.c_str(), dtype_name(o.type), op_name(o.op), ref.n, shape(m.block).c_str(),
+        shape(m.grid).c_str(), json_number(m.result_text).c_str(), json_number(ref_text).c_str(),
+        ref.overflows_int() ? ("\"true_sum\": " + std::to_string(ref.int_value) + ", ").c_str() : "",
+        json_number(format_value(m.verdict.error)).c_str(), json_number(format_value(m.verdict.tolerance)).c_str(),
+        m.verdict.ok ? "true" : "false", json_escape(m.verdict.note).c_str(), json_non_finite(ref).c_str(),
+        m.median_ms, m.gbps, peak, 100.0 * m.gbps / peak, m.reps, m.flush ? "true" : "false",
+        static_cast<unsigned long long>(o.seed), json_escape(o.input).c_str(),
+        converted_from.empty() ? "null" : ("\"" + converted_from + "\"").c_str(), json_escape(device.name).c_str(),
+        json_escape(cuda_version_string()).c_str());
     return;
   }
   std::printf("%s: %s\n", variant.label().c_str(), variant.summary.c_str());
   std::printf("device     %s, peak %.1f GB/s, CUDA %s\n", device.describe().c_str(), peak,
               cuda_version_string().c_str());
-  if (o.input.empty()) {
-    std::printf("input      n = %zu %s (random, --seed %llu)\n", n, dtype_name(o.type),
-                static_cast<unsigned long long>(o.seed));
+  std::printf("input      %s\n", describe_input(o, ref.n, converted_from).c_str());
+  if (ref.non_finite()) std::printf("non-finite %s\n", non_finite_note(ref).c_str());
+  if (variant.chooses_shape) {
+    std::printf("launch     chosen by the library (--block and --grid do not apply)\n");
   } else {
-    std::printf("input      n = %zu %s from %s\n", n, dtype_name(o.type), o.input.c_str());
+    std::printf("launch     block %d, grid %d\n", m.block, m.grid);
   }
-  std::printf("launch     block %d, grid %d\n", m.block, m.grid);
   std::printf("%-10s %s\n", op_name(o.op), m.result_text.c_str());
-  std::printf("reference  %s\n", ref_text.c_str());
+  std::printf("reference  %s%s\n", ref_text.c_str(), ref.overflows_int() ? " (the true sum modulo 2^32)" : "");
   if (m.verdict.tolerance > 0) {
     std::printf("error      %.3g (tolerance %.3g for chains of %zu additions)  %s\n", m.verdict.error,
                 m.verdict.tolerance, m.chain_length, m.verdict.ok ? "ok" : "WRONG");
@@ -248,22 +275,22 @@ void print_report(const Chapter& chapter, const Variant& variant, const Options&
 
 template <typename T>
 int run_typed(const Chapter& chapter, const Variant& variant, const Options& o) {
-  std::vector<T> host = o.input.empty() ? std::vector<T>() : load_input<T>(o.input);
+  std::string converted_from;
+  std::vector<T> host = o.input.empty() ? std::vector<T>() : read_input_file<T>(chapter.id, o.input, &converted_from);
   const std::size_t n = o.input.empty() ? o.n : host.size();
 
   std::string why;
   if (!cuda_device_available(&why)) throw CudaError(why);
   const DeviceInfo device = query_device();
   int block = o.block, grid = o.grid;
-  resolve_shape(variant, n, device.sm_count, block, grid);
+  resolve_shape(variant, n, block, grid);
   check_fits(variant, n, sizeof(T), Bench<T>::bytes_needed(n, variant.in_place, device), block, grid, device);
   if (o.input.empty()) host = generate_input<T>(n, o.seed);
 
   const Reference ref = cpu_reference(host.data(), n, o.op);
-  const std::string ref_text = std::is_same_v<T, int> ? std::to_string(ref.int_value) : format_value(ref.value);
   Bench<T> bench(host, device, variant.in_place);
   const Measurement m = bench.run(variant, o.op, block, grid, o.reps, o.flush, ref);
-  print_report(chapter, variant, o, device, n, ref_text, m);
+  print_report(chapter, variant, o, device, ref, converted_from, m);
   return m.verdict.ok ? 0 : 1;
 }
 
@@ -272,7 +299,7 @@ int run_typed(const Chapter& chapter, const Variant& variant, const Options& o) 
 int run_chapter(const Chapter& chapter, int argc, char** argv) {
   CliSpec spec;
   spec.program = chapter.id;
-  spec.ops = chapter.main().has_ops;
+  spec.ops = chapter.main().has_operators();
   for (std::size_t i = 1; i < chapter.variants.size(); ++i) spec.variants.push_back(chapter.variants[i].name);
   try {
     const Options o = parse_options(spec, argc, argv);

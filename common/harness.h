@@ -9,6 +9,10 @@
 //      its size (l2_flush.h), and poison the result with a second pattern; CUDA events around
 //      the launcher alone;
 //   3. check the result of the last repetition too, and report the median time.
+//
+// --json prints one object. JSON has no numbers for NaN and infinity: a result,
+// reference, error or tolerance that is not finite is written as the string "nan",
+// "inf" or "-inf" (json_number).
 #pragma once
 
 #include <cstddef>
@@ -27,7 +31,6 @@ namespace reduction {
 struct Measurement {
   std::string label;
   int block = 0, grid = 0;
-  double result = 0;         // the GPU's value, as a double
   std::string result_text;   // printed exactly in its own type
   Verdict verdict;
   std::size_t chain_length = 0;
@@ -59,21 +62,33 @@ class Bench {
 
 // Fills in the default block and grid (0 = default) and checks the shape; throws
 // UsageError with the chapter's reason when it cannot run it.
-void resolve_shape(const Variant& variant, std::size_t n, int sm_count, int& block, int& grid);
+void resolve_shape(const Variant& variant, std::size_t n, int& block, int& grid);
 
 // Throws UsageError when n elements (plus scratch) do not fit in the device's free memory.
 void check_fits(const Variant& variant, std::size_t n, std::size_t element_bytes, std::size_t other_bytes,
                 int block, int grid, const DeviceInfo& device);
 
+// The reader's --input file (load_input); its warning goes to stderr, after the
+// program's name; *converted_from names the file's dtype when it was widened to T.
+template <typename T>
+std::vector<T> read_input_file(const std::string& program, const std::string& path, std::string* converted_from);
+
 // The input a run reduces: the --input file, or n random values from --seed.
 template <typename T>
-std::vector<T> make_input(const Options& options);
+std::vector<T> make_input(const Options& options, const std::string& program, std::string* converted_from = nullptr);
+
+// "n = 1000 float from data.npy (int32 values, converted exactly on load)", or
+// "n = 16777216 int (random, --seed 42)": the input line of the reports.
+std::string describe_input(const Options& options, std::size_t n, const std::string& converted_from);
 
 // Picks the variant named by --variant (the chapter's own when none is given).
 const Variant& select_variant(const Chapter& chapter, const std::string& name);
 
-template <typename T> std::string format_value(T value);
 std::string json_escape(const std::string& text);
+// A number formatted by format_value, as JSON: itself, or "nan", "inf", "-inf" quoted.
+std::string json_number(const std::string& formatted);
+// The input's non-finite values as a JSON object: {"nan": 1, "inf": 0, "-inf": 2}.
+std::string json_non_finite(const Reference& ref);
 std::string format_ms(double ms);
 
 // The main() of every GPU chapter.

@@ -1,11 +1,16 @@
 #include "input.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <regex>
 #include <sstream>
+#include <type_traits>
 
 #include "parallel.h"
 #include "random.h"
@@ -50,7 +55,24 @@ std::string suggest_type(const std::string& descr) {
   return " (supported: <i4 int32, <f4 float32, <f8 float64)";
 }
 
+// Whether a .npy array of dtype descr can be read as T: its own dtype, or one that
+// converts to T exactly (int32 to float or double, float32 to double; int32 to float
+// is checked value by value).
+template <typename T>
+bool reads_as(const std::string& descr) {
+  return descr == npy_descr<T>() || (descr == "<i4" && !std::is_same_v<T, int>) ||
+         (descr == "<f4" && std::is_same_v<T, double>);
+}
+
 constexpr char kNpyMagic[] = "\x93NUMPY";
+
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a pipe (FIFO)";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device file";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
 
 std::string dict_value(const std::string& header, const std::string& key, const std::string& path) {
   // Matches 'key': value up to the next top-level comma or closing brace; the shape
@@ -63,6 +85,25 @@ std::string dict_value(const std::string& header, const std::string& key, const 
   return match[1];
 }
 
+// The decimal length of a 1-D shape, refused when it does not fit in 64 bits.
+std::uint64_t parse_length(const std::string& digits, const std::string& path) {
+  std::uint64_t n = 0;
+  for (char c : digits) {
+    const std::uint64_t d = static_cast<std::uint64_t>(c - '0');
+    if (n > (UINT64_MAX - d) / 10) {
+      throw UsageError(path + ": not a valid .npy file: its shape, a number of " + std::to_string(digits.size()) +
+                       " digits, does not fit in 64 bits");
+    }
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+void read_header_bytes(std::FILE* file, void* into, std::size_t bytes, const std::string& path) {
+  if (std::fread(into, 1, bytes, file) != bytes) throw UsageError(path + ": not a valid .npy file: truncated header");
+}
+
+// count values of type T; the caller has checked that the file holds them.
 template <typename T>
 std::vector<T> read_values(std::FILE* file, std::size_t count, const std::string& path, const char* what) {
   std::vector<T> values(count);
@@ -74,71 +115,114 @@ std::vector<T> read_values(std::FILE* file, std::size_t count, const std::string
   return values;
 }
 
+// count values stored as From, converted to T. Only int32 to float can lose a value:
+// it refuses the first one that a float cannot hold exactly.
+template <typename From, typename T>
+std::vector<T> read_converted(std::FILE* file, std::size_t count, const std::string& path) {
+  const std::vector<From> stored = read_values<From>(file, count, path, ".npy data");
+  std::vector<T> values(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    values[i] = static_cast<T>(stored[i]);
+    if (std::is_same_v<From, int> && static_cast<double>(values[i]) != static_cast<double>(stored[i])) {
+      throw UsageError(path + ": value " + std::to_string(stored[i]) + " at index " + std::to_string(i) +
+                       " is not exactly a float (a float holds integers exactly up to 2^24 = 16777216); use "
+                       "--type double or --type int");
+    }
+  }
+  return values;
+}
+
+template <typename T>
+std::vector<T> read_npy(std::FILE* file, std::uint64_t file_bytes, const std::string& path, InputInfo& info) {
+  unsigned char version[2] = {};
+  read_header_bytes(file, version, 2, path);
+  if (version[0] < 1 || version[0] > 3) {
+    throw UsageError(path + ": unsupported .npy format version " + std::to_string(version[0]));
+  }
+  unsigned char len[4] = {};
+  const std::size_t len_bytes = version[0] == 1 ? 2 : 4;
+  read_header_bytes(file, len, len_bytes, path);
+  const std::uint64_t header_len = len[0] | (len[1] << 8) | (len[2] << 16) | (std::uint64_t(len[3]) << 24);
+  const std::uint64_t data_offset = 8 + len_bytes + header_len;
+  if (data_offset > file_bytes) {
+    throw UsageError(path + ": not a valid .npy file: truncated header (it claims " + std::to_string(header_len) +
+                     " bytes, the file has " + std::to_string(file_bytes) + ")");
+  }
+  std::string header(header_len, '\0');
+  read_header_bytes(file, &header[0], header_len, path);
+
+  std::string descr = dict_value(header, "descr", path);
+  descr = descr.substr(1, descr.size() - 2);  // strip the quotes
+  if (descr == "|i4" || descr == "|f4" || descr == "|f8") descr[0] = '<';
+  if (!descr.empty() && descr[0] == '>') {
+    throw UsageError(path + ": big-endian data ('" + descr + "') is not supported; save it little-endian");
+  }
+  if (!reads_as<T>(descr)) {
+    throw UsageError(path + ": holds dtype '" + descr + "' but --type " + dtype_name(dtype_of<T>()) +
+                     " expects '" + npy_descr<T>() + "'" + suggest_type(descr));
+  }
+  if (dict_value(header, "fortran_order", path) != "False") {
+    throw UsageError(path + ": Fortran-ordered arrays are not supported; save a C-ordered 1-D array");
+  }
+  const std::string shape = dict_value(header, "shape", path);
+  std::smatch dims;
+  if (!std::regex_match(shape, dims, std::regex("\\(\\s*(\\d+)\\s*,\\s*\\)"))) {
+    throw UsageError(path + ": array has shape " + shape + "; only 1-D arrays are accepted (shape (N,))");
+  }
+  const std::uint64_t n = parse_length(dims[1], path);
+  const std::uint64_t element_bytes = descr == "<f8" ? 8 : 4;
+  const std::uint64_t data_bytes = file_bytes - data_offset;
+  if (n > data_bytes / element_bytes) {
+    throw UsageError(path + ": .npy data truncated: expected " + std::to_string(n) + " values, found " +
+                     std::to_string(data_bytes / element_bytes));
+  }
+  if (data_bytes > n * element_bytes) {
+    info.warning = path + ": " + std::to_string(data_bytes - n * element_bytes) + " bytes after the " +
+                   std::to_string(n) + " values of the array are ignored";
+  }
+  if (descr == npy_descr<T>()) return read_values<T>(file, n, path, ".npy data");
+  info.converted_from = descr == "<i4" ? "int32" : "float32";
+  if (descr == "<i4") return read_converted<int, T>(file, n, path);
+  return read_converted<float, T>(file, n, path);
+}
+
 }  // namespace
 
 template <typename T>
-std::vector<T> load_input(const std::string& path) {
+std::vector<T> load_input(const std::string& path, InputInfo* info) {
+  InputInfo found;
+  // stat() first: opening a pipe would block, and a directory or device has no length.
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) {
+    throw UsageError("cannot open input file '" + path + "': " + std::strerror(errno));
+  }
+  if (!S_ISREG(status.st_mode)) {
+    throw UsageError("input file '" + path + "' is " + file_kind(status.st_mode) +
+                     "; --input expects a regular file (a .npy array or raw values)");
+  }
+  const std::uint64_t file_bytes = static_cast<std::uint64_t>(status.st_size);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) throw UsageError("cannot open input file '" + path + "': " + std::strerror(errno));
 
   char magic[6] = {};
-  std::size_t got = std::fread(magic, 1, 6, file.get());
+  const std::size_t got = std::fread(magic, 1, 6, file.get());
+  std::vector<T> values;
   if (got == 6 && std::memcmp(magic, kNpyMagic, 6) == 0) {
-    unsigned char version[2] = {};
-    if (std::fread(version, 1, 2, file.get()) != 2) throw UsageError(path + ": not a valid .npy file: truncated header");
-    std::size_t header_len = 0;
-    if (version[0] == 1) {
-      unsigned char len[2];
-      if (std::fread(len, 1, 2, file.get()) != 2) throw UsageError(path + ": not a valid .npy file: truncated header");
-      header_len = len[0] | (len[1] << 8);
-    } else if (version[0] == 2 || version[0] == 3) {
-      unsigned char len[4];
-      if (std::fread(len, 1, 4, file.get()) != 4) throw UsageError(path + ": not a valid .npy file: truncated header");
-      header_len = len[0] | (len[1] << 8) | (len[2] << 16) | (std::size_t(len[3]) << 24);
-    } else {
-      throw UsageError(path + ": unsupported .npy format version " + std::to_string(version[0]));
-    }
-    std::string header(header_len, '\0');
-    if (std::fread(&header[0], 1, header_len, file.get()) != header_len) {
-      throw UsageError(path + ": not a valid .npy file: truncated header");
-    }
-    std::string descr = dict_value(header, "descr", path);
-    descr = descr.substr(1, descr.size() - 2);  // strip the quotes
-    if (descr == "|i4" || descr == "|f4" || descr == "|f8") descr[0] = '<';
-    if (!descr.empty() && descr[0] == '>') {
-      throw UsageError(path + ": big-endian data ('" + descr + "') is not supported; save it little-endian");
-    }
-    if (descr != npy_descr<T>()) {
-      throw UsageError(path + ": holds dtype '" + descr + "' but --type " + dtype_name(dtype_of<T>()) +
-                       " expects '" + npy_descr<T>() + "'" + suggest_type(descr));
-    }
-    if (dict_value(header, "fortran_order", path) != "False") {
-      throw UsageError(path + ": Fortran-ordered arrays are not supported; save a C-ordered 1-D array");
-    }
-    std::string shape = dict_value(header, "shape", path);
-    std::smatch dims;
-    if (!std::regex_match(shape, dims, std::regex("\\(\\s*(\\d+)\\s*,\\s*\\)"))) {
-      throw UsageError(path + ": array has shape " + shape + "; only 1-D arrays are accepted (shape (N,))");
-    }
-    std::size_t n = std::stoull(dims[1]);
-    std::vector<T> values = read_values<T>(file.get(), n, path, ".npy data");
-    return values;
-  }
-
-  if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
+    values = read_npy<T>(file.get(), file_bytes, path, found);
+  } else if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0) {
     throw UsageError(path + ": not a valid .npy file: it does not start with the NumPy magic bytes");
+  } else {
+    // Raw binary: the file size gives N.
+    if (file_bytes % sizeof(T) != 0) {
+      throw UsageError(path + ": raw file of " + std::to_string(file_bytes) + " bytes is not a whole number of " +
+                       dtype_name(dtype_of<T>()) + " values (" + std::to_string(sizeof(T)) +
+                       " bytes each); check --type, or save a .npy file");
+    }
+    std::rewind(file.get());
+    values = read_values<T>(file.get(), file_bytes / sizeof(T), path, "raw data");
   }
-  // Raw binary: the file size gives N.
-  if (std::fseek(file.get(), 0, SEEK_END) != 0) throw UsageError("cannot read input file '" + path + "'");
-  long long bytes = std::ftell(file.get());
-  if (bytes < 0) throw UsageError("cannot read input file '" + path + "'");
-  if (bytes % static_cast<long long>(sizeof(T)) != 0) {
-    throw UsageError(path + ": raw file of " + std::to_string(bytes) + " bytes is not a whole number of " +
-                     dtype_name(dtype_of<T>()) + " values (" + std::to_string(sizeof(T)) +
-                     " bytes each); check --type, or save a .npy file");
-  }
-  std::fseek(file.get(), 0, SEEK_SET);
-  return read_values<T>(file.get(), static_cast<std::size_t>(bytes) / sizeof(T), path, "raw data");
+  if (info) *info = found;
+  return values;
 }
 
 template <typename T>
@@ -165,7 +249,7 @@ void save_npy(const std::string& path, const std::vector<T>& values) {
 
 #define REDUCTION_INSTANTIATE(T)                                                          \
   template std::vector<T> generate_input<T>(std::size_t, std::uint64_t, bool);           \
-  template std::vector<T> load_input<T>(const std::string&);                             \
+  template std::vector<T> load_input<T>(const std::string&, InputInfo*);                 \
   template void save_npy<T>(const std::string&, const std::vector<T>&);
 REDUCTION_INSTANTIATE(int)
 REDUCTION_INSTANTIATE(float)

@@ -25,11 +25,21 @@ template <typename T> DType dtype_of();
 template <typename T>
 std::vector<T> generate_input(std::size_t n, std::uint64_t seed, bool exact = false);
 
+// What load_input found besides the values, for the report.
+struct InputInfo {
+  std::string converted_from;  // the file's dtype ("int32", "float32") when it was widened to T, else ""
+  std::string warning;         // "" or one line: what was odd but harmless (bytes after the data)
+};
+
 // Reads a .npy file (recognised by its magic bytes) or raw values of type T.
-// Throws UsageError naming the problem: missing or unreadable file, wrong dtype,
-// not 1-D, Fortran order, big-endian, truncated data, size not a multiple of sizeof(T).
+// A .npy file of a narrower type is converted where that is exact: int32 and float32
+// to double, int32 to float when every value is a float (else the first that is not
+// is named). Throws UsageError naming the problem: missing or unreadable file, not a
+// regular file, wrong dtype, not 1-D, Fortran order, big-endian, a shape that does
+// not fit in 64 bits, a header or data longer than the file, size not a multiple of
+// sizeof(T). Sizes are checked against the file's size before anything is allocated.
 template <typename T>
-std::vector<T> load_input(const std::string& path);
+std::vector<T> load_input(const std::string& path, InputInfo* info = nullptr);
 
 // Writes a 1-D little-endian .npy file (used by the tests and handy for readers).
 template <typename T>

@@ -19,7 +19,6 @@ class L2Flusher {
  public:
   explicit L2Flusher(std::size_t l2_bytes);
   void flush(cudaStream_t stream);
-  std::size_t bytes() const { return buffer_.bytes(); }
 
  private:
   DeviceBuffer<uint4> buffer_;

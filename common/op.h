@@ -1,5 +1,5 @@
-// op.h: the operators a reduction can apply (host side: names and parsing live in
-// reference.cpp and cli.cpp; the device functors are in ops.cuh).
+// op.h: the operators a reduction can apply (names and parsing live in
+// reference.cpp and cli.cpp; each chapter with operators defines its own functors).
 #pragma once
 
 namespace reduction {

@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <type_traits>
 
@@ -17,13 +18,47 @@ const char* op_name(Op op) {
 }
 
 template <typename T>
+std::string format_value(T value) {
+  if constexpr (!std::is_same_v<T, int>) {
+    if (std::isnan(value)) return "nan";
+    if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  }
+  char text[64];
+  if constexpr (std::is_same_v<T, int>) std::snprintf(text, sizeof text, "%d", value);
+  else if constexpr (std::is_same_v<T, float>) std::snprintf(text, sizeof text, "%.9g", value);
+  else std::snprintf(text, sizeof text, "%.17g", value);
+  return text;
+}
+template std::string format_value<int>(int);
+template std::string format_value<float>(float);
+template std::string format_value<double>(double);
+
+bool Reference::overflows_int() const {
+  return type == DType::Int && op == Op::Sum && (int_value > INT_MAX || int_value < INT_MIN);
+}
+
+template <typename T>
 Reference cpu_reference(const T* values, std::size_t n, Op op) {
   return reference_of<T>(n, op, [values](std::size_t i) { return values[i]; });
 }
 
+namespace detail {
+
+void apply_non_finite_rule(Reference& ref) {
+  const bool sum = ref.op == Op::Sum;
+  if (ref.nans || (sum && ref.pos_infs && ref.neg_infs)) ref.value = std::numeric_limits<double>::quiet_NaN();
+  else if (sum && ref.pos_infs) ref.value = std::numeric_limits<double>::infinity();
+  else if (sum && ref.neg_infs) ref.value = -std::numeric_limits<double>::infinity();
+}
+
+}  // namespace detail
+
 Reference combine(const Reference& a, const Reference& b) {
   Reference r = a;
   r.n = a.n + b.n;
+  r.nans = a.nans + b.nans;
+  r.pos_infs = a.pos_infs + b.pos_infs;
+  r.neg_infs = a.neg_infs + b.neg_infs;
   if (a.op == Op::Sum) {
     detail::Compensated total;
     total.add(a.value);
@@ -38,7 +73,32 @@ Reference combine(const Reference& a, const Reference& b) {
       r.int_value = b.int_value;
     }
   }
+  detail::apply_non_finite_rule(r);  // decides wherever a part held a NaN or an inf
   return r;
+}
+
+std::string expected_text(const Reference& ref) {
+  return ref.type == DType::Int ? std::to_string(ref.wrapped_int()) : format_value(ref.value);
+}
+
+std::string non_finite_note(const Reference& ref) {
+  if (!ref.non_finite()) return "";
+  std::string counts;
+  auto count = [&](std::size_t k, const char* what) {
+    if (k) counts += (counts.empty() ? "" : ", ") + std::to_string(k) + " " + what;
+  };
+  count(ref.nans, "NaN");
+  count(ref.pos_infs, "+inf");
+  count(ref.neg_infs, "-inf");
+  return "the input holds " + counts + ", so its " + op_name(ref.op) + " is " + format_value(ref.value) +
+         " (as in NumPy: NaN propagates, +inf with -inf gives NaN)";
+}
+
+std::string overflow_note(const Reference& ref) {
+  if (!ref.overflows_int()) return "";
+  return "the true sum " + std::to_string(ref.int_value) + " overflows int: int addition wraps it to " +
+         std::to_string(ref.wrapped_int()) + " (checked against that); for the true sum accumulate in a " +
+         "64-bit type, or run with --type double";
 }
 
 double sum_error_bound(double u_accumulate, double u_result, std::size_t chain_length, double sum_abs,
@@ -53,26 +113,29 @@ template <typename T>
 Verdict verify(T result, const Reference& ref, std::size_t chain_length) {
   Verdict v;
   if constexpr (std::is_same_v<T, int>) {
-    v.error = std::fabs(static_cast<double>(result) - static_cast<double>(ref.int_value));
-    v.ok = static_cast<long long>(result) == ref.int_value;
-    if (ref.int_value > INT_MAX || ref.int_value < INT_MIN) {
-      v.ok = false;
-      v.note = "the exact " + std::string(op_name(ref.op)) + " " + std::to_string(ref.int_value) +
-               " does not fit in a 32-bit int, so the int result overflowed; use --type double";
-    }
+    const int expected = ref.wrapped_int();  // int_value itself wherever it fits
+    v.error = std::fabs(static_cast<double>(result) - static_cast<double>(expected));
+    v.ok = result == expected;
+    v.note = overflow_note(ref);
     return v;
   } else {
     const double r = static_cast<double>(result);
+    if (!std::isfinite(r) || !std::isfinite(ref.value)) {
+      v.ok = same_non_finite(r, ref.value);
+      v.error = v.ok ? 0.0 : std::numeric_limits<double>::infinity();
+      if (v.ok) return v;
+      if (ref.non_finite()) {
+        v.note = non_finite_note(ref) + ", not " + format_value(result);
+      } else if (ref.n == 0) {
+        v.note = std::string("the ") + op_name(ref.op) + " of no values is its identity, " + format_value(ref.value) +
+                 ", not " + format_value(result);
+      } else if (!std::isfinite(r)) {
+        v.note = "the result is " + format_value(result) + " but every input is finite" +
+                 (std::isnan(r) ? " (an unwritten or poisoned output?)" : " (the sum overflowed the type?)");
+      }
+      return v;
+    }
     v.error = std::fabs(r - ref.value);
-    if (!std::isfinite(ref.value)) {
-      v.note = "the reference is not finite (the input holds inf or NaN)";
-      return v;
-    }
-    if (std::isnan(r)) {
-      v.error = std::numeric_limits<double>::infinity();
-      v.note = "the result is NaN (an unwritten or poisoned output?)";
-      return v;
-    }
     if (ref.op != Op::Sum) {
       v.ok = r == ref.value;
       return v;

@@ -12,6 +12,7 @@
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "device_info.h"
+#include "harness.h"
 
 namespace reduction::testing {
 
@@ -56,11 +57,54 @@ T run_launcher(const Variant& v, Op op, T* input, const T* pristine, std::size_t
                void* scratch, T* result, unsigned char poison) {
   if (v.in_place && n) CUDA_CHECK(cudaMemcpy(input, pristine, n * sizeof(T), cudaMemcpyDeviceToDevice));
   CUDA_CHECK(cudaMemset(result, poison, sizeof(T)));
-  v.launcher<T>(op)(input, n, result, scratch, block, grid, nullptr);
+  CUDA_CHECK(v.launcher<T>(op)(input, n, result, scratch, block, grid, nullptr));
   CUDA_CHECK(cudaDeviceSynchronize());
   T value{};
   CUDA_CHECK(cudaMemcpy(&value, result, sizeof(T), cudaMemcpyDeviceToHost));
   return value;
 }
+
+// One input on the device, ready for a chapter's launcher: uploaded `offset` elements
+// past an aligned allocation (with a pristine copy for in-place chapters), a launch
+// shape resolved and scratch space allocated and zeroed for it.
+template <typename T>
+class DeviceRun {
+ public:
+  DeviceRun(const Variant& v, const std::vector<T>& host, std::size_t offset = 0)
+      : v_(v), n_(host.size()), offset_(offset), input_(n_ + offset), pristine_(v.in_place ? n_ : 0), result_(1) {
+    if (!n_) return;
+    CUDA_CHECK(cudaMemcpy(input_.get() + offset_, host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+    if (v.in_place) CUDA_CHECK(cudaMemcpy(pristine_.get(), host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
+  }
+
+  // block and grid as a reader would pass them (0: the chapter's default).
+  void set_shape(int block, int grid) {
+    block_ = block;
+    grid_ = grid;
+    resolve_shape(v_, n_, block_, grid_);
+    scratch_ = DeviceBuffer<unsigned char>(v_.scratch_bytes(n_, block_, grid_));
+    if (scratch_.bytes()) CUDA_CHECK(cudaMemset(scratch_.get(), 0, scratch_.bytes()));
+  }
+
+  // Runs the launcher once with a poisoned result slot; returns what it wrote.
+  T run(Op op, unsigned char poison) {
+    if (block_ == 0) set_shape(0, 0);
+    return run_launcher<T>(v_, op, input_.get() + offset_, pristine_.get(), n_, block_, grid_, scratch_.get(),
+                           result_.get(), poison);
+  }
+
+  std::size_t chain_length() const { return v_.chain_length(n_, block_, grid_); }
+  std::string where() const {
+    return v_.label() + " n=" + std::to_string(n_) + " block=" + std::to_string(block_) +
+           " grid=" + std::to_string(grid_) + (offset_ ? " offset=" + std::to_string(offset_) : "");
+  }
+
+ private:
+  const Variant& v_;
+  std::size_t n_, offset_;
+  DeviceBuffer<T> input_, pristine_, result_;
+  DeviceBuffer<unsigned char> scratch_;
+  int block_ = 0, grid_ = 0;
+};
 
 }  // namespace reduction::testing

@@ -46,31 +46,27 @@ std::vector<Shape> shapes_for(const Variant& v) {
 
 class ChapterTest : public ::testing::TestWithParam<std::tuple<int, DType>> {};
 
+// Expects `got` (from `run`) to pass the harness's check against `ref`.
 template <typename T>
-void check_chapter(const Variant& v, const DeviceInfo& device) {
+void expect_verified(T got, const Reference& ref, const DeviceRun<T>& run, std::uint64_t seed,
+                     const std::string& what = "") {
+  const Verdict verdict = verify(got, ref, run.chain_length());
+  EXPECT_TRUE(verdict.ok) << run.where() << what << " seed=" << seed << ": got " << format_value(got)
+                          << ", expected " << format_value(ref.value) << " (error " << verdict.error
+                          << ", tolerance " << verdict.tolerance << ") " << verdict.note;
+}
+
+template <typename T>
+void check_chapter(const Variant& v) {
   for (std::size_t n : kSizes) {
     const std::uint64_t seed = fresh_seed();
     const std::vector<T> host = generate_input<T>(n, seed);
     const Reference ref = cpu_reference(host.data(), n);
-    DeviceBuffer<T> input(n), pristine(n), result(1);
-    if (n) {
-      CUDA_CHECK(cudaMemcpy(pristine.get(), host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaMemcpy(input.get(), host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-    }
+    DeviceRun<T> run(v, host);
     for (Shape s : shapes_for(v)) {
-      int block = s.block, grid = s.grid;
-      resolve_shape(v, n, device.sm_count, block, grid);
-      DeviceBuffer<unsigned char> scratch(v.scratch_bytes(n, block, grid));
-      if (scratch.bytes()) CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
-      const std::size_t chain = v.chain_length(n, block, grid);
+      run.set_shape(s.block, s.grid);
       for (unsigned char poison : {0xCD, 0xAB}) {  // twice: the second call reuses the scratch
-        const T got = run_launcher<T>(v, Op::Sum, input.get(), pristine.get(), n, block, grid, scratch.get(),
-                                      result.get(), poison);
-        const Verdict verdict = verify(got, ref, chain);
-        EXPECT_TRUE(verdict.ok) << v.label() << " n=" << n << " block=" << block << " grid=" << grid
-                                << " seed=" << seed << ": got " << format_value(got) << ", expected "
-                                << format_value(ref.value) << " (error " << verdict.error << ", tolerance "
-                                << verdict.tolerance << ") " << verdict.note;
+        expect_verified(run.run(Op::Sum, poison), ref, run, seed);
       }
     }
   }
@@ -83,54 +79,67 @@ void check_chapter(const Variant& v, const DeviceInfo& device) {
       const std::uint64_t seed = fresh_seed();
       const std::vector<T> host = generate_input<T>(n, seed, true);
       const Reference ref = cpu_reference(host.data(), n);
-      DeviceBuffer<T> input(n), pristine(n), result(1);
-      if (n) {
-        CUDA_CHECK(cudaMemcpy(pristine.get(), host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(input.get(), host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-      }
-      int block = 0, grid = 0;
-      resolve_shape(v, n, device.sm_count, block, grid);
-      DeviceBuffer<unsigned char> scratch(v.scratch_bytes(n, block, grid));
-      if (scratch.bytes()) CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
-      const T got = run_launcher<T>(v, Op::Sum, input.get(), pristine.get(), n, block, grid, scratch.get(),
-                                    result.get(), 0xCD);
-      EXPECT_EQ(static_cast<double>(got), ref.value) << v.label() << " exact data, n=" << n << " seed=" << seed;
+      DeviceRun<T> run(v, host);
+      const T got = run.run(Op::Sum, 0xCD);
+      EXPECT_EQ(static_cast<double>(got), ref.value) << run.where() << " exact data, seed=" << seed;
     }
+  }
+}
+
+// Calls check(T{}) with the element type T of the test's parameter.
+template <typename Check>
+void for_type(DType type, Check check) {
+  switch (type) {
+    case DType::Int: check(int{}); break;
+    case DType::Float: check(float{}); break;
+    case DType::Double: check(double{}); break;
   }
 }
 
 TEST_P(ChapterTest, MatchesReferenceAtAwkwardSizes) {
   REQUIRE_GPU();
   const Variant& v = chapters()[std::get<0>(GetParam())].main();
-  const DeviceInfo device = query_device();
-  switch (std::get<1>(GetParam())) {
-    case DType::Int: check_chapter<int>(v, device); break;
-    case DType::Float: check_chapter<float>(v, device); break;
-    case DType::Double: check_chapter<double>(v, device); break;
-  }
+  for_type(std::get<1>(GetParam()), [&](auto zero) { check_chapter<decltype(zero)>(v); });
+}
+
+// A shape the harness refuses is refused by the copy unit too, without a launch: a
+// student calling reduce() with it gets cudaErrorInvalidValue, not a wrong sum.
+TEST_P(ChapterTest, RefusedShapesReturnInvalidValue) {
+  REQUIRE_GPU();
+  const Variant& v = chapters()[std::get<0>(GetParam())].main();
+  if (v.chooses_shape) GTEST_SKIP() << v.chapter << " takes no launch shape";
+  for_type(std::get<1>(GetParam()), [&](auto zero) {
+    using T = decltype(zero);
+    DeviceBuffer<T> input(1000), result(1);
+    DeviceBuffer<unsigned char> scratch(1 << 20);
+    for (int block : {-1, 0, 2000, 100, 48}) {
+      if (v.check_shape(block, 0).empty() && block > 0) continue;  // a block this chapter runs
+      EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), 1000, result.get(), scratch.get(), block, 4, nullptr),
+                cudaErrorInvalidValue)
+          << v.chapter << " block " << block;
+    }
+    if (!v.in_place) {  // 01-03 derive the grid from n: a grid argument is ignored
+      EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), 1000, result.get(), scratch.get(), v.default_block, 0, nullptr),
+                cudaErrorInvalidValue)
+          << v.chapter << " grid 0";
+    }
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << v.chapter << ": a refused shape must not launch";
+  });
 }
 
 // Start addresses 1, 2 and 3 elements past an aligned allocation (08's vector loads
-// must peel the unaligned head; every other chapter must not care).
+// must peel the unaligned head; every other chapter must not care), also with n
+// smaller than the unaligned head.
 template <typename T>
-void check_offsets(const Variant& v, const DeviceInfo& device) {
-  for (std::size_t n : {std::size_t(1000), std::size_t(65537), (std::size_t(1) << 20) + 13}) {
+void check_offsets(const Variant& v) {
+  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1000), std::size_t(65537),
+                        (std::size_t(1) << 20) + 13}) {
     for (std::size_t offset : {1, 2, 3}) {
       const std::uint64_t seed = fresh_seed();
       const std::vector<T> host = generate_input<T>(n, seed);
       const Reference ref = cpu_reference(host.data(), n);
-      DeviceBuffer<T> input(n + 3), pristine(n), result(1);
-      CUDA_CHECK(cudaMemcpy(pristine.get(), host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-      CUDA_CHECK(cudaMemcpy(input.get() + offset, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-      int block = 0, grid = 0;
-      resolve_shape(v, n, device.sm_count, block, grid);
-      DeviceBuffer<unsigned char> scratch(v.scratch_bytes(n, block, grid));
-      if (scratch.bytes()) CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
-      const T got = run_launcher<T>(v, Op::Sum, input.get() + offset, pristine.get(), n, block, grid,
-                                    scratch.get(), result.get(), 0xCD);
-      const Verdict verdict = verify(got, ref, v.chain_length(n, block, grid));
-      EXPECT_TRUE(verdict.ok) << v.label() << " n=" << n << " offset=" << offset << " seed=" << seed << ": got "
-                              << format_value(got) << ", expected " << format_value(ref.value);
+      DeviceRun<T> run(v, host, offset);
+      expect_verified(run.run(Op::Sum, 0xCD), ref, run, seed);
     }
   }
 }
@@ -138,17 +147,12 @@ void check_offsets(const Variant& v, const DeviceInfo& device) {
 TEST_P(ChapterTest, UnalignedStart) {
   REQUIRE_GPU();
   const Variant& v = chapters()[std::get<0>(GetParam())].main();
-  const DeviceInfo device = query_device();
-  switch (std::get<1>(GetParam())) {
-    case DType::Int: check_offsets<int>(v, device); break;
-    case DType::Float: check_offsets<float>(v, device); break;
-    case DType::Double: check_offsets<double>(v, device); break;
-  }
+  for_type(std::get<1>(GetParam()), [&](auto zero) { check_offsets<decltype(zero)>(v); });
 }
 
 // max and min for the chapters generic over the operator (exact in any order).
 template <typename T>
-void check_ops(const Variant& v, const DeviceInfo& device) {
+void check_ops(const Variant& v) {
   for (Op op : {Op::Max, Op::Min, Op::Sum}) {
     for (std::size_t n : {std::size_t(0), std::size_t(1), std::size_t(33), std::size_t(4097),
                           (std::size_t(1) << 20) + 13}) {
@@ -159,18 +163,9 @@ void check_ops(const Variant& v, const DeviceInfo& device) {
         for (T& x : host) x = T(2) * x - T(1);
       }
       const Reference ref = cpu_reference(host.data(), n, op);
-      DeviceBuffer<T> input(n), result(1);
-      if (n) CUDA_CHECK(cudaMemcpy(input.get(), host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
-      int block = 0, grid = 0;
-      resolve_shape(v, n, device.sm_count, block, grid);
-      DeviceBuffer<unsigned char> scratch(v.scratch_bytes(n, block, grid));
-      if (scratch.bytes()) CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
+      DeviceRun<T> run(v, host);
       for (unsigned char poison : {0xCD, 0xAB}) {
-        const T got = run_launcher<T>(v, op, input.get(), input.get(), n, block, grid, scratch.get(),
-                                      result.get(), poison);
-        const Verdict verdict = verify(got, ref, v.chain_length(n, block, grid));
-        EXPECT_TRUE(verdict.ok) << v.label() << " --op " << op_name(op) << " n=" << n << " seed=" << seed
-                                << ": got " << format_value(got) << ", expected " << format_value(ref.value);
+        expect_verified(run.run(op, poison), ref, run, seed, std::string(" --op ") + op_name(op));
       }
     }
   }
@@ -182,13 +177,7 @@ class OperatorTest : public ChapterTest {};
 TEST_P(OperatorTest, EveryOperator) {
   REQUIRE_GPU();
   const Variant& v = chapters()[std::get<0>(GetParam())].main();
-  ASSERT_TRUE(v.has_ops) << v.chapter;
-  const DeviceInfo device = query_device();
-  switch (std::get<1>(GetParam())) {
-    case DType::Int: check_ops<int>(v, device); break;
-    case DType::Float: check_ops<float>(v, device); break;
-    case DType::Double: check_ops<double>(v, device); break;
-  }
+  for_type(std::get<1>(GetParam()), [&](auto zero) { check_ops<decltype(zero)>(v); });
 }
 
 std::string param_name(const ::testing::TestParamInfo<std::tuple<int, DType>>& info) {
@@ -203,7 +192,7 @@ INSTANTIATE_TEST_SUITE_P(All, ChapterTest,
 std::vector<int> operator_chapters() {
   std::vector<int> indices;
   for (std::size_t i = 0; i < chapters().size(); ++i) {
-    if (chapters()[i].main().has_ops) indices.push_back(static_cast<int>(i));
+    if (chapters()[i].main().has_operators()) indices.push_back(static_cast<int>(i));
   }
   return indices;
 }
@@ -219,27 +208,18 @@ TEST(SinglePass, FloatResultIdenticalOver100Runs) {
   REQUIRE_GPU();
   const Chapter* c = find_chapter("09");
   ASSERT_NE(c, nullptr) << "09_single_pass is not built";
-  const Variant& v = c->main();
-  const DeviceInfo device = query_device();
-  const std::size_t n = (std::size_t(1) << 24) + 13;
-  const std::vector<float> host = generate_input<float>(n, fresh_seed());
-  DeviceBuffer<float> input(n), result(1);
-  CUDA_CHECK(cudaMemcpy(input.get(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-  int block = 0, grid = 0;
-  resolve_shape(v, n, device.sm_count, block, grid);
-  DeviceBuffer<unsigned char> scratch(v.scratch_bytes(n, block, grid));
-  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
-  const float first = run_launcher<float>(v, Op::Sum, input.get(), input.get(), n, block, grid, scratch.get(),
-                                          result.get(), 0xCD);
-  for (int run = 1; run < 100; ++run) {
-    const float again = run_launcher<float>(v, Op::Sum, input.get(), input.get(), n, block, grid, scratch.get(),
-                                            result.get(), run % 2 ? 0xAB : 0xCD);
+  const std::vector<float> host = generate_input<float>((std::size_t(1) << 24) + 13, fresh_seed());
+  DeviceRun<float> run(c->main(), host);
+  const float first = run.run(Op::Sum, 0xCD);
+  for (int repeat = 1; repeat < 100; ++repeat) {
+    const float again = run.run(Op::Sum, repeat % 2 ? 0xAB : 0xCD);
     ASSERT_EQ(std::memcmp(&first, &again, sizeof(float)), 0)
-        << "run " << run << " gave " << format_value(again) << ", run 0 gave " << format_value(first);
+        << "run " << repeat << " gave " << format_value(again) << ", run 0 gave " << format_value(first);
   }
 }
 
-// Past 2^31 elements: the 64-bit indices must hold (06, 08 and 09).
+// Past 2^31 elements: the 64-bit indices must hold in every chapter that reads the
+// input with a grid-stride loop (04 on; 01-03 index by block, tested up to 2^24).
 class LargeN : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LargeN, FloatsPast2To31) {
@@ -250,27 +230,21 @@ TEST_P(LargeN, FloatsPast2To31) {
   const DeviceInfo device = query_device();
   const std::size_t n = (std::size_t(1) << 31) + 7;
   int block = 0, grid = 0;
-  resolve_shape(v, n, device.sm_count, block, grid);
+  resolve_shape(v, n, block, grid);
   const double need = n * sizeof(float) + v.scratch_bytes(n, block, grid) + (256 << 20);
   if (need > static_cast<double>(device.free_bytes)) {
     GTEST_SKIP() << "needs " << need / 1073741824.0 << " GiB of device memory, " << device.name << " has "
                  << device.free_bytes / 1073741824.0 << " GiB free";
   }
-  const std::uint64_t seed = fresh_seed();
-  const std::vector<float> host = generate_input<float>(n, seed);
-  const Reference ref = cpu_reference(host.data(), n);
-  DeviceBuffer<float> input(n), result(1);
-  CUDA_CHECK(cudaMemcpy(input.get(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-  DeviceBuffer<unsigned char> scratch(v.scratch_bytes(n, block, grid));
-  if (scratch.bytes()) CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
-  const float got = run_launcher<float>(v, Op::Sum, input.get(), input.get(), n, block, grid, scratch.get(),
-                                        result.get(), 0xCD);
-  const Verdict verdict = verify(got, ref, v.chain_length(n, block, grid));
-  EXPECT_TRUE(verdict.ok) << v.label() << " n=" << n << " seed=" << seed << ": got " << format_value(got)
-                          << ", expected " << format_value(ref.value) << " (tolerance " << verdict.tolerance << ")";
+  // One input for every chapter (8 GiB: made once, on all host cores).
+  static const std::uint64_t seed = fresh_seed();
+  static const std::vector<float> host = generate_input<float>(n, seed);
+  static const Reference ref = cpu_reference(host.data(), n);
+  DeviceRun<float> run(v, host);
+  expect_verified(run.run(Op::Sum, 0xCD), ref, run, seed);
 }
 
-INSTANTIATE_TEST_SUITE_P(Chapters, LargeN, ::testing::Values("06", "08", "09"),
+INSTANTIATE_TEST_SUITE_P(Chapters, LargeN, ::testing::Values("04", "05", "06", "07", "08", "09", "10"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string("ch") + info.param;
                          });

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CTest `docs.tools`: the documentation scripts in docs/tools work, and what they made is current.
+"""CTest `docs.tools`: the documentation scripts in tools work, and what they made is current.
 
 - draw_schemes.py: each scheme adds the right pairs and ends with the sum; the SVGs in
   docs/images are what the script draws with its defaults;
@@ -21,7 +21,7 @@ import xml.dom.minidom
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOLS = os.path.join(REPO, "docs", "tools")
+TOOLS = os.path.join(REPO, "tools")
 sys.path.insert(0, TOOLS)
 
 import draw_schemes  # noqa: E402
@@ -85,7 +85,7 @@ class Schemes(unittest.TestCase):
                 self.assertTrue(os.path.exists(committed), f"docs/images/{name} is missing")
                 self.assertEqual(read(committed), drawn,
                                  f"docs/images/{name} differs from what the script draws; "
-                                 "run python3 docs/tools/draw_schemes.py")
+                                 "run python3 tools/draw_schemes.py")
 
     def test_bad_block_size_is_a_usage_error(self):
         with tempfile.TemporaryDirectory() as out:

@@ -1,10 +1,24 @@
 // Chapter 11 end to end: both programs on 2+ GPUs at awkward sizes, every type and
 // operator, against the CPU reference (the programs check it; these tests check that
-// they say ok and exit 0). Skipped, with the reason, with fewer than two GPUs.
+// they say ok and exit 0), and what a cluster does to the MPI program, as far as one
+// machine with two GPUs can show it:
+//   - two ranks placed as if on two nodes (REDUCTION_NODE and one GPU per rank through
+//     CUDA_VISIBLE_DEVICES): each is local rank 0 of its "node" and uses its GPU 0;
+//   - ranks of one node with a GPU of their own each (CUDA_VISIBLE_DEVICES);
+//   - more ranks on a node than it has GPUs: exit 2 with a message;
+//   - a rank that fails early (REDUCTION_TEST_FAIL): an error, an exit behind MPI's
+//     back, a rank that stops answering before the NCCL communicator or the all-reduce.
+//     The job must end, non-zero, with the failing (or the waiting) rank's message,
+//     well within a time limit: never a hang.
+// Skipped, with the reason, on a machine with fewer GPUs than a test needs.
 #include <gtest/gtest.h>
 #include <cuda_runtime.h>
 
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "multi_gpu.cuh"
 #include "program_runner.h"
@@ -18,10 +32,72 @@ int visible_gpus() {
   return count;
 }
 
-#define REQUIRE_TWO_GPUS()                                                                         \
-  do {                                                                                             \
-    if (visible_gpus() < 2) GTEST_SKIP() << "needs 2 or more CUDA devices, " << visible_gpus() << " visible"; \
+#define REQUIRE_GPUS(k)                                                                                       \
+  do {                                                                                                        \
+    if (visible_gpus() < (k)) GTEST_SKIP() << "needs " << (k) << " or more CUDA devices, " << visible_gpus() \
+                                           << " visible";                                                     \
   } while (0)
+
+#define REQUIRE_MPI()                                                                        \
+  do {                                                                                       \
+    if (!have_mpi()) GTEST_SKIP() << "11_multi_gpu_mpi was not built (no MPI found at configure time)"; \
+  } while (0)
+
+#ifdef REDUCTION_MPIRUN
+bool have_mpi() { return true; }
+const std::string kMpirun = std::string(REDUCTION_MPIRUN) + " --allow-run-as-root --oversubscribe";
+#else
+bool have_mpi() { return false; }
+const std::string kMpirun;
+#endif
+const std::string kMpiProgram = std::string(REDUCTION_BIN_DIR) + "/11_multi_gpu_mpi";
+
+// Every value of "key": "..." (a string) in a JSON text, in order.
+std::vector<std::string> json_strings(const std::string& text, const std::string& key) {
+  std::vector<std::string> values;
+  const std::string marker = "\"" + key + "\": \"";
+  for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+    const std::size_t begin = at + marker.size();
+    values.push_back(text.substr(begin, text.find('"', begin) - begin));
+  }
+  return values;
+}
+
+// Every value of "key": <integer> in a JSON text, in order.
+std::vector<long long> json_ints(const std::string& text, const std::string& key) {
+  std::vector<long long> values;
+  const std::string marker = "\"" + key + "\": ";
+  for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) {
+    values.push_back(std::atoll(text.c_str() + at + marker.size()));
+  }
+  return values;
+}
+
+struct JobRun {
+  int exit_code = -1;
+  std::string output;
+  double seconds = 0;
+  bool timed_out = false;  // killed by the time limit: the job hung
+};
+
+// Runs a shell command (an mpirun line) under coreutils' timeout: SIGTERM after
+// limit_s seconds, SIGKILL 10 s later. stdout and stderr together.
+JobRun run_job(const std::string& command, int limit_s) {
+  // NVLink multicast stays off on shared hosts (as in tools/gpu_suite.sh), unless set.
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  const std::string line = "timeout -k 10 " + std::to_string(limit_s) + " " + command + " 2>&1";
+  JobRun run;
+  const auto start = std::chrono::steady_clock::now();
+  FILE* pipe = popen(line.c_str(), "r");
+  if (!pipe) return run;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) run.output += buffer;
+  const int status = pclose(pipe);
+  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  run.timed_out = run.exit_code == 124 || run.exit_code == 137 || (WIFSIGNALED(status) && WTERMSIG(status) == 9);
+  return run;
+}
 
 TEST(MultiGpu, ShardsCoverTheArrayContiguously) {
   for (std::size_t n : {0, 1, 2, 7, 1000003}) {
@@ -39,8 +115,32 @@ TEST(MultiGpu, ShardsCoverTheArrayContiguously) {
   }
 }
 
+TEST(MultiGpu, EachRankTakesItsIndexAmongTheRanksThatSeeItsGpus) {
+  using multi_gpu::gpu_choice;
+  // Four ranks that see the same two GPUs: 0 and 1 fit, 2 and 3 have none left.
+  const std::vector<std::string> shared = {"A,B", "A,B", "A,B", "A,B"};
+  for (int r = 0; r < 4; ++r) {
+    EXPECT_EQ(gpu_choice(shared, r).index, r);
+    EXPECT_EQ(gpu_choice(shared, r).sharing, 4);
+  }
+  // A GPU of its own each (CUDA_VISIBLE_DEVICES per rank): every rank uses its GPU 0.
+  const std::vector<std::string> own = {"A", "B", "C"};
+  for (int r = 0; r < 3; ++r) {
+    EXPECT_EQ(gpu_choice(own, r).index, 0);
+    EXPECT_EQ(gpu_choice(own, r).sharing, 1);
+  }
+  // Mixed: ranks 0 and 2 share two GPUs, rank 1 has its own.
+  const std::vector<std::string> mixed = {"A,B", "C", "A,B"};
+  EXPECT_EQ(gpu_choice(mixed, 0).index, 0);
+  EXPECT_EQ(gpu_choice(mixed, 1).index, 0);
+  EXPECT_EQ(gpu_choice(mixed, 2).index, 1);
+  EXPECT_EQ(gpu_choice(mixed, 2).sharing, 2);
+}
+
+// ---------------------------------------------------------------- one process
+
 TEST(MultiGpu, OneProcessAllReduceIsRight) {
-  REQUIRE_TWO_GPUS();
+  REQUIRE_GPUS(2);
   for (const char* type : {"int", "float", "double"}) {
     for (const char* op : {"sum", "max", "min"}) {
       for (const char* n : {"0", "1", "3", "1000003", "2^24+1"}) {
@@ -53,34 +153,172 @@ TEST(MultiGpu, OneProcessAllReduceIsRight) {
   }
 }
 
-TEST(MultiGpu, TooManyGpusIsAUsageError) {
-  REQUIRE_TWO_GPUS();
-  const ProgramRun run = run_program("11_multi_gpu", "--gpus 99 --n 1000");
-  EXPECT_EQ(run.exit_code, 2) << run.output;
-  EXPECT_NE(run.output.find("CUDA device(s) are visible"), std::string::npos) << run.output;
+TEST(MultiGpu, OneProcessReportsEveryGpu) {
+  REQUIRE_GPUS(2);
+  const ProgramRun run = run_program("11_multi_gpu", "--gpus 2 --reps 2 --json --n 1000003");
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_EQ(json_ints(run.output, "gpu"), (std::vector<long long>{0, 1})) << run.output;
+  const std::vector<std::string> buses = json_strings(run.output, "bus_id");
+  ASSERT_EQ(buses.size(), 2u) << run.output;
+  EXPECT_NE(buses[0], buses[1]) << run.output;
+  EXPECT_EQ(json_strings(run.output, "name").size(), 2u) << run.output;
 }
 
+TEST(MultiGpu, MoreGpusThanVisibleIsAUsageError) {
+  REQUIRE_GPUS(1);
+  const int too_many = visible_gpus() + 1;
+  const ProgramRun run = run_program("11_multi_gpu", "--gpus " + std::to_string(too_many) + " --n 1000");
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("--gpus " + std::to_string(too_many) + " but only " + std::to_string(visible_gpus()) +
+                            " CUDA device(s) are visible"),
+            std::string::npos)
+      << run.output;
+}
+
+// ---------------------------------------------------------------- MPI, one rank per GPU
+
 TEST(MultiGpu, MpiOneRankPerGpuIsRight) {
-  REQUIRE_TWO_GPUS();
-#ifndef REDUCTION_MPIRUN
-  GTEST_SKIP() << "11_multi_gpu_mpi was not built (no MPI found at configure time)";
-#else
+  REQUIRE_GPUS(2);
+  REQUIRE_MPI();
   for (const char* type : {"int", "float"}) {
     for (const char* op : {"sum", "max"}) {
-      const std::string command = std::string(REDUCTION_MPIRUN) + " --allow-run-as-root --oversubscribe -np 2 " +
-                                  REDUCTION_BIN_DIR + "/11_multi_gpu_mpi --reps 2 --json --n 2^24+3 --type " + type +
-                                  " --op " + op + " 2>&1";
-      FILE* pipe = popen(command.c_str(), "r");
-      ASSERT_NE(pipe, nullptr);
-      std::string output;
-      char buffer[4096];
-      while (std::fgets(buffer, sizeof buffer, pipe)) output += buffer;
-      const int status = pclose(pipe);
-      EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0) << command << "\n" << output;
-      EXPECT_NE(output.find("\"ok\": true"), std::string::npos) << output;
+      const JobRun run = run_job(kMpirun + " -np 2 " + kMpiProgram + " --reps 2 --json --n 2^24+3 --type " + type +
+                                     " --op " + op,
+                                 300);
+      EXPECT_EQ(run.exit_code, 0) << type << " " << op << "\n" << run.output;
+      EXPECT_NE(run.output.find("\"ok\": true"), std::string::npos) << run.output;
+      // The local rank picks the GPU: ranks 0 and 1 of one host are local ranks 0 and 1
+      // and use GPUs 0 and 1, two different devices; rank 0 reports both.
+      EXPECT_EQ(json_ints(run.output, "rank"), (std::vector<long long>{0, 1})) << run.output;
+      EXPECT_EQ(json_ints(run.output, "local_rank"), (std::vector<long long>{0, 1})) << run.output;
+      EXPECT_EQ(json_ints(run.output, "local_size"), (std::vector<long long>{2, 2})) << run.output;
+      const std::vector<std::string> buses = json_strings(run.output, "bus_id");
+      ASSERT_EQ(buses.size(), 2u) << run.output;
+      EXPECT_NE(buses[0], buses[1]) << run.output;
     }
   }
-#endif
+}
+
+// Two ranks of this machine placed as two nodes of one GPU each: REDUCTION_NODE makes
+// each rank a node of its own (local rank 0 of 1), and CUDA_VISIBLE_DEVICES gives each
+// "node" its own GPU 0, as a scheduler does on a real cluster.
+TEST(MultiGpu, MpiRanksPlacedAsOnTwoNodes) {
+  REQUIRE_GPUS(2);
+  REQUIRE_MPI();
+  const std::string args = " --reps 2 --json --n 2^24+5 --type float";
+  const JobRun run = run_job(kMpirun + " -np 1 env CUDA_VISIBLE_DEVICES=0 REDUCTION_NODE=0 " + kMpiProgram + args +
+                                 " : -np 1 env CUDA_VISIBLE_DEVICES=1 REDUCTION_NODE=1 " + kMpiProgram + args,
+                             300);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("\"ok\": true"), std::string::npos) << run.output;
+  EXPECT_EQ(json_ints(run.output, "local_rank"), (std::vector<long long>{0, 0})) << run.output;
+  EXPECT_EQ(json_ints(run.output, "local_size"), (std::vector<long long>{1, 1})) << run.output;
+  EXPECT_EQ(json_ints(run.output, "gpu"), (std::vector<long long>{0, 0})) << run.output;
+  const std::vector<std::string> hosts = json_strings(run.output, "host");
+  ASSERT_EQ(hosts.size(), 2u) << run.output;
+  EXPECT_NE(hosts[0].find("as node 0"), std::string::npos) << run.output;
+  EXPECT_NE(hosts[1].find("as node 1"), std::string::npos) << run.output;
+  const std::vector<std::string> buses = json_strings(run.output, "bus_id");
+  ASSERT_EQ(buses.size(), 2u) << run.output;
+  EXPECT_NE(buses[0], buses[1]) << "both 'nodes' used the same physical GPU\n" << run.output;
+}
+
+TEST(MultiGpu, MpiMoreRanksPerNodeThanGpusIsAUsageError) {
+  REQUIRE_GPUS(2);
+  REQUIRE_MPI();
+  const int gpus = visible_gpus();
+  const JobRun run =
+      run_job(kMpirun + " -np " + std::to_string(gpus + 1) + " " + kMpiProgram + " --reps 2 --n 1000", 120);
+  EXPECT_FALSE(run.timed_out) << run.output;
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("rank " + std::to_string(gpus) + " on "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find(std::to_string(gpus + 1) + " ranks on this node see the same " + std::to_string(gpus) +
+                            " CUDA device(s)"),
+            std::string::npos)
+      << run.output;
+}
+
+// As a scheduler that gives each task its own GPU (CUDA_VISIBLE_DEVICES): two ranks of
+// one node, local ranks 0 and 1, each seeing one GPU, each use their GPU 0.
+TEST(MultiGpu, MpiRanksWithAGpuOfTheirOwnShareANode) {
+  REQUIRE_GPUS(2);
+  REQUIRE_MPI();
+  const std::string args = " --reps 2 --json --n 2^24+7 --type int";
+  const JobRun run = run_job(kMpirun + " -np 1 env CUDA_VISIBLE_DEVICES=0 " + kMpiProgram + args +
+                                 " : -np 1 env CUDA_VISIBLE_DEVICES=1 " + kMpiProgram + args,
+                             300);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("\"ok\": true"), std::string::npos) << run.output;
+  EXPECT_EQ(json_ints(run.output, "local_rank"), (std::vector<long long>{0, 1})) << run.output;
+  EXPECT_EQ(json_ints(run.output, "gpu"), (std::vector<long long>{0, 0})) << run.output;
+  const std::vector<std::string> buses = json_strings(run.output, "bus_id");
+  ASSERT_EQ(buses.size(), 2u) << run.output;
+  EXPECT_NE(buses[0], buses[1]) << run.output;
+}
+
+// ---------------------------------------------------------------- a rank that fails
+
+// Rank 1 fails at `stage` (REDUCTION_TEST_FAIL); NCCL steps time out after 10 s.
+JobRun run_with_failing_rank(const std::string& stage) {
+  return run_job("env REDUCTION_TEST_FAIL=1:" + stage + " REDUCTION_NCCL_TIMEOUT=10 " + kMpirun + " -np 2 " +
+                     kMpiProgram + " --reps 2 --n 2^20",
+                 150);
+}
+
+TEST(MultiGpu, MpiRankFailingDuringSetupEndsTheJobWithItsMessage) {
+  REQUIRE_GPUS(2);
+  REQUIRE_MPI();
+  const JobRun run = run_with_failing_rank("setup");
+  EXPECT_FALSE(run.timed_out) << "the job hung\n" << run.output;
+  EXPECT_EQ(run.exit_code, 3) << run.output;
+  EXPECT_NE(run.output.find("11_multi_gpu_mpi: rank 1 on "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("injected failure during setup"), std::string::npos) << run.output;
+}
+
+TEST(MultiGpu, MpiRankExitingDuringSetupEndsTheJob) {
+  REQUIRE_GPUS(2);
+  REQUIRE_MPI();
+  const JobRun run = run_with_failing_rank("exit");
+  EXPECT_FALSE(run.timed_out) << "the job hung\n" << run.output;
+  EXPECT_NE(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("rank 1 on "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("exits during setup"), std::string::npos) << run.output;
+}
+
+// A rank that stops answering (a dead node, as far as its peers can tell): the other
+// rank's NCCL wait gives up after REDUCTION_NCCL_TIMEOUT, says so, and ends the job.
+TEST(MultiGpu, MpiRankSilentBeforeTheCommunicatorTimesOut) {
+  REQUIRE_GPUS(2);
+  REQUIRE_MPI();
+  const JobRun run = run_with_failing_rank("init");
+  EXPECT_FALSE(run.timed_out) << "the job hung\n" << run.output;
+  EXPECT_EQ(run.exit_code, 3) << run.output;
+  EXPECT_NE(run.output.find("rank 1 on "), std::string::npos) << run.output;  // "stops answering"
+  EXPECT_NE(run.output.find("11_multi_gpu_mpi: rank 0 on "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("creating the NCCL communicator"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("did not finish within 10 s"), std::string::npos) << run.output;
+}
+
+TEST(MultiGpu, MpiRankSilentBeforeTheAllReduceTimesOut) {
+  REQUIRE_GPUS(2);
+  REQUIRE_MPI();
+  const JobRun run = run_with_failing_rank("allreduce");
+  EXPECT_FALSE(run.timed_out) << "the job hung\n" << run.output;
+  EXPECT_EQ(run.exit_code, 3) << run.output;
+  EXPECT_NE(run.output.find("11_multi_gpu_mpi: rank 0 on "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("all-reduce"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("did not finish within 10 s"), std::string::npos) << run.output;
+}
+
+// Checked before any GPU work: needs MPI, not a GPU.
+TEST(MultiGpu, MpiNodeOverrideOnSomeRanksOnlyIsAUsageError) {
+  REQUIRE_MPI();
+  const JobRun run = run_job(kMpirun + " -np 1 env REDUCTION_NODE=0 " + kMpiProgram + " --n 1000 : -np 1 " +
+                                 kMpiProgram + " --n 1000",
+                             120);
+  EXPECT_FALSE(run.timed_out) << run.output;
+  EXPECT_EQ(run.exit_code, 2) << run.output;
+  EXPECT_NE(run.output.find("REDUCTION_NODE is set on 1 of 2 ranks"), std::string::npos) << run.output;
 }
 
 }  // namespace

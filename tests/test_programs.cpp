@@ -3,8 +3,14 @@
 // work; a missing device exits 3 and says so.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <random>
+#include <regex>
 
 #include "chapter.h"
 #include "input.h"
@@ -30,6 +36,23 @@ void expect_usage_error(const std::string& program, const std::string& args, con
 }
 
 std::string temp_path(const std::string& name) { return ::testing::TempDir() + name; }
+
+// What a program prints on stdout alone (stderr dropped): results, never diagnostics.
+std::string stdout_of(const std::string& program, const std::string& args, const std::string& env = "") {
+  const std::string command = env + std::string(REDUCTION_BIN_DIR) + "/" + program + " " + args + " 2>/dev/null";
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return out;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+  pclose(pipe);
+  return out;
+}
+
+// A JSON text holds no bare nan or inf (JSON has no such numbers: they must be strings).
+void expect_no_bare_non_finite(const std::string& json) {
+  EXPECT_FALSE(std::regex_search(json, std::regex("(:|,|\\[)\\s*-?(nan|inf)"))) << json;
+}
 
 TEST(Programs, BadFlagsExitTwoWithAMessage) {
   for (const std::string& p : all_programs()) {
@@ -82,7 +105,7 @@ TEST(Programs, OperatorFlagOnlyWhereTheChapterHasOperators) {
   expect_usage_error("00_cpu_baseline", "--op max", "--op does not apply");
   expect_usage_error("00_cpu_baseline", "--block 256", "--block does not apply: 00_cpu_baseline runs on the CPU");
   for (const Chapter& c : all_gpu_chapters()) {
-    if (c.main().has_ops) {
+    if (c.main().has_operators()) {
       expect_usage_error(c.id, "--op mean", "--op expects sum, max or min, not 'mean'");
     } else {
       expect_usage_error(c.id, "--op max", "--op does not apply");
@@ -118,6 +141,204 @@ TEST(Programs, NoDeviceExitsThreeAndSaysSo) {
   EXPECT_NE(tour.output.find("need a CUDA GPU"), std::string::npos) << tour.output;
   const ProgramRun cpu = run_program("00_cpu_baseline", "--n 1000 --reps 2", "CUDA_VISIBLE_DEVICES= ");
   EXPECT_EQ(cpu.exit_code, 0) << cpu.output;
+}
+
+TEST(Programs, AFlagGivenTwiceExitsTwo) {
+  for (const std::string& p : all_programs()) {
+    SCOPED_TRACE(p);
+    expect_usage_error(p, "--reps 3 --reps 4", "--reps given twice; give each option once");
+    expect_usage_error(p, "--json --n 10 --json", "--json given twice");
+  }
+  expect_usage_error("05_pow2ceil", "--block 96 --block 100", "--block given twice");
+}
+
+TEST(Programs, LimitsAreTheRealOnes) {
+  for (const std::string& p : all_programs()) {
+    SCOPED_TRACE(p);
+    expect_usage_error(p, "--reps 99999999999", "--reps 99999999999 is too large (at most 100000)");
+    expect_usage_error(p, "--seed 2^64", "(at most 18446744073709551615 = 2^64-1)");
+  }
+  // The seed is any 64-bit value: 2^63 and 2^64-1 run (no device needed for 00; a GPU
+  // chapter gets past the command line to the device check).
+  const ProgramRun cpu = run_program("00_cpu_baseline", "--n 1000 --reps 1 --seed 2^63");
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.output;
+  EXPECT_NE(cpu.output.find("--seed 9223372036854775808"), std::string::npos) << cpu.output;
+  for (const Chapter& c : all_gpu_chapters()) {
+    const ProgramRun run = run_program(c.id, "--n 1000 --seed 2^64-1", "CUDA_VISIBLE_DEVICES= ");
+    EXPECT_EQ(run.exit_code, 3) << c.id << "\n" << run.output;
+  }
+}
+
+TEST(Programs, InputsThatAreNotRegularFilesExitTwo) {
+  const std::string dir = temp_path("programs_input_dir");
+  mkdir(dir.c_str(), 0700);
+  const std::string fifo = temp_path("programs_input_fifo");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string shape = temp_path("programs_shape_30_digits.npy");
+  {
+    std::string header = "{'descr': '<f8', 'fortran_order': False, 'shape': (123456789012345678901234567890,), }";
+    header.append(64 - (10 + header.size() + 1) % 64, ' ');
+    header += '\n';
+    std::ofstream out(shape, std::ios::binary);
+    out.write("\x93NUMPY\x01\x00", 8);
+    out.put(static_cast<char>(header.size()));
+    out.put(0);
+    out << header << "12345678";
+  }
+  for (const std::string& p : all_programs()) {
+    SCOPED_TRACE(p);
+    expect_usage_error(p, "--input " + dir, "' is a directory; --input expects a regular file");
+    expect_usage_error(p, "--input /proc", "is a directory");
+    expect_usage_error(p, "--input /dev/zero", "' is a device file");
+    // A program that opened the pipe would wait for a writer: `timeout` ends it (exit 124).
+    const ProgramRun run = run_program(p, "--type double --input " + fifo, "timeout 20 ");
+    EXPECT_EQ(run.exit_code, 2) << run.output;
+    EXPECT_NE(run.output.find("is a pipe (FIFO)"), std::string::npos) << run.output;
+    expect_usage_error(p, "--type double --input " + shape, "does not fit in 64 bits");
+  }
+  std::remove(fifo.c_str());
+}
+
+TEST(Programs, DiagnosticsGoToStderrOnly) {
+  for (const std::string& p : all_programs()) {
+    EXPECT_EQ(stdout_of(p, "--frobnicate"), "") << p;
+    EXPECT_EQ(stdout_of(p, "--input /nonexistent.npy"), "") << p;
+  }
+  // The tour without a device: the table (chapter 00) on stdout, the notice on stderr.
+  const std::string out = stdout_of("tour", "--n 1000 --reps 2", "CUDA_VISIBLE_DEVICES= ");
+  EXPECT_NE(out.find("00_cpu_baseline"), std::string::npos) << out;
+  EXPECT_EQ(out.find("need a CUDA GPU"), std::string::npos) << out;
+}
+
+// Fresh values whose int sum leaves the int range, saved as int32 .npy.
+struct OverflowingInts {
+  std::vector<int> values;
+  long long exact = 0;
+  int wrapped = 0;
+  explicit OverflowingInts(const std::string& path) : values(4097) {
+    std::mt19937_64 random(std::random_device{}());
+    std::uint32_t sum = 0;
+    for (int& v : values) {
+      v = static_cast<int>((1LL << 30) + static_cast<long long>(random() % (1u << 30)));
+      exact += v;
+      sum += static_cast<std::uint32_t>(v);
+    }
+    wrapped = static_cast<int>(sum);
+    save_npy(path, values);
+  }
+};
+
+TEST(Programs, AnIntSumThatOverflowsIsCheckedAndExplained) {
+  const std::string path = temp_path("programs_overflow.npy");
+  const OverflowingInts ints(path);
+  const ProgramRun run = run_program("00_cpu_baseline", "--reps 1 --input " + path);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("reference  " + std::to_string(ints.wrapped) + "\n"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("the true sum " + std::to_string(ints.exact) + " overflows int"), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("--type double"), std::string::npos) << run.output;
+  // The way out the note names: the int32 file read as doubles gives the true sum.
+  const ProgramRun wide = run_program("00_cpu_baseline", "--reps 1 --json --type double --input " + path);
+  EXPECT_EQ(wide.exit_code, 0) << wide.output;
+  EXPECT_NE(wide.output.find("\"reference\": " + std::to_string(ints.exact) + ","), std::string::npos) << wide.output;
+  const ProgramRun wide_text = run_program("00_cpu_baseline", "--reps 1 --type double --input " + path);
+  EXPECT_NE(wide_text.output.find("from " + path + " (int32 values, converted exactly on load)"), std::string::npos)
+      << wide_text.output;
+}
+
+TEST(Programs, TypeConversionsOnLoadAreExactOrRefused) {
+  std::mt19937_64 random(std::random_device{}());
+  std::vector<int> ints(1001);
+  for (int& v : ints) v = static_cast<int>(random() % 2001) - 1000;
+  const std::size_t at = random() % ints.size();
+  ints[at] = 16777217;  // 2^24 + 1: not a float
+  const std::string path = temp_path("programs_ints.npy");
+  save_npy(path, ints);
+  const std::string floats = temp_path("programs_floats.npy");
+  save_npy<float>(floats, {1.5f, -2.25f});
+  for (const std::string& p : all_programs()) {
+    SCOPED_TRACE(p);
+    expect_usage_error(p, "--type float --input " + path,
+                       "value 16777217 at index " + std::to_string(at) + " is not exactly a float");
+    expect_usage_error(p, "--type int --input " + floats, "holds dtype '<f4' but --type int expects '<i4'");
+  }
+  const ProgramRun run = run_program("00_cpu_baseline", "--reps 1 --type double --input " + floats);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("(float32 values, converted exactly on load)"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("reference  -0.75\n"), std::string::npos) << run.output;
+}
+
+TEST(Programs, TrailingBytesAreAWarningOnStderr) {
+  const std::vector<double> values = generate_input<double>(999, std::random_device{}());
+  const std::string path = temp_path("programs_trailing.npy");
+  save_npy(path, values);
+  std::ofstream(path, std::ios::binary | std::ios::app) << "12345";
+  const ProgramRun run = run_program("00_cpu_baseline", "--reps 1 --type double --input " + path);
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("00_cpu_baseline: warning: " + path + ": 5 bytes after the 999 values"), std::string::npos)
+      << run.output;
+  EXPECT_EQ(stdout_of("00_cpu_baseline", "--reps 1 --type double --input " + path).find("warning"), std::string::npos);
+}
+
+// Chapter 00 on NaN and inf, as NumPy sums them; its JSON stays valid.
+TEST(Programs, NonFiniteInputsGiveNumPysAnswerAndValidJson) {
+  std::mt19937_64 random(std::random_device{}());
+  struct Case {
+    std::vector<float> specials;
+    const char* sum;
+    const char* counts;
+  };
+  const float nan = std::nanf(""), inf = INFINITY;
+  const Case cases[] = {{{nan}, "nan", "{\"nan\": 1, \"inf\": 0, \"-inf\": 0}"},
+                        {{inf}, "inf", "{\"nan\": 0, \"inf\": 1, \"-inf\": 0}"},
+                        {{-inf}, "-inf", "{\"nan\": 0, \"inf\": 0, \"-inf\": 1}"},
+                        {{inf, -inf}, "nan", "{\"nan\": 0, \"inf\": 1, \"-inf\": 1}"}};
+  for (const Case& c : cases) {
+    std::vector<float> values = generate_input<float>(5000, random());
+    for (float special : c.specials) values[random() % values.size()] = special;
+    const std::string path = temp_path("programs_specials.npy");
+    save_npy(path, values);
+    const ProgramRun json = run_program("00_cpu_baseline", "--reps 1 --json --type float --input " + path);
+    SCOPED_TRACE(c.sum);
+    EXPECT_EQ(json.exit_code, 0) << json.output;
+    EXPECT_NE(json.output.find(std::string("\"reference\": \"") + c.sum + "\""), std::string::npos) << json.output;
+    EXPECT_NE(json.output.find(std::string("\"result\": \"") + c.sum + "\""), std::string::npos) << json.output;
+    EXPECT_NE(json.output.find(std::string("\"non_finite\": ") + c.counts), std::string::npos) << json.output;
+    EXPECT_NE(json.output.find("\"ok\": true"), std::string::npos) << json.output;
+    expect_no_bare_non_finite(json.output);
+    const ProgramRun text = run_program("00_cpu_baseline", "--reps 1 --type float --input " + path);
+    EXPECT_EQ(text.exit_code, 0) << text.output;
+    EXPECT_NE(text.output.find(std::string("so its sum is ") + c.sum), std::string::npos) << text.output;
+  }
+}
+
+// The tour without a device: --json is one object, with the device (null), n, type and
+// every row it could run; the notice that the GPU chapters need a GPU goes to stderr.
+TEST(Programs, TourJsonIsOneObjectWithoutAGpu) {
+  const std::string out = stdout_of("tour", "--n 1000 --reps 2 --type float --json", "CUDA_VISIBLE_DEVICES= ");
+  ASSERT_FALSE(out.empty());
+  EXPECT_EQ(out.front(), '{') << out;
+  EXPECT_EQ(out.substr(out.size() - 2), "}\n") << out;
+  EXPECT_EQ(out.find('\n'), out.size() - 1) << "more than one line:\n" << out;
+  for (const char* key : {"\"device\": null", "\"n\": 1000", "\"type\": \"float\"", "\"reference\": ",
+                          "\"rows\": [{\"chapter\": \"00_cpu_baseline\"", "\"ok\": true"}) {
+    EXPECT_NE(out.find(key), std::string::npos) << key << " not in " << out;
+  }
+  expect_no_bare_non_finite(out);
+  const ProgramRun run = run_program("tour", "--n 1000 --reps 2 --json", "CUDA_VISIBLE_DEVICES= ");
+  EXPECT_EQ(run.exit_code, 3) << run.output;
+  EXPECT_NE(run.output.find("need a CUDA GPU"), std::string::npos) << run.output;
+  expect_usage_error("tour", "--sweep --json", "--json does not apply to --sweep");
+}
+
+TEST(Programs, TourHelpListsOnlyWhatTheTourAccepts) {
+  const ProgramRun run = run_program("tour", "--help");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  for (const char* absent : {"--block", "--grid", "--op", "--variant"}) {
+    EXPECT_EQ(run.output.find(absent), std::string::npos) << absent << " in:\n" << run.output;
+  }
+  EXPECT_NE(run.output.find("sweep_T.csv and sweep_T.json"), std::string::npos) << run.output;
 }
 
 }  // namespace

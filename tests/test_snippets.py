@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """CTest `docs.snippets`: the README code excerpts must match the source they are cut from.
 
-(a) `docs/tools/snippets.py --check` passes on this repository;
+(a) `tools/snippets.py --check` passes on this repository;
 (b) on a tiny repository built in a temporary folder, the checker passes when the
     excerpt matches, and fails when the excerpt is edited by hand, when the snippet is
     renamed in the source, when the file is missing, and when a block is malformed;
@@ -19,7 +19,7 @@ import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TOOL = os.path.join(REPO, "docs", "tools", "snippets.py")
+TOOL = os.path.join(REPO, "tools", "snippets.py")
 
 SOURCE = textwrap.dedent("""\
     // demo.cu
@@ -55,7 +55,7 @@ class RealRepository(unittest.TestCase):
     def test_readme_excerpts_match_the_source(self):
         result = run_tool("--check", root=REPO)
         self.assertEqual(result.returncode, 0,
-                         "README excerpts differ from the source; run `python3 docs/tools/snippets.py --write`\n"
+                         "README excerpts differ from the source; run `python3 tools/snippets.py --write`\n"
                          + result.stdout + result.stderr)
 
 

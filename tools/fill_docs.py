@@ -7,7 +7,7 @@ and docs/tuning.md comes from here, from the files of one run:
   ncu_*.csv                    -> the <!-- ncu:NN_name --> blocks, docs/profiling.md
   sass_08.txt                  -> 08's <!-- sass:08_vectorized --> block
   pitfalls.txt                 -> docs/pitfalls.md's <!-- output:N --> blocks, 06's sanitizer block
-  chapters.jsonl, cpu_300M_float.txt -> 00's block; seed_kernels.txt -> 01-06 seed comparisons
+  chapters.jsonl, cpu_300M_float.txt -> 00's block; seed_kernels.txt -> 01-06: against the articles' kernels
   tune_single_pass.txt, blocks.jsonl -> docs/tuning.md
   gpu.txt                      -> the "measured on" lines
 """
@@ -21,7 +21,6 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "docs", "tools"))
 sys.path.insert(0, HERE)
 from results import fill_file  # noqa: E402
 import ncu_table  # noqa: E402
@@ -64,7 +63,7 @@ def sweep_rows(results, dtype):
 
 
 def seed_blocks(results, on):
-    """01-06: our chapter against the seed kernel, both measured in this run."""
+    """01-06: our chapter against the source article's kernel (docs/README.md#sources), both measured in this run."""
     seed_file = os.path.join(results, "seed_kernels.txt")
     if not os.path.exists(seed_file):
         return
@@ -80,8 +79,10 @@ def seed_blocks(results, on):
     pairs = {"01_global_naive": "reduceNeighbored", "02_neighbored_less": "reduceNeighboredLess",
              "03_interleaved": "reduceInterleaved"}
     for chapter, kernel in pairs.items():
-        lines = ["| 16M / 256M ints | 2^24 µs | vs seed | 2^28 µs | vs seed |", "|---|---|---|---|---|"]
-        lines.append(f"| seed 001 `{kernel}` as written, block 512, first launch only | {seed[(kernel, 24)]:.1f} | | "
+        lines = ["| 16M / 256M ints | 2^24 µs | vs the article's | 2^28 µs | vs the article's |",
+                 "|---|---|---|---|---|"]
+        lines.append(f"| `{kernel}` of the Professional CUDA C Programming notes, as written, block 512, "
+                     f"first launch only | {seed[(kernel, 24)]:.1f} | | "
                      f"{seed[(kernel, 28)]:.1f} | |")
         for block in (512, 256):
             label = f"this chapter, block {block}, every launch" + (" (the default)" if block == 256 else "")
@@ -96,7 +97,8 @@ def seed_blocks(results, on):
         t24, t28 = rows[chapter][1 << 24]["ms"] * 1000, rows[chapter][1 << 28]["ms"] * 1000
         text = (f"Measured side by side on the {on}; L2 flushed before each run, median of 30.\n\n"
                 f"| ints | 2^24 µs | 2^28 µs |\n|---|---|---|\n"
-                f"| seed 000 `{kernel}` as written ({shape}) | {seed[(kernel, 24)]:.1f} | {seed[(kernel, 28)]:.1f} |\n"
+                f"| `{kernel}` of blakewoo's reduce analysis, as written ({shape}) | {seed[(kernel, 24)]:.1f} | "
+                f"{seed[(kernel, 28)]:.1f} |\n"
                 f"| this chapter, default shape | {t24:.1f} ({seed[(kernel, 24)] / t24:.2f}× faster) | "
                 f"{t28:.1f} ({seed[(kernel, 28)] / t28:.2f}× faster) |")
         fill(f"{chapter}/README.md", f"results:{chapter[:2]}_seed", text)
@@ -213,7 +215,7 @@ def multigpu_block(results):
             "has 139.8 GiB):\n\n" + fenced(read(os.path.join(results, "multigpu_large.txt")), "text")
             + "\n\nOne process per GPU under MPI (`mpirun -np 2 build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`):\n\n"
             + fenced(read(os.path.join(results, "multigpu_mpi.txt")), "text")
-            + "\n\n`ctest --preset release -L multigpu` on that machine: "
+            + "\n\n`ctest --preset multigpu` on that machine: "
             + re.search(r"\d+% tests passed.*", read(os.path.join(results, "ctest_multigpu.log"))).group(0) + ".")
     fill("11_multi_gpu/README.md", "results:11_multi_gpu", text)
 
@@ -227,7 +229,7 @@ def main():
     os.makedirs(os.path.join(ROOT, "docs", "data"), exist_ok=True)
     for f in glob.glob(os.path.join(results, "data", "sweep_*.json")):
         shutil.copy(f, os.path.join(ROOT, "docs", "data"))
-    subprocess.run([sys.executable, os.path.join(ROOT, "docs/tools/results.py"), os.path.join(ROOT, "docs/data")],
+    subprocess.run([sys.executable, os.path.join(HERE, "results.py"), os.path.join(ROOT, "docs/data")],
                    check=True)
     subprocess.run([sys.executable, os.path.join(HERE, "ncu_table.py"), results, "--fill", "--meta",
                     f"Nsight Compute on the {on}, `--clock-control none`; 2^24 ints."], check=True,

@@ -14,7 +14,8 @@
 #   sass      cuobjdump -sass of 08: the 128-bit loads
 #   tuning    docs/tuning.md: the single-pass bench, and 01-03 at every block size
 #   pitfalls  the demonstrations of docs/pitfalls.md
-#   multigpu  chapter 11 on 2+ GPUs: ctest -L multigpu, scaling runs, MPI runs
+#   multigpu  chapter 11 on 2+ GPUs: ctest --preset multigpu, scaling runs, MPI runs (one rank
+#             per GPU, two ranks placed as two nodes, a rank that stops answering)
 set -u
 cd "$(dirname "$0")/.."
 RESULTS=${RESULTS:-$PWD/build/gpu-results}
@@ -38,8 +39,10 @@ for step in "$@"; do
       nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv >"$RESULTS/gpu.txt" 2>&1
       nvcc --version >>"$RESULTS/gpu.txt"
       cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1 &&
-        cmake --build --preset release >"$RESULTS/build.log" 2>&1
-      note "build: exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
+        cmake --build --preset release >"$RESULTS/build.log" 2>&1 &&
+        cmake --build --preset release --target pitfall_no_restore pitfall_timing tune_single_pass \
+          >>"$RESULTS/build.log" 2>&1
+      note "build (and the demos and tuning bench): exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
       cmake --preset debug "${gtest_arg[@]}" >"$RESULTS/configure_debug.log" 2>&1 &&
         cmake --build --preset debug --target 01_global_naive 06_warp_unroll >"$RESULTS/build_debug.log" 2>&1
       note "build debug (01, 06): exit $?"
@@ -118,8 +121,9 @@ for step in "$@"; do
       ;;
     multigpu)
       export NCCL_NVLS_ENABLE=0  # never NVLink multicast on shared hosts
-      ctest --preset multigpu -j 1 >"$RESULTS/ctest_multigpu.log" 2>&1
-      note "ctest -L multigpu: exit $? :: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest_multigpu.log")"
+      ctest --preset multigpu >"$RESULTS/ctest_multigpu.log" 2>&1
+      note "ctest --preset multigpu: exit $? :: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest_multigpu.log")"
+      grep -E "Failed|Skipped|Timeout|No tests were found" "$RESULTS/ctest_multigpu.log" | head -20 | tee -a "$summary"
       : >"$RESULTS/multigpu.jsonl"
       for type in int float; do
         for n in 2^30 2^32; do
@@ -132,11 +136,21 @@ for step in "$@"; do
       # More than one GPU's memory in total: 38e9 floats = 141.6 GiB over two GPUs.
       $BIN/11_multi_gpu --gpus 2 --n 38000000000 --type float --reps 3 >"$RESULTS/multigpu_large.txt" 2>&1
       note "11 --gpus 2 --n 38000000000 --type float: exit $?"
-      mpirun --allow-run-as-root --oversubscribe -np 2 -x NCCL_NVLS_ENABLE $BIN/11_multi_gpu_mpi --n 2^30 --type float \
-        >"$RESULTS/multigpu_mpi.txt" 2>&1
+      mpi=(mpirun --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE)
+      "${mpi[@]}" -np 2 $BIN/11_multi_gpu_mpi --n 2^30 --type float >"$RESULTS/multigpu_mpi.txt" 2>&1
       note "mpirun -np 2 11_multi_gpu_mpi --n 2^30 --type float: exit $?"
-      mpirun --allow-run-as-root --oversubscribe -np 2 -x NCCL_NVLS_ENABLE $BIN/11_multi_gpu_mpi --n 2^30 --type float \
-        --json >>"$RESULTS/multigpu.jsonl" 2>>"$RESULTS/multigpu.err"
+      "${mpi[@]}" -np 2 $BIN/11_multi_gpu_mpi --n 2^30 --type float --json >>"$RESULTS/multigpu.jsonl" \
+        2>>"$RESULTS/multigpu.err"
+      # Two ranks of this machine placed as two nodes of one GPU each (11's README).
+      "${mpi[@]}" -np 1 env CUDA_VISIBLE_DEVICES=0 REDUCTION_NODE=0 $BIN/11_multi_gpu_mpi --n 2^30 --type float : \
+        -np 1 env CUDA_VISIBLE_DEVICES=1 REDUCTION_NODE=1 $BIN/11_multi_gpu_mpi --n 2^30 --type float \
+        >"$RESULTS/multigpu_mpi_two_nodes.txt" 2>&1
+      note "mpirun 11_multi_gpu_mpi placed as two nodes: exit $?"
+      # A rank that stops answering before the all-reduce: the other rank gives up after
+      # REDUCTION_NCCL_TIMEOUT seconds with a message (11's README); the exit code is 3.
+      REDUCTION_TEST_FAIL=1:allreduce REDUCTION_NCCL_TIMEOUT=10 timeout -k 10 120 "${mpi[@]}" -np 2 \
+        $BIN/11_multi_gpu_mpi --n 2^30 --type float >"$RESULTS/multigpu_mpi_silent_peer.txt" 2>&1
+      note "mpirun 11_multi_gpu_mpi with a silent rank 1: exit $? (3 expected, 124 = hung)"
       ;;
     *)
       note "unknown step $step"

@@ -14,7 +14,6 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "docs", "tools"))
 
 COLUMNS = [
     ("gpu__time_duration.sum", "time µs", lambda v: f"{v / 1000:.1f}"),
@@ -100,7 +99,7 @@ def main():
         tables[chapter] = launches
         print(f"## {chapter}\n\n{table(launches)}\n")
     if fill:
-        from results import fill_file  # docs/tools/results.py
+        from results import fill_file  # tools/results.py
 
         for chapter, launches in tables.items():
             readme = os.path.join(os.path.dirname(__file__), "..", chapter, "README.md")

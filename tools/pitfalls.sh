@@ -8,7 +8,7 @@ R=build/release/bin D=build/debug/bin
 show() { echo; echo "\$ $*"; "$@" 2>&1; echo "[exit $?]"; }
 first_lines() { "$@" 2>&1 | head -n 40; }
 
-echo "### 1. The race of seed 003: 01 without the % filter"
+echo "### 1. The race of the Korean course notes: 01 without the % filter"
 for build in "$R" "$D"; do
   for i in 1 2 3 4 5; do
     show "$build/01_global_naive" --variant race --n 2^20 --reps 1 --seed 7 --json
@@ -19,7 +19,7 @@ compute-sanitizer --tool racecheck "$R/01_global_naive" --variant race --n 4096 
 echo; echo "\$ compute-sanitizer --tool memcheck $R/01_global_naive --variant race --n 4096 --reps 1 --seed 7"
 compute-sanitizer --tool memcheck "$R/01_global_naive" --variant race --n 4096 --reps 1 --seed 7 2>&1 | tail -n 4
 
-echo; echo "### 2. Early return before __syncthreads (seed 001), n not a multiple of the block"
+echo; echo "### 2. Early return before __syncthreads (Professional CUDA C notes), n not a multiple of the block"
 show "$R/01_global_naive" --variant early-return --n 1000 --block 256 --reps 1 --seed 7
 echo; echo "\$ compute-sanitizer --tool synccheck $R/01_global_naive --variant early-return --n 1000 --block 256 --reps 1 --seed 7"
 compute-sanitizer --tool synccheck "$R/01_global_naive" --variant early-return --n 1000 --block 256 --reps 1 --seed 7 2>&1 | head -n 30

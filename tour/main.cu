@@ -2,7 +2,8 @@
 //
 //   tour                      one table for N = 2^24 ints (the README's first command)
 //   tour --n 2^28 --type float
-//   tour --sweep --out docs/data   N = 2^10 .. 2^30, every chapter: sweep.csv and sweep.json
+//   tour --json               the same as one JSON object: device, n, type, every row
+//   tour --sweep --out docs/data   N = 2^10 .. 2^30, every chapter: sweep_int.csv and sweep_int.json
 //
 // Each GPU chapter runs at its own default launch shape and is checked against the
 // CPU reference; CUB (chapter 10) is the last row, as the production yardstick.
@@ -23,6 +24,7 @@ using namespace reduction;
 
 struct Row {
   std::string chapter;
+  std::string result;  // as format_value prints it
   double ms = 0, gbps = 0;
   bool ok = false;
   std::string note;
@@ -31,6 +33,7 @@ struct Row {
 CliSpec tour_spec() {
   CliSpec spec;
   spec.program = "tour";
+  spec.gpu = false;  // every chapter runs at its own default shape
   spec.tour = true;
   return spec;
 }
@@ -42,37 +45,47 @@ std::string today() {
   return text;
 }
 
-// Runs 00 (threaded CPU sum) and every GPU chapter on one input.
+// Runs 00 (threaded CPU sum) and every GPU chapter on one input (00 alone without a device).
 template <typename T>
-std::vector<Row> run_all(const std::vector<T>& host, const Options& o, const DeviceInfo* device,
-                         const std::vector<Chapter>& chapters) {
+std::vector<Row> run_all(const std::vector<T>& host, const Reference& ref, const Options& o,
+                         const DeviceInfo* device, const std::vector<Chapter>& chapters) {
   std::vector<Row> rows;
   const cpu_baseline::MethodResult cpu = cpu_baseline::run_methods(host, std::min(o.reps, 5), true).front();
-  rows.push_back({"00_cpu_baseline", cpu.median_ms, cpu.gbps, cpu.ok, "threaded CPU sum"});
+  rows.push_back({"00_cpu_baseline", cpu.value_text, cpu.median_ms, cpu.gbps, cpu.ok,
+                  cpu.ok ? "" : "the threaded CPU sum is outside its error bound"});
   if (!device) return rows;
 
   const std::size_t n = host.size();
   std::size_t scratch = 0;
   for (const Chapter& c : chapters) {
     int block = 0, grid = 0;
-    resolve_shape(c.main(), n, device->sm_count, block, grid);
+    resolve_shape(c.main(), n, block, grid);
     scratch = std::max(scratch, c.main().scratch_bytes(n, block, grid));
   }
   const std::size_t others = Bench<T>::bytes_needed(n, true, *device) + scratch;
   check_fits(chapters.front().main(), n, sizeof(T), others, 1, 1, *device);
 
-  const Reference ref = cpu_reference(host.data(), n);
   Bench<T> bench(host, *device, true);
   for (const Chapter& c : chapters) {
     int block = 0, grid = 0;
-    resolve_shape(c.main(), n, device->sm_count, block, grid);
+    resolve_shape(c.main(), n, block, grid);
     const Measurement m = bench.run(c.main(), Op::Sum, block, grid, o.reps, o.flush, ref);
-    rows.push_back({c.id, m.median_ms, m.gbps, m.verdict.ok, m.verdict.note});
+    rows.push_back({c.id, m.result_text, m.median_ms, m.gbps, m.verdict.ok, m.verdict.ok ? "" : m.verdict.note});
   }
   return rows;
 }
 
-void print_table(const std::vector<Row>& rows, const DeviceInfo* device, std::size_t n, DType type) {
+// What the reader should know about the input: NaN and inf, an int sum that overflows.
+std::vector<std::string> input_notes(const Reference& ref) {
+  std::vector<std::string> notes;
+  for (const std::string& note : {non_finite_note(ref), overflow_note(ref)}) {
+    if (!note.empty()) notes.push_back(note);
+  }
+  return notes;
+}
+
+void print_table(const std::vector<Row>& rows, const DeviceInfo* device, const std::string& input,
+                 const Reference& ref) {
   const double peak = device ? device->peak_gbps() : 0;
   double first_gpu_ms = 0;
   for (const Row& r : rows) {
@@ -92,16 +105,53 @@ void print_table(const std::vector<Row>& rows, const DeviceInfo* device, std::si
                 r.ok || r.note.empty() ? "" : ": ", r.ok ? "" : r.note.c_str());
     previous_ms = r.ms;
   }
-  std::printf("\nn = %zu %s; median of the timed runs, L2 flushed before each; GB/s = input bytes / time.\n", n,
-              dtype_name(type));
+  std::printf("\n%s; sum %s; median of the timed runs, L2 flushed before each; GB/s = input bytes / time.\n",
+              input.c_str(), expected_text(ref).c_str());
   std::printf("00 is the multi-threaded CPU sum; \"step\" is the speed-up over the row above, \"vs 01\" over 01.\n");
+  for (const std::string& note : input_notes(ref)) std::printf("note: %s\n", note.c_str());
+}
+
+// The --json form of the table: one object, every row in "rows".
+void print_json(const std::vector<Row>& rows, const DeviceInfo* device, const Options& o, const Reference& ref,
+                const std::string& converted_from) {
+  bool all_ok = true;
+  for (const Row& r : rows) all_ok = all_ok && r.ok;
+  auto fixed = [](const char* format, double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, format, value);
+    return std::string(text);
+  };
+  const std::string peak = device ? fixed("%.3f", device->peak_gbps()) : "null";
+  std::printf("{\"device\": %s, \"cuda\": \"%s\", \"peak_gbps\": %s, \"type\": \"%s\", \"n\": %zu, \"seed\": %llu, "
+              "\"input\": \"%s\", \"converted_from\": %s, \"reps\": %d, \"flush\": %s, \"reference\": %s, "
+              "\"notes\": [",
+              device ? ("\"" + json_escape(device->name) + "\"").c_str() : "null",
+              json_escape(cuda_version_string()).c_str(), peak.c_str(), dtype_name(o.type), ref.n,
+              static_cast<unsigned long long>(o.seed), json_escape(o.input).c_str(),
+              converted_from.empty() ? "null" : ("\"" + converted_from + "\"").c_str(), o.reps,
+              o.flush ? "true" : "false", json_number(expected_text(ref)).c_str());
+  const std::vector<std::string> notes = input_notes(ref);
+  for (std::size_t i = 0; i < notes.size(); ++i) std::printf("%s\"%s\"", i ? ", " : "", json_escape(notes[i]).c_str());
+  std::printf("], \"ok\": %s, \"rows\": [", all_ok ? "true" : "false");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    const bool gpu_row = device && r.chapter != "00_cpu_baseline";
+    std::printf("%s{\"chapter\": \"%s\", \"result\": %s, \"ms\": %.6f, \"gbps\": %.3f, \"percent_of_peak\": %s, "
+                "\"ok\": %s, \"note\": \"%s\"}",
+                i ? ", " : "", r.chapter.c_str(), json_number(r.result).c_str(), r.ms, r.gbps,
+                gpu_row ? fixed("%.2f", 100 * r.gbps / device->peak_gbps()).c_str() : "null", r.ok ? "true" : "false",
+                json_escape(r.note).c_str());
+  }
+  std::printf("]}\n");
 }
 
 template <typename T>
-int tour_one(const Options& o, const DeviceInfo* device, const std::vector<Chapter>& chapters) {
-  std::vector<T> host = make_input<T>(o);
-  const std::vector<Row> rows = run_all(host, o, device, chapters);
-  print_table(rows, device, host.size(), o.type);
+int tour_one(const std::vector<T>& host, const std::string& converted_from, const Options& o,
+             const DeviceInfo* device, const std::vector<Chapter>& chapters) {
+  const Reference ref = cpu_reference(host.data(), host.size());
+  const std::vector<Row> rows = run_all(host, ref, o, device, chapters);
+  if (o.json) print_json(rows, device, o, ref, converted_from);
+  else print_table(rows, device, describe_input(o, host.size(), converted_from), ref);
   bool ok = true;
   for (const Row& r : rows) ok = ok && r.ok;
   return ok ? 0 : 1;
@@ -127,7 +177,7 @@ int sweep(const Options& o, const DeviceInfo& device, const std::vector<Chapter>
     at.n = n;
     at.seed = o.seed + k;
     const std::vector<T> host = generate_input<T>(n, at.seed);
-    const std::vector<Row> rows = run_all(host, at, &device, chapters);
+    const std::vector<Row> rows = run_all(host, cpu_reference(host.data(), n), at, &device, chapters);
     for (const Row& r : rows) {
       const double percent = r.chapter == "00_cpu_baseline" ? 0.0 : 100 * r.gbps / device.peak_gbps();
       csv << dtype_name(o.type) << ',' << n << ',' << r.chapter << ',' << r.ms << ',' << r.gbps << ',' << percent
@@ -139,30 +189,41 @@ int sweep(const Options& o, const DeviceInfo& device, const std::vector<Chapter>
       ok = ok && r.ok;
       if (!r.ok) std::fprintf(stderr, "tour: %s WRONG at n = %zu: %s\n", r.chapter.c_str(), n, r.note.c_str());
     }
-    std::printf("n = 2^%d done\n", k);
-    std::fflush(stdout);
+    std::fprintf(stderr, "tour: n = 2^%d done\n", k);
   }
   json << "\n]}\n";
-  std::printf("wrote %s/sweep_%s.csv and .json\n", dir.c_str(), dtype_name(o.type));
+  std::printf("wrote %s/sweep_%s.csv and %s/sweep_%s.json\n", dir.c_str(), dtype_name(o.type), dir.c_str(),
+              dtype_name(o.type));
   return ok ? 0 : 1;
+}
+
+void print_device(const DeviceInfo& device) {
+  std::printf("device %s\npeak DRAM bandwidth %.1f GB/s (2 x %d MHz x %d-bit bus), CUDA %s, %s\n",
+              device.describe().c_str(), device.peak_gbps(), device.memory_clock_khz / 1000, device.bus_width_bits,
+              cuda_version_string().c_str(), today().c_str());
 }
 
 template <typename T>
 int run_typed(const Options& o, const std::vector<Chapter>& chapters) {
   std::string why;
+  if (o.sweep) {
+    if (!cuda_device_available(&why)) throw CudaError(why);
+    const DeviceInfo device = query_device();
+    print_device(device);
+    return sweep<T>(o, device, chapters);
+  }
+  // The input first: a bad --input file is exit 2 before anything is printed.
+  std::string converted_from;
+  const std::vector<T> host = make_input<T>(o, "tour", &converted_from);
   if (!cuda_device_available(&why)) {
-    if (o.sweep) throw CudaError(why);
-    tour_one<T>(o, nullptr, chapters);
-    std::printf("\nThe GPU chapters (01-%s) need a CUDA GPU, and none is usable here: %s\n",
-                chapters.empty() ? "..." : chapters.back().id.substr(0, 2).c_str(), why.c_str());
+    tour_one<T>(host, converted_from, o, nullptr, chapters);
+    std::fprintf(stderr, "tour: the GPU chapters (01-%s) need a CUDA GPU, and none is usable here: %s\n",
+                 chapters.empty() ? "..." : chapters.back().id.substr(0, 2).c_str(), why.c_str());
     return 3;
   }
   const DeviceInfo device = query_device();
-  std::printf("device %s\npeak DRAM bandwidth %.1f GB/s (2 x %d MHz x %d-bit bus), CUDA %s, %s\n",
-              device.describe().c_str(), device.peak_gbps(), device.memory_clock_khz / 1000, device.bus_width_bits,
-              cuda_version_string().c_str(), today().c_str());
-  if (o.sweep) return sweep<T>(o, device, chapters);
-  return tour_one<T>(o, &device, chapters);
+  if (!o.json) print_device(device);
+  return tour_one<T>(host, converted_from, o, &device, chapters);
 }
 
 }  // namespace
@@ -174,10 +235,8 @@ int main(int argc, char** argv) {
       std::printf("tour: every chapter side by side on the same input\n\n%s", usage(tour_spec()).c_str());
       return 0;
     }
-    if (o.block || o.grid) {
-      throw UsageError("the tour runs every chapter at its own default shape; pass --block/--grid to a chapter");
-    }
     if (o.sweep && !o.input.empty()) throw UsageError("--sweep generates its inputs: drop --input");
+    if (o.sweep && o.json) throw UsageError("--json does not apply to --sweep: it writes sweep_T.json (see --help)");
     const std::vector<Chapter> chapters = all_gpu_chapters();
     switch (o.type) {
       case DType::Int: return run_typed<int>(o, chapters);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "cuda_check.h"
 #include "device_buffer.h"
 #include "harness.h"
 #include "neighbored_less.cuh"
@@ -24,19 +25,21 @@ int main(int argc, char** argv) {
     const std::size_t n = o.n_given ? o.n : (std::size_t(1) << 20);
     const std::vector<int> host = generate_input<int>(n, o.seed);
     const Reference ref = cpu_reference(host.data(), n);
-    const int block = NeighboredLess::kDefaultBlock, grid = NeighboredLess::default_grid(n, block, 0);
+    const int block = neighbored_less::kDefaultBlock;
+    int grid = 0;
+    CUDA_CHECK(neighbored_less::default_grid(n, block, &grid));
     DeviceBuffer<int> data(n), result(1);
-    DeviceBuffer<unsigned char> scratch(NeighboredLess::scratch_bytes(n, block, grid));
+    DeviceBuffer<unsigned char> scratch(neighbored_less::scratch_bytes(n, block, grid));
     CUDA_CHECK(cudaMemcpy(data.get(), host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     std::printf("n = %zu ints, reference sum %lld\n", n, ref.int_value);
     for (int run = 1; run <= 3; ++run) {
-      NeighboredLess::reduce<int>(data.get(), n, result.get(), scratch.get(), block, grid, nullptr);
+      CUDA_CHECK(neighbored_less::reduce(data.get(), n, result.get(), scratch.get(), block, grid));
       int sum = 0;
       CUDA_CHECK(cudaMemcpy(&sum, result.get(), sizeof sum, cudaMemcpyDeviceToHost));
       std::printf("run %d without restoring the input: %d  %s\n", run, sum, sum == ref.int_value ? "ok" : "WRONG");
     }
     CUDA_CHECK(cudaMemcpy(data.get(), host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    NeighboredLess::reduce<int>(data.get(), n, result.get(), scratch.get(), block, grid, nullptr);
+    CUDA_CHECK(neighbored_less::reduce(data.get(), n, result.get(), scratch.get(), block, grid));
     int sum = 0;
     CUDA_CHECK(cudaMemcpy(&sum, result.get(), sizeof sum, cudaMemcpyDeviceToHost));
     std::printf("after copying the input back:       %d  %s\n", sum, sum == ref.int_value ? "ok" : "WRONG");

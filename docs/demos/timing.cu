@@ -28,12 +28,14 @@ int main(int argc, char** argv) {
     const DeviceInfo device = query_device();
     const std::size_t n = o.n_given ? o.n : (std::size_t(1) << 22);  // 16 MiB of ints: fits in an H100's L2
     const std::vector<int> host = generate_input<int>(n, o.seed);
-    const int block = SharedTree::kDefaultBlock, grid = SharedTree::default_grid(n, block, device.sm_count);
+    const int block = shared_tree::kDefaultBlock;
+    int grid = 0;
+    CUDA_CHECK(shared_tree::default_grid(n, block, &grid));
     DeviceBuffer<int> data(n), result(1);
-    DeviceBuffer<unsigned char> scratch(SharedTree::scratch_bytes(n, block, grid));
+    DeviceBuffer<unsigned char> scratch(shared_tree::scratch_bytes(n, block, grid));
     L2Flusher flusher(device.l2_bytes);
     CUDA_CHECK(cudaMemcpy(data.get(), host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    auto launch = [&] { SharedTree::reduce<int>(data.get(), n, result.get(), scratch.get(), block, grid, nullptr); };
+    auto launch = [&] { CUDA_CHECK(shared_tree::reduce(data.get(), n, result.get(), scratch.get(), block, grid)); };
     const double mib = n * sizeof(int) / 1048576.0;
     std::printf("%s, n = %zu ints (%.0f MiB, L2 is %.0f MiB)\n\n", device.name.c_str(), n, mib,
                 device.l2_bytes / 1048576.0);

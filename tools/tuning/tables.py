@@ -12,7 +12,7 @@ results = sys.argv[1]
 
 
 def fill(marker, text):
-    subprocess.run([sys.executable, os.path.join(root, "docs/tools/results.py"), "fill",
+    subprocess.run([sys.executable, os.path.join(root, "tools/results.py"), "fill",
                     os.path.join(root, "docs/tuning.md"), marker], input=text, text=True, check=True)
 
 

@@ -19,8 +19,19 @@ In a Markdown file, an excerpt of it is a block of four parts, each on its own l
 The path is relative to the repository root. A block may start out empty (the
 start marker directly followed by the end marker): --write fills it in.
 
-    python3 docs/tools/snippets.py --write   rewrite every block from the source
-    python3 docs/tools/snippets.py --check   exit 1 listing every block that differs
+A block can also show what changed between two sources, as a unified diff (the
+"What changed" section of each chapter README):
+
+    <!-- snippet: diff 03_interleaved/interleaved.cu 04_shared_tree/shared_tree.cu -->
+    ```diff
+    ...the lines that differ, with two lines of context...
+    ```
+    <!-- /snippet -->
+
+Each side is a whole file (snippet marker lines left out) or PATH#NAME for one region.
+
+    python3 tools/snippets.py --write   rewrite every block from the source
+    python3 tools/snippets.py --check   exit 1 listing every block that differs
                                              from the source, every reference to a
                                              missing file or snippet, every malformed
                                              block; exit 0 when all match
@@ -43,7 +54,7 @@ import sys
 # for CMake and Python files).
 SOURCE_MARKER = re.compile(r"^\s*(?://|#)\s*\[(/?)snippet:([A-Za-z0-9_.\-]+)\]\s*$")
 # The Markdown block markers.
-MD_START = re.compile(r"^\s*<!--\s*snippet:\s*(\S+?)\s*-->\s*$")
+MD_START = re.compile(r"^\s*<!--\s*snippet:\s*(\S+?|diff \S+ \S+)\s*-->\s*$")
 MD_END = re.compile(r"^\s*<!--\s*/snippet\s*-->\s*$")
 # A fence line (CommonMark: up to three spaces of indentation, 3+ backticks or tildes).
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -123,8 +134,32 @@ class SourceCache:
         self.root = root
         self.files = {}
 
+    def whole_file(self, path):
+        """A source file's lines without its snippet marker lines, or None if unreadable."""
+        full = os.path.join(self.root, path)
+        if os.path.isabs(path) or not os.path.isfile(full):
+            return None
+        return [line.rstrip() for line in read_lines(full) if not SOURCE_MARKER.match(line)]
+
+    def diff(self, reference):
+        """The unified diff between the two sides of a 'diff A B' reference."""
+        sides = []
+        for side in reference.split()[1:]:
+            if "#" in side:
+                lines, why = self.lookup(side)
+            else:
+                lines = self.whole_file(side)
+                why = None if lines is not None else f"source file '{side}' not found"
+            if why:
+                return None, why
+            sides.append((side, lines))
+        (name_a, a), (name_b, b) = sides
+        return list(difflib.unified_diff(a, b, name_a, name_b, lineterm="", n=2)), None
+
     def lookup(self, reference):
         """Returns (excerpt lines, None) or (None, why it cannot be found)."""
+        if reference.startswith("diff "):
+            return self.diff(reference)
         if "#" not in reference:
             return None, f"reference '{reference}' has no '#NAME' (expected PATH#NAME)"
         path, name = reference.rsplit("#", 1)
@@ -227,6 +262,8 @@ def parse_block(lines, i, reference):
 def render(block, excerpt):
     """The lines that go between the start and end markers for this excerpt."""
     language = block.language
+    if language is None and block.reference.startswith("diff "):
+        language = "diff"
     if language is None:  # a new block: guess from the file's extension
         path = block.reference.rsplit("#", 1)[0]
         language = LANGUAGE_BY_EXTENSION.get(os.path.splitext(path)[1], "")
@@ -286,7 +323,7 @@ def process(path, root, sources, write):
 
 
 def main(argv=None):
-    default_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    default_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description="Sync the code excerpts in Markdown files with the source.")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="report drift, missing snippets, malformed blocks; exit 1 if any")
@@ -309,7 +346,7 @@ def main(argv=None):
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
-        hint = "" if args.write else "; run `python3 docs/tools/snippets.py --write` to update excerpts from the source"
+        hint = "" if args.write else "; run `python3 tools/snippets.py --write` to update excerpts from the source"
         print(f"snippets: {len(problems)} problem{'s' if len(problems) != 1 else ''} in {len(files)} "
               f"Markdown file{'s' if len(files) != 1 else ''}{hint}", file=sys.stderr)
         return 1

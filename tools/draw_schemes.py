@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws the addressing-scheme diagrams of the tutorial as SVG files.
 
-    python3 docs/tools/draw_schemes.py [--block 16] [--lanes 32] [--out docs/images]
+    python3 tools/draw_schemes.py [--block 16] [--lanes 32] [--out docs/images]
 
 writes, for a block of --block elements (one per thread; a power of two, 2..64):
 
@@ -399,7 +399,7 @@ def positive(text):
 
 
 def main(argv=None):
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description="Draw the addressing-scheme diagrams (SVG).")
     parser.add_argument("--block", type=power_of_two, default=16,
                         help="elements (= threads) in the block of the tree diagrams (default 16)")

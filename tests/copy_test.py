@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""The copy test: a chapter's copy unit works alone, as a student would use it.
+
+    copy_test.py --nvcc NVCC --chapter NN_name --work DIR
+
+copies the chapter's <stem>.cuh and <stem>.cu (and nothing else) into the empty folder
+DIR, compiles the unit with `nvcc -std=c++17 -c <stem>.cu` (no include path, no flag of
+the repository), writes a driver whose body is the "Use it in your code" block at the
+top of <stem>.cuh, and links the two. The driver (DIR/driver) then runs that block on
+fresh random data at awkward sizes and compares each sum with the exact one: the values
+are small integers stored as floats, so every order of additions gives the exact sum.
+Without a CUDA device it prints SKIPPED and exits 77 (ctest: skipped).
+
+Exit 0 when all of it worked, 1 with the reason otherwise. Python 3 standard library.
+"""
+
+import argparse
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+MAX_BLOCK_LINES = 15  # GUIDE.md: the block a student copies is at most 15 lines
+
+DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your code" block of {header}.
+#include <cstdio>
+#include <random>
+#include <vector>
+
+{includes}
+
+// The block, verbatim: it reads n floats at `input` (device memory) and leaves the sum
+// in `sum` and the first CUDA error in `status`.
+static int check(float* input, std::size_t n, double expected) {{
+{body}
+  if (status != cudaSuccess) {{
+    std::fprintf(stderr, "n = %zu: CUDA error %s (%s)\n", n, cudaGetErrorName(status), cudaGetErrorString(status));
+    return 1;
+  }}
+  if (static_cast<double>(sum) != expected) {{
+    std::fprintf(stderr, "n = %zu: the block gave %.1f, the exact sum is %.1f\n", n, sum, expected);
+    return 1;
+  }}
+  std::printf("n = %zu: sum %.1f, exact\n", n, sum);
+  return 0;
+}}
+
+int main() {{
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {{
+    std::printf("SKIPPED: no CUDA device: the copy unit compiled and linked, but cannot run here\n");
+    return 77;
+  }}
+  std::mt19937_64 random(std::random_device{{}}());
+  int failures = 0;
+  for (std::size_t n : {{std::size_t(1000003), std::size_t(4097), std::size_t(33), std::size_t(1), std::size_t(0)}}) {{
+    // Integers from -3 to 3: every partial sum stays far below 2^24, so float adds
+    // them exactly in any order and the block's result must match to the bit.
+    std::vector<float> host(n);
+    double expected = 0;
+    for (float& x : host) {{
+      x = static_cast<float>(static_cast<int>(random() % 7) - 3);
+      expected += x;
+    }}
+    float* input = nullptr;
+    if (cudaMalloc(&input, (n ? n : 1) * sizeof(float)) != cudaSuccess ||
+        cudaMemcpy(input, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {{
+      std::fprintf(stderr, "could not set up the input\n");
+      return 1;
+    }}
+    failures += check(input, n, expected);
+    cudaFree(input);
+  }}
+  return failures ? 1 : 0;
+}}
+"""
+
+
+def fail(message):
+    print(f"copy_test: {message}", file=sys.stderr)
+    sys.exit(1)
+
+
+def copy_unit(chapter_dir):
+    """The copy unit's header and source: the folder's only .cuh and the .cu beside it."""
+    headers = glob.glob(os.path.join(chapter_dir, "*.cuh"))
+    if len(headers) != 1:
+        fail(f"{chapter_dir} must hold exactly one .cuh (the copy unit's header), found {len(headers)}")
+    header = headers[0]
+    source = header[:-1]  # <stem>.cuh -> <stem>.cu
+    if not os.path.isfile(source):
+        fail(f"{os.path.basename(header)} has no {os.path.basename(source)} beside it")
+    return header, source
+
+
+def usage_block(header):
+    """The lines of the "Use it in your code" comment block, without the comment marks."""
+    lines = open(header, encoding="utf-8").read().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("// Use it in your code")), None)
+    if start is None:
+        fail(f"{os.path.basename(header)} has no '// Use it in your code' block")
+    block = []
+    for line in lines[start + 1:]:
+        if not line.startswith("//   "):
+            break
+        block.append(line[len("//   "):])
+    if not block:
+        fail("the 'Use it in your code' block is empty")
+    if len(block) > MAX_BLOCK_LINES:
+        fail(f"the 'Use it in your code' block has {len(block)} lines, more than {MAX_BLOCK_LINES}")
+    return block
+
+
+def run(command, cwd):
+    print("$ " + " ".join(command), flush=True)
+    done = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(done.stdout, end="")
+    if done.returncode != 0:
+        fail(f"'{' '.join(command)}' exited {done.returncode}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nvcc", default="nvcc")
+    parser.add_argument("--chapter", required=True, help="the chapter folder")
+    parser.add_argument("--work", required=True, help="an empty folder to work in (emptied first)")
+    args = parser.parse_args()
+
+    header, source = copy_unit(args.chapter)
+    block = usage_block(header)
+    includes = [line for line in block if line.startswith("#include")]
+    body = [line for line in block if not line.startswith("#include")]
+    own = f'#include "{os.path.basename(header)}"'
+    if own not in includes:
+        fail(f"the block must start with {own}")
+    for line in body:
+        if re.search(r"\bmalloc\(|\bnew\b", line):
+            fail(f"the block allocates host memory it never frees: {line}")
+
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    for path in (header, source):
+        shutil.copy(path, args.work)
+    stem = os.path.basename(source)[:-3]
+    # Exactly the command of GUIDE.md, in a folder that holds only the two files.
+    run([args.nvcc, "-std=c++17", "-c", os.path.basename(source)], args.work)
+
+    with open(os.path.join(args.work, "driver.cu"), "w", encoding="utf-8") as f:
+        f.write(DRIVER.format(header=os.path.basename(header), includes="\n".join(includes),
+                              body="\n".join("  " + line for line in body)))
+    run([args.nvcc, "-std=c++17", "driver.cu", stem + ".o", "-o", "driver"], args.work)
+    print(f"copy_test: {stem}.cuh + {stem}.cu compile alone and link with the block's driver")
+
+
+if __name__ == "__main__":
+    main()
