@@ -24,7 +24,7 @@ namespace global_naive {
 namespace {
 
 // Each block sums its slice [b*B, b*B + len) of `data` in place and writes the sum to
-// block_sums[blockIdx.x]. blockDim.x must be a power of two.
+// partials[blockIdx.x]. blockDim.x must be a power of two.
 //
 // Why this version is slow:
 //  - `tid % (2 * stride)` is an integer division, a long instruction sequence that
@@ -36,7 +36,7 @@ namespace {
 //    barrier, and the data left to add halves each time while all B threads wait.
 // [snippet:neighbored_pairs]
 template <typename T>
-__global__ void neighbored_pairs(T* data, std::size_t n, T* block_sums) {
+__global__ void neighbored_pairs(T* data, std::size_t n, T* partials) {
   const unsigned tid = threadIdx.x;
   // This block's slice. The offset is 64-bit: b * B can pass 2^31 for large arrays.
   const std::size_t block_start = std::size_t(blockIdx.x) * blockDim.x;
@@ -52,7 +52,7 @@ __global__ void neighbored_pairs(T* data, std::size_t n, T* block_sums) {
     // Every thread, working or not, waits here: the next step reads this step's sums.
     __syncthreads();
   }
-  if (tid == 0) block_sums[blockIdx.x] = slice[0];
+  if (tid == 0) partials[blockIdx.x] = slice[0];
 }
 // [/snippet:neighbored_pairs]
 

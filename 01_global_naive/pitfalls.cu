@@ -17,7 +17,7 @@ namespace {
 // can be counted twice. The result depends on timing.
 // [snippet:race]
 template <typename T>
-__global__ void neighbored_pairs_race(T* data, std::size_t n, T* block_sums) {
+__global__ void neighbored_pairs_race(T* data, std::size_t n, T* partials) {
   const unsigned tid = threadIdx.x;
   const std::size_t block_start = std::size_t(blockIdx.x) * blockDim.x;
   T* slice = data + block_start;
@@ -28,7 +28,7 @@ __global__ void neighbored_pairs_race(T* data, std::size_t n, T* block_sums) {
     if (tid + stride < len) slice[tid] += slice[tid + stride];  // RACE: no filter
     __syncthreads();
   }
-  if (tid == 0) block_sums[blockIdx.x] = slice[0];
+  if (tid == 0) partials[blockIdx.x] = slice[0];
 }
 // [/snippet:race]
 
@@ -41,7 +41,7 @@ __global__ void neighbored_pairs_race(T* data, std::size_t n, T* block_sums) {
 // sum (memcheck reports it). Kept exactly this broken to be demonstrated.
 // [snippet:early_return]
 template <typename T>
-__global__ void neighbored_pairs_early_return(T* data, std::size_t n, T* block_sums) {
+__global__ void neighbored_pairs_early_return(T* data, std::size_t n, T* partials) {
   const unsigned tid = threadIdx.x;
   const std::size_t block_start = std::size_t(blockIdx.x) * blockDim.x;
   T* slice = data + block_start;
@@ -51,7 +51,7 @@ __global__ void neighbored_pairs_early_return(T* data, std::size_t n, T* block_s
     if (tid % (2 * stride) == 0) slice[tid] += slice[tid + stride];  // BUG: partner unchecked
     __syncthreads();
   }
-  if (tid == 0) block_sums[blockIdx.x] = slice[0];
+  if (tid == 0) partials[blockIdx.x] = slice[0];
 }
 // [/snippet:early_return]
 

@@ -22,7 +22,7 @@ namespace neighbored_less {
 namespace {
 
 // Each block sums its slice [b*B, b*B + len) of `data` in place and writes the sum to
-// block_sums[blockIdx.x]. blockDim.x must be a power of two.
+// partials[blockIdx.x]. blockDim.x must be a power of two.
 //
 // What still limits it:
 //  - the memory accesses are strided: at stride s, neighbouring threads touch slots
@@ -33,7 +33,7 @@ namespace {
 //    the one busy warp idle.
 // [snippet:neighbored_less]
 template <typename T>
-__global__ void neighbored_pairs_contiguous(T* data, std::size_t n, T* block_sums) {
+__global__ void neighbored_pairs_contiguous(T* data, std::size_t n, T* partials) {
   const unsigned tid = threadIdx.x;
   // This block's slice. The offset is 64-bit: b * B can pass 2^31 for large arrays.
   const std::size_t block_start = std::size_t(blockIdx.x) * blockDim.x;
@@ -51,7 +51,7 @@ __global__ void neighbored_pairs_contiguous(T* data, std::size_t n, T* block_sum
     // Every thread, working or not, waits here: the next step reads this step's sums.
     __syncthreads();
   }
-  if (tid == 0) block_sums[blockIdx.x] = slice[0];
+  if (tid == 0) partials[blockIdx.x] = slice[0];
 }
 // [/snippet:neighbored_less]
 

@@ -24,7 +24,7 @@ namespace interleaved {
 namespace {
 
 // Each block sums its slice [b*B, b*B + len) of `data` in place and writes the sum to
-// block_sums[blockIdx.x]. blockDim.x must be a power of two.
+// partials[blockIdx.x]. blockDim.x must be a power of two.
 //
 // What still limits it:
 //  - every step is a round trip to global memory and a barrier, log2(B) of them per
@@ -37,7 +37,7 @@ namespace {
 // tree runs in shared memory.
 // [snippet:interleaved]
 template <typename T>
-__global__ void interleaved_pairs(T* data, std::size_t n, T* block_sums) {
+__global__ void interleaved_pairs(T* data, std::size_t n, T* partials) {
   const unsigned tid = threadIdx.x;
   // This block's slice. The offset is 64-bit: b * B can pass 2^31 for large arrays.
   const std::size_t block_start = std::size_t(blockIdx.x) * blockDim.x;
@@ -54,7 +54,7 @@ __global__ void interleaved_pairs(T* data, std::size_t n, T* block_sums) {
     // Every thread, working or not, waits here: the next step reads this step's sums.
     __syncthreads();
   }
-  if (tid == 0) block_sums[blockIdx.x] = slice[0];
+  if (tid == 0) partials[blockIdx.x] = slice[0];
 }
 // [/snippet:interleaved]
 

@@ -13,25 +13,25 @@ using namespace multi_gpu;
 namespace {
 
 // How many GPUs to use: --gpus, or every visible one.
-int gpu_count(const Options& o) {
+int gpu_count(const Options& options) {
   std::string why;
   if (!reduction::cuda_device_available(&why)) throw reduction::CudaError(why);
   int count = 0;
   CUDA_CHECK(cudaGetDeviceCount(&count));
-  if (o.gpus > count) {
-    throw reduction::UsageError("--gpus " + std::to_string(o.gpus) + " but only " + std::to_string(count) +
+  if (options.gpus > count) {
+    throw reduction::UsageError("--gpus " + std::to_string(options.gpus) + " but only " + std::to_string(count) +
                                 " CUDA device(s) are visible");
   }
-  return o.gpus ? o.gpus : count;
+  return options.gpus ? options.gpus : count;
 }
 
 template <typename T>
-int run(const Options& o, double timeout_s) {
+int run(const Options& options, double timeout_s) {
   // The input file is read first: a bad file is a usage error, with or without GPUs.
-  const std::vector<T> host = o.input.empty() ? std::vector<T>() : reduction::load_input<T>(o.input);
-  const std::size_t n = o.input.empty() ? o.n : host.size();
-  const std::vector<T>* host_input = o.input.empty() ? nullptr : &host;
-  const int k = gpu_count(o);
+  const std::vector<T> host = options.input.empty() ? std::vector<T>() : reduction::load_input<T>(options.input);
+  const std::size_t n = options.input.empty() ? options.n : host.size();
+  const std::vector<T>* host_input = options.input.empty() ? nullptr : &host;
+  const int k = gpu_count(options);
 
   std::vector<Participant> participants;
   for (int d = 0; d < k; ++d) {
@@ -47,28 +47,28 @@ int run(const Options& o, double timeout_s) {
     }
   }
   std::vector<GpuState<T>> gpus(k);  // constructed in place: a GpuState owns device memory
-  for (int d = 0; d < k; ++d) setup(gpus[d], d, shard_of(n, k, d), n, o, host_input);
+  for (int d = 0; d < k; ++d) setup(gpus[d], d, shard_of(n, k, d), n, options, host_input);
 
   // Declared after the GPUs, so destroyed before them: on an error the communicators
   // are aborted (which stops any NCCL kernel) before the GPU memory is freed.
   Communicators comms(timeout_s);
   comms.init_local(k);
 
-  Reference ref = shard_reference<T>(shard_of(n, k, 0), n, o, host_input);
-  for (int d = 1; d < k; ++d) ref = reduction::combine(ref, shard_reference<T>(shard_of(n, k, d), n, o, host_input));
+  Reference ref = shard_reference<T>(shard_of(n, k, 0), n, options, host_input);
+  for (int d = 1; d < k; ++d) ref = reduction::combine(ref, shard_reference<T>(shard_of(n, k, d), n, options, host_input));
 
   // Verified run (and warm-up), a second warm-up, then the timed runs.
-  run_once(gpus, comms, o.op, o.flush);
+  run_once(gpus, comms, options.op, options.flush);
   std::string result_text;
   reduction::Verdict verdict = check_totals(gpus, ref, n, k, &result_text);
-  run_once(gpus, comms, o.op, o.flush);
+  run_once(gpus, comms, options.op, options.flush);
   std::vector<double> times;
-  for (int r = 0; r < o.reps; ++r) times.push_back(run_once(gpus, comms, o.op, o.flush));
+  for (int r = 0; r < options.reps; ++r) times.push_back(run_once(gpus, comms, options.op, options.flush));
   const reduction::Verdict last = check_totals(gpus, ref, n, k, nullptr);
   if (verdict.ok && !last.ok) verdict = last;
 
   comms.finish();
-  print_report(o, n, k, "one process", ref, verdict, result_text, reduction::median(times), participants);
+  print_report(options, n, k, "one process", ref, verdict, result_text, reduction::median(times), participants);
   return verdict.ok ? 0 : 1;
 }
 
@@ -77,8 +77,8 @@ int run(const Options& o, double timeout_s) {
 int main(int argc, char** argv) {
   const reduction::CliSpec spec = cli_spec("11_multi_gpu", true);
   try {
-    const Options o = reduction::parse_options(spec, argc, argv);
-    if (o.help) {
+    const Options options = reduction::parse_options(spec, argc, argv);
+    if (options.help) {
       std::printf("11_multi_gpu: shards over GPUs, 09 on each, ncclAllReduce to combine\n\n%s"
                   "\nEnvironment:\n  REDUCTION_NCCL_TIMEOUT=S  give up on an NCCL step after S seconds "
                   "(default 120)\n",
@@ -86,12 +86,12 @@ int main(int argc, char** argv) {
       return 0;
     }
     const double timeout_s = nccl_timeout_s();
-    const std::string why_shape = single_pass_variant().check_shape(o.block, o.grid);
+    const std::string why_shape = single_pass_variant().check_shape(options.block, options.grid);
     if (!why_shape.empty()) throw reduction::UsageError(why_shape);
-    switch (o.type) {
-      case reduction::DType::Int: return run<int>(o, timeout_s);
-      case reduction::DType::Float: return run<float>(o, timeout_s);
-      case reduction::DType::Double: return run<double>(o, timeout_s);
+    switch (options.type) {
+      case reduction::DType::Int: return run<int>(options, timeout_s);
+      case reduction::DType::Float: return run<float>(options, timeout_s);
+      case reduction::DType::Double: return run<double>(options, timeout_s);
     }
   } catch (const std::exception& error) {
     return reduction::report_exception(spec.program, error);

@@ -271,18 +271,18 @@ Reference gather_reference(const Reference& mine, int ranks, std::size_t n) {
 }
 
 template <typename T>
-int run(const Options& o, Place& where, double timeout_s, const InjectedFailure& fail, KeepAlive& keep) {
+int run(const Options& options, Place& where, double timeout_s, const InjectedFailure& fail, KeepAlive& keep) {
   // 1. Placement and input, on every rank alike, agreed on before any GPU work.
   std::vector<T> host;
-  std::size_t n = o.n;
+  std::size_t n = options.n;
   Participant me;
   int code = 0;
   std::string message;
   std::string visible;
   int count = 0;
   try {
-    if (!o.input.empty()) {
-      host = reduction::load_input<T>(o.input);
+    if (!options.input.empty()) {
+      host = reduction::load_input<T>(options.input);
       n = host.size();
     }
     std::string why;
@@ -325,16 +325,16 @@ int run(const Options& o, Place& where, double timeout_s, const InjectedFailure&
   unsigned long long n_here = n, n_root = n;
   MPI_Bcast(&n_root, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
   code = n_here == n_root ? 0 : 2;
-  message = "--input '" + o.input + "' holds " + std::to_string(n_here) + " values here but " +
+  message = "--input '" + options.input + "' holds " + std::to_string(n_here) + " values here but " +
             std::to_string(n_root) + " on rank 0: every rank must read the same file";
   if ((code = agree(where, code, message, true)) != 0) return code;
 
   // 2. From here on, an error on one rank is printed by that rank, then MPI_Abort.
-  const std::vector<T>* host_input = o.input.empty() ? nullptr : &host;
+  const std::vector<T>* host_input = options.input.empty() ? nullptr : &host;
   const Shard shard = shard_of(n, where.ranks, where.rank);
   auto gpus = std::make_shared<std::vector<GpuState<T>>>(1);
   keep.gpus = gpus;
-  setup((*gpus)[0], where.device, shard, n, o, host_input);
+  setup((*gpus)[0], where.device, shard, n, options, host_input);
   if (fail.at(where, "setup")) throw reduction::CudaError("injected failure during setup (REDUCTION_TEST_FAIL)");
   if (fail.at(where, "exit")) {
     std::fprintf(stderr, "%s: %s: exits during setup without MPI_Abort (REDUCTION_TEST_FAIL)\n", kProgram,
@@ -352,23 +352,23 @@ int run(const Options& o, Place& where, double timeout_s, const InjectedFailure&
   comms.init_rank(where.ranks, id, where.rank);
 
   // Each rank computes its shard's reference; every rank combines all of them.
-  const Reference ref = gather_reference(shard_reference<T>(shard, n, o, host_input), where.ranks, n);
+  const Reference ref = gather_reference(shard_reference<T>(shard, n, options, host_input), where.ranks, n);
 
   MPI_Barrier(MPI_COMM_WORLD);
   if (fail.at(where, "allreduce")) stop_answering(where, "its first all-reduce");
-  run_once(*gpus, comms, o.op, o.flush);
+  run_once(*gpus, comms, options.op, options.flush);
   std::string result_text;
   reduction::Verdict verdict = check_totals(*gpus, ref, n, where.ranks, &result_text);
-  run_once(*gpus, comms, o.op, o.flush);
-  std::vector<double> times(o.reps);
-  for (int r = 0; r < o.reps; ++r) {
+  run_once(*gpus, comms, options.op, options.flush);
+  std::vector<double> times(options.reps);
+  for (int r = 0; r < options.reps; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);  // start together, so the slowest rank's time is the run's time
-    times[r] = run_once(*gpus, comms, o.op, o.flush);
+    times[r] = run_once(*gpus, comms, options.op, options.flush);
   }
   const reduction::Verdict last = check_totals(*gpus, ref, n, where.ranks, nullptr);
   if (verdict.ok && !last.ok) verdict = last;
-  std::vector<double> slowest(o.reps);
-  MPI_Allreduce(times.data(), slowest.data(), o.reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  std::vector<double> slowest(options.reps);
+  MPI_Allreduce(times.data(), slowest.data(), options.reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   int ok = verdict.ok ? 1 : 0, all_ok = 0;
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   const std::vector<Participant> everyone = gather_participants(me, where.ranks);
@@ -380,7 +380,7 @@ int run(const Options& o, Place& where, double timeout_s, const InjectedFailure&
       verdict.ok = false;
       verdict.note = "another rank's total was wrong";
     }
-    print_report(o, n, where.ranks, "MPI, one rank per GPU", ref, verdict, result_text, reduction::median(slowest),
+    print_report(options, n, where.ranks, "MPI, one rank per GPU", ref, verdict, result_text, reduction::median(slowest),
                  everyone);
   }
   return all_ok ? 0 : 1;
@@ -400,19 +400,19 @@ int main(int argc, char** argv) {
   const reduction::CliSpec spec = cli_spec(kProgram, false);
 
   // The command line and the environment: the same on every rank, agreed on together.
-  Options o;
+  Options options;
   double timeout_s = 0;
   int node = -1;
   InjectedFailure fail;
   int code = 0;
   std::string message;
   try {
-    o = reduction::parse_options(spec, argc, argv);
+    options = reduction::parse_options(spec, argc, argv);
     timeout_s = nccl_timeout_s();
     node = node_override();
     fail = injected_failure();
-    if (!o.help) {
-      const std::string why_shape = single_pass_variant().check_shape(o.block, o.grid);
+    if (!options.help) {
+      const std::string why_shape = single_pass_variant().check_shape(options.block, options.grid);
       if (!why_shape.empty()) throw reduction::UsageError(why_shape);
     }
   } catch (const std::exception& error) {
@@ -423,7 +423,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return code;
   }
-  if (o.help) {
+  if (options.help) {
     if (where.rank == 0) {
       std::printf("11_multi_gpu_mpi: run under mpirun -np K, one rank per GPU\n\n%s"
                   "\nEnvironment:\n"
@@ -458,10 +458,10 @@ int main(int argc, char** argv) {
 
   KeepAlive keep;
   try {
-    switch (o.type) {
-      case reduction::DType::Int: code = run<int>(o, where, timeout_s, fail, keep); break;
-      case reduction::DType::Float: code = run<float>(o, where, timeout_s, fail, keep); break;
-      case reduction::DType::Double: code = run<double>(o, where, timeout_s, fail, keep); break;
+    switch (options.type) {
+      case reduction::DType::Int: code = run<int>(options, where, timeout_s, fail, keep); break;
+      case reduction::DType::Float: code = run<float>(options, where, timeout_s, fail, keep); break;
+      case reduction::DType::Double: code = run<double>(options, where, timeout_s, fail, keep); break;
     }
   } catch (const std::exception& error) {
     die(where, error, keep);

@@ -241,13 +241,13 @@ void Communicators::abort() {
 // ---------------------------------------------------------------- one GPU
 
 template <typename T>
-void setup(GpuState<T>& g, int device, Shard shard, std::size_t n, const Options& o, const std::vector<T>* host) {
+void setup(GpuState<T>& g, int device, Shard shard, std::size_t n, const Options& options, const std::vector<T>* host) {
   g.device = device;
   g.shard = shard;
   CUDA_CHECK(cudaSetDevice(device));
   const reduction::DeviceInfo info = reduction::query_device();
-  g.block = o.block ? o.block : single_pass::kDefaultBlock;
-  g.grid = o.grid;
+  g.block = options.block ? options.block : single_pass::kDefaultBlock;
+  g.grid = options.grid;
   if (!g.grid) CUDA_CHECK(single_pass::default_grid(shard.count, g.block, &g.grid));
   CUDA_CHECK(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
   g.timer = std::make_unique<reduction::GpuTimer>();
@@ -265,17 +265,17 @@ void setup(GpuState<T>& g, int device, Shard shard, std::size_t n, const Options
     CUDA_CHECK(cudaMemcpyAsync(g.data.get(), host->data() + shard.begin, shard.count * sizeof(T),
                                cudaMemcpyHostToDevice, g.stream));
   } else if (shard.count) {
-    fill_random<T><<<info.sm_count * 8, 256, 0, g.stream>>>(g.data.get(), shard.count, shard.begin, n, o.seed);
+    fill_random<T><<<info.sm_count * 8, 256, 0, g.stream>>>(g.data.get(), shard.count, shard.begin, n, options.seed);
     CUDA_CHECK_LAUNCH();
   }
   CUDA_CHECK(cudaStreamSynchronize(g.stream));  // no NCCL work yet: this cannot hang on a peer
 }
 
 template <typename T>
-Reference shard_reference(Shard shard, std::size_t n, const Options& o, const std::vector<T>* host) {
-  if (host) return reduction::cpu_reference(host->data() + shard.begin, shard.count, o.op);
-  const std::uint64_t seed = o.seed;
-  return reduction::reference_of<T>(shard.count, o.op, [&](std::size_t i) {
+Reference shard_reference(Shard shard, std::size_t n, const Options& options, const std::vector<T>* host) {
+  if (host) return reduction::cpu_reference(host->data() + shard.begin, shard.count, options.op);
+  const std::uint64_t seed = options.seed;
+  return reduction::reference_of<T>(shard.count, options.op, [&](std::size_t i) {
     return reduction::random_value<T>(seed, shard.begin + i, n);
   });
 }
@@ -358,17 +358,17 @@ Participant describe_current_gpu(int rank, const std::string& host, int local_ra
   return p;
 }
 
-void print_report(const Options& o, std::size_t n, int k, const std::string& mode, const Reference& ref,
+void print_report(const Options& options, std::size_t n, int k, const std::string& mode, const Reference& ref,
                   const reduction::Verdict& verdict, const std::string& result_text, double ms,
                   const std::vector<Participant>& participants) {
   double peak = 0;
   for (const Participant& p : participants) peak += p.device.peak_gbps();
-  const std::size_t bytes = n * (o.type == reduction::DType::Double ? 8 : 4);
+  const std::size_t bytes = n * (options.type == reduction::DType::Double ? 8 : 4);
   const double gbps = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
   const std::string ref_text =
-      o.type == reduction::DType::Int ? std::to_string(ref.int_value) : reduction::format_value(ref.value);
+      options.type == reduction::DType::Int ? std::to_string(ref.int_value) : reduction::format_value(ref.value);
   const bool mpi = !participants.empty() && !participants[0].host.empty();
-  if (o.json) {
+  if (options.json) {
     std::string devices = "[";
     for (std::size_t i = 0; i < participants.size(); ++i) {
       const Participant& p = participants[i];
@@ -385,14 +385,14 @@ void print_report(const Options& o, std::size_t n, int k, const std::string& mod
     std::printf("{\"chapter\": \"11_multi_gpu\", \"mode\": \"%s\", \"gpus\": %d, \"type\": \"%s\", \"op\": \"%s\", "
                 "\"n\": %zu, \"result\": %s, \"reference\": %s, \"error\": %.17g, \"ok\": %s, \"ms\": %.6f, "
                 "\"gbps\": %.3f, \"peak_gbps\": %.3f, \"device\": \"%s\", \"devices\": %s, \"cuda\": \"%s\"}\n",
-                mode.c_str(), k, reduction::dtype_name(o.type), reduction::op_name(o.op), n, result_text.c_str(),
+                mode.c_str(), k, reduction::dtype_name(options.type), reduction::op_name(options.op), n, result_text.c_str(),
                 ref_text.c_str(), verdict.error, verdict.ok ? "true" : "false", ms, gbps, peak,
                 reduction::json_escape(participants.empty() ? "" : participants[0].device.name).c_str(),
                 devices.c_str(), reduction::cuda_version_string().c_str());
     return;
   }
   std::printf("11_multi_gpu (%s): %zu %s values in %d shards, one per GPU; 09 on each, then ncclAllReduce\n",
-              mode.c_str(), n, reduction::dtype_name(o.type), k);
+              mode.c_str(), n, reduction::dtype_name(options.type), k);
   for (const Participant& p : participants) {
     const Shard s = shard_of(n, k, p.rank);
     if (mpi) {
@@ -404,11 +404,11 @@ void print_report(const Options& o, std::size_t n, int k, const std::string& mod
                   p.bus_id.c_str(), p.device.peak_gbps(), s.begin, s.begin + s.count);
     }
   }
-  std::printf("%-10s %s on every GPU\nreference  %s\n", reduction::op_name(o.op), result_text.c_str(), ref_text.c_str());
+  std::printf("%-10s %s on every GPU\nreference  %s\n", reduction::op_name(options.op), result_text.c_str(), ref_text.c_str());
   std::printf("error      %.3g (tolerance %.3g)  %s\n", verdict.error, verdict.tolerance, verdict.ok ? "ok" : "WRONG");
   if (!verdict.note.empty()) std::printf("note       %s\n", verdict.note.c_str());
   std::printf("time       %s ms (median of %d, L2 %s)  %.1f GB/s aggregate  %.1f%% of the GPUs' summed peak\n",
-              reduction::format_ms(ms).c_str(), o.reps, o.flush ? "flushed" : "not flushed", gbps, 100 * gbps / peak);
+              reduction::format_ms(ms).c_str(), options.reps, options.flush ? "flushed" : "not flushed", gbps, 100 * gbps / peak);
 }
 
 reduction::CliSpec cli_spec(const std::string& program, bool gpus_flag) {

@@ -92,9 +92,6 @@ Measurement Bench<T>::run(const Variant& variant, Op op, int block, int grid, in
                           const Reference& ref) {
   Launcher<T> launch = variant.launcher<T>(op);
   if (!launch) throw UsageError(variant.label() + " does not offer --op " + op_name(op));
-  if (variant.in_place && !pristine_.get() && n_) {
-    throw UsageError("internal: an in-place chapter needs a Bench that keeps a copy of the input");
-  }
   cudaStream_t stream = nullptr;  // the default stream; every step below is ordered on it
   DeviceBuffer<unsigned char> scratch(variant.scratch_bytes(n_, block, grid));
   if (scratch.bytes()) CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
@@ -116,20 +113,20 @@ Measurement Bench<T>::run(const Variant& variant, Op op, int block, int grid, in
     return value;
   };
 
-  Measurement m;
-  m.label = variant.label();
-  m.block = block;
-  m.grid = grid;
-  m.reps = reps;
-  m.flush = flush;
-  m.chain_length = variant.chain_length(n_, block, grid);
+  Measurement measurement;
+  measurement.label = variant.label();
+  measurement.block = block;
+  measurement.grid = grid;
+  measurement.reps = reps;
+  measurement.flush = flush;
+  measurement.chain_length = variant.chain_length(n_, block, grid);
 
   // 1. The verified run (and first warm-up), then a second warm-up.
   prepare(0xCD);
   launch_once();
   CUDA_CHECK(cudaDeviceSynchronize());
   const T first = fetch();
-  Verdict verdict = verify(first, ref, m.chain_length);
+  Verdict verdict = verify(first, ref, measurement.chain_length);
   prepare(0xCD);
   launch_once();
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -150,17 +147,17 @@ Measurement Bench<T>::run(const Variant& variant, Op op, int block, int grid, in
   // 3. The last repetition's result must be right too (and, with the second poison
   //    pattern, proves that the launcher really wrote it).
   const T last = fetch();
-  Verdict last_verdict = verify(last, ref, m.chain_length);
+  Verdict last_verdict = verify(last, ref, measurement.chain_length);
   if (verdict.ok && !last_verdict.ok) {
     verdict = last_verdict;
     verdict.note = "the first run was right but a timed repetition gave " + format_value(last) +
                    (last_verdict.note.empty() ? "" : "; " + last_verdict.note);
   }
-  m.verdict = verdict;
-  m.result_text = format_value(first);
-  m.median_ms = median(times);
-  m.gbps = m.median_ms > 0 ? n_ * sizeof(T) / (m.median_ms * 1e-3) / 1e9 : 0.0;
-  return m;
+  measurement.verdict = verdict;
+  measurement.result_text = format_value(first);
+  measurement.median_ms = median(times);
+  measurement.gbps = measurement.median_ms > 0 ? n_ * sizeof(T) / (measurement.median_ms * 1e-3) / 1e9 : 0.0;
+  return measurement;
 }
 
 template class Bench<int>;
@@ -225,13 +222,13 @@ int report_exception(const std::string& program, const std::exception& error) {
 
 namespace {
 
-void print_report(const Chapter& chapter, const Variant& variant, const Options& o, const DeviceInfo& device,
-                  const Reference& ref, const std::string& converted_from, const Measurement& m) {
+void print_report(const Chapter& chapter, const Variant& variant, const Options& options, const DeviceInfo& device,
+                  const Reference& ref, const std::string& converted_from, const Measurement& measurement) {
   const double peak = device.peak_gbps();
   const std::string ref_text = expected_text(ref);
   // A shape the library chose (CUB) is not ours to report: null in JSON.
   auto shape = [&](int value) { return variant.chooses_shape ? std::string("null") : std::to_string(value); };
-  if (o.json) {
+  if (options.json) {
     std::printf(
         "{\"chapter\": \"%s\", \"variant\": \"%s\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
         "\"block\": %s, \"grid\": %s, \"result\": %s, \"reference\": %s, %s\"error\": %s, \"tolerance\": %s, "
@@ -239,13 +236,13 @@ void print_report(const Chapter& chapter, const Variant& variant, const Options&
         "\"ms\": %.6f, \"gbps\": %.3f, \"peak_gbps\": %.3f, \"percent_of_peak\": %.2f, \"reps\": %d, "
         "\"flush\": %s, \"seed\": %llu, \"input\": \"%s\", \"converted_from\": %s, \"device\": \"%s\", "
         "\"cuda\": \"%s\"}\n",
-        chapter.id.c_str(), variant.name.c_str(), dtype_name(o.type), op_name(o.op), ref.n, shape(m.block).c_str(),
-        shape(m.grid).c_str(), json_number(m.result_text).c_str(), json_number(ref_text).c_str(),
+        chapter.id.c_str(), variant.name.c_str(), dtype_name(options.type), op_name(options.op), ref.n, shape(measurement.block).c_str(),
+        shape(measurement.grid).c_str(), json_number(measurement.result_text).c_str(), json_number(ref_text).c_str(),
         ref.overflows_int() ? ("\"true_sum\": " + std::to_string(ref.int_value) + ", ").c_str() : "",
-        json_number(format_value(m.verdict.error)).c_str(), json_number(format_value(m.verdict.tolerance)).c_str(),
-        m.verdict.ok ? "true" : "false", json_escape(m.verdict.note).c_str(), json_non_finite(ref).c_str(),
-        m.median_ms, m.gbps, peak, 100.0 * m.gbps / peak, m.reps, m.flush ? "true" : "false",
-        static_cast<unsigned long long>(o.seed), json_escape(o.input).c_str(),
+        json_number(format_value(measurement.verdict.error)).c_str(), json_number(format_value(measurement.verdict.tolerance)).c_str(),
+        measurement.verdict.ok ? "true" : "false", json_escape(measurement.verdict.note).c_str(), json_non_finite(ref).c_str(),
+        measurement.median_ms, measurement.gbps, peak, 100.0 * measurement.gbps / peak, measurement.reps, measurement.flush ? "true" : "false",
+        static_cast<unsigned long long>(options.seed), json_escape(options.input).c_str(),
         converted_from.empty() ? "null" : ("\"" + converted_from + "\"").c_str(), json_escape(device.name).c_str(),
         json_escape(cuda_version_string()).c_str());
     return;
@@ -253,45 +250,45 @@ void print_report(const Chapter& chapter, const Variant& variant, const Options&
   std::printf("%s: %s\n", variant.label().c_str(), variant.summary.c_str());
   std::printf("device     %s, peak %.1f GB/s, CUDA %s\n", device.describe().c_str(), peak,
               cuda_version_string().c_str());
-  std::printf("input      %s\n", describe_input(o, ref.n, converted_from).c_str());
+  std::printf("input      %s\n", describe_input(options, ref.n, converted_from).c_str());
   if (ref.non_finite()) std::printf("non-finite %s\n", non_finite_note(ref).c_str());
   if (variant.chooses_shape) {
     std::printf("launch     chosen by the library (--block and --grid do not apply)\n");
   } else {
-    std::printf("launch     block %d, grid %d\n", m.block, m.grid);
+    std::printf("launch     block %d, grid %d\n", measurement.block, measurement.grid);
   }
-  std::printf("%-10s %s\n", op_name(o.op), m.result_text.c_str());
+  std::printf("%-10s %s\n", op_name(options.op), measurement.result_text.c_str());
   std::printf("reference  %s%s\n", ref_text.c_str(), ref.overflows_int() ? " (the true sum modulo 2^32)" : "");
-  if (m.verdict.tolerance > 0) {
-    std::printf("error      %.3g (tolerance %.3g for chains of %zu additions)  %s\n", m.verdict.error,
-                m.verdict.tolerance, m.chain_length, m.verdict.ok ? "ok" : "WRONG");
+  if (measurement.verdict.tolerance > 0) {
+    std::printf("error      %.3g (tolerance %.3g for chains of %zu additions)  %s\n", measurement.verdict.error,
+                measurement.verdict.tolerance, measurement.chain_length, measurement.verdict.ok ? "ok" : "WRONG");
   } else {
-    std::printf("error      %.3g (exact match required)  %s\n", m.verdict.error, m.verdict.ok ? "ok" : "WRONG");
+    std::printf("error      %.3g (exact match required)  %s\n", measurement.verdict.error, measurement.verdict.ok ? "ok" : "WRONG");
   }
-  if (!m.verdict.note.empty()) std::printf("note       %s\n", m.verdict.note.c_str());
-  std::printf("time       %s ms (median of %d, L2 %s)  %.1f GB/s  %.1f%% of peak\n", format_ms(m.median_ms).c_str(),
-              m.reps, m.flush ? "flushed" : "not flushed", m.gbps, 100.0 * m.gbps / peak);
+  if (!measurement.verdict.note.empty()) std::printf("note       %s\n", measurement.verdict.note.c_str());
+  std::printf("time       %s ms (median of %d, L2 %s)  %.1f GB/s  %.1f%% of peak\n", format_ms(measurement.median_ms).c_str(),
+              measurement.reps, measurement.flush ? "flushed" : "not flushed", measurement.gbps, 100.0 * measurement.gbps / peak);
 }
 
 template <typename T>
-int run_typed(const Chapter& chapter, const Variant& variant, const Options& o) {
+int run_typed(const Chapter& chapter, const Variant& variant, const Options& options) {
   std::string converted_from;
-  std::vector<T> host = o.input.empty() ? std::vector<T>() : read_input_file<T>(chapter.id, o.input, &converted_from);
-  const std::size_t n = o.input.empty() ? o.n : host.size();
+  std::vector<T> host = options.input.empty() ? std::vector<T>() : read_input_file<T>(chapter.id, options.input, &converted_from);
+  const std::size_t n = options.input.empty() ? options.n : host.size();
 
   std::string why;
   if (!cuda_device_available(&why)) throw CudaError(why);
   const DeviceInfo device = query_device();
-  int block = o.block, grid = o.grid;
+  int block = options.block, grid = options.grid;
   resolve_shape(variant, n, block, grid);
   check_fits(variant, n, sizeof(T), Bench<T>::bytes_needed(n, variant.in_place, device), block, grid, device);
-  if (o.input.empty()) host = generate_input<T>(n, o.seed);
+  if (options.input.empty()) host = generate_input<T>(n, options.seed);
 
-  const Reference ref = cpu_reference(host.data(), n, o.op);
+  const Reference ref = cpu_reference(host.data(), n, options.op);
   Bench<T> bench(host, device, variant.in_place);
-  const Measurement m = bench.run(variant, o.op, block, grid, o.reps, o.flush, ref);
-  print_report(chapter, variant, o, device, ref, converted_from, m);
-  return m.verdict.ok ? 0 : 1;
+  const Measurement measurement = bench.run(variant, options.op, block, grid, options.reps, options.flush, ref);
+  print_report(chapter, variant, options, device, ref, converted_from, measurement);
+  return measurement.verdict.ok ? 0 : 1;
 }
 
 }  // namespace
@@ -302,19 +299,19 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
   spec.ops = chapter.main().has_operators();
   for (std::size_t i = 1; i < chapter.variants.size(); ++i) spec.variants.push_back(chapter.variants[i].name);
   try {
-    const Options o = parse_options(spec, argc, argv);
-    if (o.help) {
+    const Options options = parse_options(spec, argc, argv);
+    if (options.help) {
       std::printf("%s: %s\n\n%s", chapter.id.c_str(), chapter.main().summary.c_str(), usage(spec).c_str());
       return 0;
     }
-    const Variant& variant = select_variant(chapter, o.variant);
+    const Variant& variant = select_variant(chapter, options.variant);
     // The shape is checked before anything touches the device (block and grid as given).
-    const std::string why = variant.check_shape(o.block, o.grid);
+    const std::string why = variant.check_shape(options.block, options.grid);
     if (!why.empty()) throw UsageError(why);
-    switch (o.type) {
-      case DType::Int: return run_typed<int>(chapter, variant, o);
-      case DType::Float: return run_typed<float>(chapter, variant, o);
-      case DType::Double: return run_typed<double>(chapter, variant, o);
+    switch (options.type) {
+      case DType::Int: return run_typed<int>(chapter, variant, options);
+      case DType::Float: return run_typed<float>(chapter, variant, options);
+      case DType::Double: return run_typed<double>(chapter, variant, options);
     }
   } catch (const std::exception& error) {
     return report_exception(chapter.id, error);

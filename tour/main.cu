@@ -47,30 +47,30 @@ std::string today() {
 
 // Runs 00 (threaded CPU sum) and every GPU chapter on one input (00 alone without a device).
 template <typename T>
-std::vector<Row> run_all(const std::vector<T>& host, const Reference& ref, const Options& o,
+std::vector<Row> run_all(const std::vector<T>& host, const Reference& ref, const Options& options,
                          const DeviceInfo* device, const std::vector<Chapter>& chapters) {
   std::vector<Row> rows;
-  const cpu_baseline::MethodResult cpu = cpu_baseline::run_methods(host, std::min(o.reps, 5), true).front();
+  const cpu_baseline::MethodResult cpu = cpu_baseline::run_methods(host, std::min(options.reps, 5), true).front();
   rows.push_back({"00_cpu_baseline", cpu.value_text, cpu.median_ms, cpu.gbps, cpu.ok,
                   cpu.ok ? "" : "the threaded CPU sum is outside its error bound"});
   if (!device) return rows;
 
   const std::size_t n = host.size();
   std::size_t scratch = 0;
-  for (const Chapter& c : chapters) {
+  for (const Chapter& chapter : chapters) {
     int block = 0, grid = 0;
-    resolve_shape(c.main(), n, block, grid);
-    scratch = std::max(scratch, c.main().scratch_bytes(n, block, grid));
+    resolve_shape(chapter.main(), n, block, grid);
+    scratch = std::max(scratch, chapter.main().scratch_bytes(n, block, grid));
   }
   const std::size_t others = Bench<T>::bytes_needed(n, true, *device) + scratch;
   check_fits(chapters.front().main(), n, sizeof(T), others, 1, 1, *device);
 
   Bench<T> bench(host, *device, true);
-  for (const Chapter& c : chapters) {
+  for (const Chapter& chapter : chapters) {
     int block = 0, grid = 0;
-    resolve_shape(c.main(), n, block, grid);
-    const Measurement m = bench.run(c.main(), Op::Sum, block, grid, o.reps, o.flush, ref);
-    rows.push_back({c.id, m.result_text, m.median_ms, m.gbps, m.verdict.ok, m.verdict.ok ? "" : m.verdict.note});
+    resolve_shape(chapter.main(), n, block, grid);
+    const Measurement measurement = bench.run(chapter.main(), Op::Sum, block, grid, options.reps, options.flush, ref);
+    rows.push_back({chapter.id, measurement.result_text, measurement.median_ms, measurement.gbps, measurement.verdict.ok, measurement.verdict.ok ? "" : measurement.verdict.note});
   }
   return rows;
 }
@@ -88,22 +88,22 @@ void print_table(const std::vector<Row>& rows, const DeviceInfo* device, const s
                  const Reference& ref) {
   const double peak = device ? device->peak_gbps() : 0;
   double first_gpu_ms = 0;
-  for (const Row& r : rows) {
-    if (r.chapter.rfind("01", 0) == 0) first_gpu_ms = r.ms;
+  for (const Row& row : rows) {
+    if (row.chapter.rfind("01", 0) == 0) first_gpu_ms = row.ms;
   }
   std::printf("\n%-20s %10s %9s %8s %9s %9s  %s\n", "chapter", "time ms", "GB/s", "% peak", "step", "vs 01",
               "check");
   double previous_ms = 0;
-  for (const Row& r : rows) {
+  for (const Row& row : rows) {
     char step[16] = "", cumulative[16] = "", percent[16] = "";
-    if (previous_ms > 0 && r.ms > 0) std::snprintf(step, sizeof step, "%.2fx", previous_ms / r.ms);
-    if (first_gpu_ms > 0 && r.ms > 0) std::snprintf(cumulative, sizeof cumulative, "%.2fx", first_gpu_ms / r.ms);
-    if (peak > 0 && r.chapter != "00_cpu_baseline") std::snprintf(percent, sizeof percent, "%.1f", 100 * r.gbps / peak);
-    const bool cub = r.chapter == "10_cub";
-    std::printf("%-20s %10s %9.1f %8s %9s %9s  %s%s%s\n", (cub ? "10_cub (yardstick)" : r.chapter.c_str()),
-                format_ms(r.ms).c_str(), r.gbps, percent, step, cumulative, r.ok ? "ok" : "WRONG",
-                r.ok || r.note.empty() ? "" : ": ", r.ok ? "" : r.note.c_str());
-    previous_ms = r.ms;
+    if (previous_ms > 0 && row.ms > 0) std::snprintf(step, sizeof step, "%.2fx", previous_ms / row.ms);
+    if (first_gpu_ms > 0 && row.ms > 0) std::snprintf(cumulative, sizeof cumulative, "%.2fx", first_gpu_ms / row.ms);
+    if (peak > 0 && row.chapter != "00_cpu_baseline") std::snprintf(percent, sizeof percent, "%.1f", 100 * row.gbps / peak);
+    const bool cub = row.chapter == "10_cub";
+    std::printf("%-20s %10s %9.1f %8s %9s %9s  %s%s%s\n", (cub ? "10_cub (yardstick)" : row.chapter.c_str()),
+                format_ms(row.ms).c_str(), row.gbps, percent, step, cumulative, row.ok ? "ok" : "WRONG",
+                row.ok || row.note.empty() ? "" : ": ", row.ok ? "" : row.note.c_str());
+    previous_ms = row.ms;
   }
   std::printf("\n%s; sum %s; median of the timed runs, L2 flushed before each; GB/s = input bytes / time.\n",
               input.c_str(), expected_text(ref).c_str());
@@ -112,10 +112,10 @@ void print_table(const std::vector<Row>& rows, const DeviceInfo* device, const s
 }
 
 // The --json form of the table: one object, every row in "rows".
-void print_json(const std::vector<Row>& rows, const DeviceInfo* device, const Options& o, const Reference& ref,
+void print_json(const std::vector<Row>& rows, const DeviceInfo* device, const Options& options, const Reference& ref,
                 const std::string& converted_from) {
   bool all_ok = true;
-  for (const Row& r : rows) all_ok = all_ok && r.ok;
+  for (const Row& row : rows) all_ok = all_ok && row.ok;
   auto fixed = [](const char* format, double value) {
     char text[32];
     std::snprintf(text, sizeof text, format, value);
@@ -126,74 +126,74 @@ void print_json(const std::vector<Row>& rows, const DeviceInfo* device, const Op
               "\"input\": \"%s\", \"converted_from\": %s, \"reps\": %d, \"flush\": %s, \"reference\": %s, "
               "\"notes\": [",
               device ? ("\"" + json_escape(device->name) + "\"").c_str() : "null",
-              json_escape(cuda_version_string()).c_str(), peak.c_str(), dtype_name(o.type), ref.n,
-              static_cast<unsigned long long>(o.seed), json_escape(o.input).c_str(),
-              converted_from.empty() ? "null" : ("\"" + converted_from + "\"").c_str(), o.reps,
-              o.flush ? "true" : "false", json_number(expected_text(ref)).c_str());
+              json_escape(cuda_version_string()).c_str(), peak.c_str(), dtype_name(options.type), ref.n,
+              static_cast<unsigned long long>(options.seed), json_escape(options.input).c_str(),
+              converted_from.empty() ? "null" : ("\"" + converted_from + "\"").c_str(), options.reps,
+              options.flush ? "true" : "false", json_number(expected_text(ref)).c_str());
   const std::vector<std::string> notes = input_notes(ref);
   for (std::size_t i = 0; i < notes.size(); ++i) std::printf("%s\"%s\"", i ? ", " : "", json_escape(notes[i]).c_str());
   std::printf("], \"ok\": %s, \"rows\": [", all_ok ? "true" : "false");
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    const bool gpu_row = device && r.chapter != "00_cpu_baseline";
+    const Row& row = rows[i];
+    const bool gpu_row = device && row.chapter != "00_cpu_baseline";
     std::printf("%s{\"chapter\": \"%s\", \"result\": %s, \"ms\": %.6f, \"gbps\": %.3f, \"percent_of_peak\": %s, "
                 "\"ok\": %s, \"note\": \"%s\"}",
-                i ? ", " : "", r.chapter.c_str(), json_number(r.result).c_str(), r.ms, r.gbps,
-                gpu_row ? fixed("%.2f", 100 * r.gbps / device->peak_gbps()).c_str() : "null", r.ok ? "true" : "false",
-                json_escape(r.note).c_str());
+                i ? ", " : "", row.chapter.c_str(), json_number(row.result).c_str(), row.ms, row.gbps,
+                gpu_row ? fixed("%.2f", 100 * row.gbps / device->peak_gbps()).c_str() : "null", row.ok ? "true" : "false",
+                json_escape(row.note).c_str());
   }
   std::printf("]}\n");
 }
 
 template <typename T>
-int tour_one(const std::vector<T>& host, const std::string& converted_from, const Options& o,
+int tour_one(const std::vector<T>& host, const std::string& converted_from, const Options& options,
              const DeviceInfo* device, const std::vector<Chapter>& chapters) {
   const Reference ref = cpu_reference(host.data(), host.size());
-  const std::vector<Row> rows = run_all(host, ref, o, device, chapters);
-  if (o.json) print_json(rows, device, o, ref, converted_from);
-  else print_table(rows, device, describe_input(o, host.size(), converted_from), ref);
+  const std::vector<Row> rows = run_all(host, ref, options, device, chapters);
+  if (options.json) print_json(rows, device, options, ref, converted_from);
+  else print_table(rows, device, describe_input(options, host.size(), converted_from), ref);
   bool ok = true;
-  for (const Row& r : rows) ok = ok && r.ok;
+  for (const Row& row : rows) ok = ok && row.ok;
   return ok ? 0 : 1;
 }
 
 template <typename T>
-int sweep(const Options& o, const DeviceInfo& device, const std::vector<Chapter>& chapters) {
-  const std::string dir = o.out_dir.empty() ? "." : o.out_dir;
-  std::ofstream csv(dir + "/sweep_" + dtype_name(o.type) + ".csv");
-  std::ofstream json(dir + "/sweep_" + dtype_name(o.type) + ".json");
+int sweep(const Options& options, const DeviceInfo& device, const std::vector<Chapter>& chapters) {
+  const std::string dir = options.out_dir.empty() ? "." : options.out_dir;
+  std::ofstream csv(dir + "/sweep_" + dtype_name(options.type) + ".csv");
+  std::ofstream json(dir + "/sweep_" + dtype_name(options.type) + ".json");
   if (!csv || !json) throw UsageError("cannot write the sweep files in '" + dir + "'");
   csv << "type,n,chapter,ms,gbps,percent_of_peak,ok\n";
   json << "{\"device\": \"" << json_escape(device.name) << "\", \"cuda\": \"" << json_escape(cuda_version_string())
        << "\", \"date\": \"" << today() << "\", \"peak_gbps\": " << device.peak_gbps() << ", \"type\": \""
-       << dtype_name(o.type) << "\", \"reps\": " << o.reps << ", \"flush\": " << (o.flush ? "true" : "false")
+       << dtype_name(options.type) << "\", \"reps\": " << options.reps << ", \"flush\": " << (options.flush ? "true" : "false")
        << ", \"rows\": [";
   bool ok = true, first = true;
   for (int k = 10; k <= 30; ++k) {
     const std::size_t n = std::size_t(1) << k;
     // Input + saved copy + flush buffer + scratch: stop where the device runs out.
     if (2.2 * n * sizeof(T) + 4.0 * device.l2_bytes > static_cast<double>(device.free_bytes)) break;
-    Options at = o;
+    Options at = options;
     at.n = n;
-    at.seed = o.seed + k;
+    at.seed = options.seed + k;
     const std::vector<T> host = generate_input<T>(n, at.seed);
     const std::vector<Row> rows = run_all(host, cpu_reference(host.data(), n), at, &device, chapters);
-    for (const Row& r : rows) {
-      const double percent = r.chapter == "00_cpu_baseline" ? 0.0 : 100 * r.gbps / device.peak_gbps();
-      csv << dtype_name(o.type) << ',' << n << ',' << r.chapter << ',' << r.ms << ',' << r.gbps << ',' << percent
-          << ',' << (r.ok ? "ok" : "WRONG") << '\n';
-      json << (first ? "" : ",") << "\n  {\"n\": " << n << ", \"chapter\": \"" << r.chapter << "\", \"ms\": " << r.ms
-           << ", \"gbps\": " << r.gbps << ", \"percent_of_peak\": " << percent
-           << ", \"ok\": " << (r.ok ? "true" : "false") << "}";
+    for (const Row& row : rows) {
+      const double percent = row.chapter == "00_cpu_baseline" ? 0.0 : 100 * row.gbps / device.peak_gbps();
+      csv << dtype_name(options.type) << ',' << n << ',' << row.chapter << ',' << row.ms << ',' << row.gbps << ',' << percent
+          << ',' << (row.ok ? "ok" : "WRONG") << '\n';
+      json << (first ? "" : ",") << "\n  {\"n\": " << n << ", \"chapter\": \"" << row.chapter << "\", \"ms\": " << row.ms
+           << ", \"gbps\": " << row.gbps << ", \"percent_of_peak\": " << percent
+           << ", \"ok\": " << (row.ok ? "true" : "false") << "}";
       first = false;
-      ok = ok && r.ok;
-      if (!r.ok) std::fprintf(stderr, "tour: %s WRONG at n = %zu: %s\n", r.chapter.c_str(), n, r.note.c_str());
+      ok = ok && row.ok;
+      if (!row.ok) std::fprintf(stderr, "tour: %s WRONG at n = %zu: %s\n", row.chapter.c_str(), n, row.note.c_str());
     }
     std::fprintf(stderr, "tour: n = 2^%d done\n", k);
   }
   json << "\n]}\n";
-  std::printf("wrote %s/sweep_%s.csv and %s/sweep_%s.json\n", dir.c_str(), dtype_name(o.type), dir.c_str(),
-              dtype_name(o.type));
+  std::printf("wrote %s/sweep_%s.csv and %s/sweep_%s.json\n", dir.c_str(), dtype_name(options.type), dir.c_str(),
+              dtype_name(options.type));
   return ok ? 0 : 1;
 }
 
@@ -204,44 +204,44 @@ void print_device(const DeviceInfo& device) {
 }
 
 template <typename T>
-int run_typed(const Options& o, const std::vector<Chapter>& chapters) {
+int run_typed(const Options& options, const std::vector<Chapter>& chapters) {
   std::string why;
-  if (o.sweep) {
+  if (options.sweep) {
     if (!cuda_device_available(&why)) throw CudaError(why);
     const DeviceInfo device = query_device();
     print_device(device);
-    return sweep<T>(o, device, chapters);
+    return sweep<T>(options, device, chapters);
   }
   // The input first: a bad --input file is exit 2 before anything is printed.
   std::string converted_from;
-  const std::vector<T> host = make_input<T>(o, "tour", &converted_from);
+  const std::vector<T> host = make_input<T>(options, "tour", &converted_from);
   if (!cuda_device_available(&why)) {
-    tour_one<T>(host, converted_from, o, nullptr, chapters);
+    tour_one<T>(host, converted_from, options, nullptr, chapters);
     std::fprintf(stderr, "tour: the GPU chapters (01-%s) need a CUDA GPU, and none is usable here: %s\n",
                  chapters.empty() ? "..." : chapters.back().id.substr(0, 2).c_str(), why.c_str());
     return 3;
   }
   const DeviceInfo device = query_device();
-  if (!o.json) print_device(device);
-  return tour_one<T>(host, converted_from, o, &device, chapters);
+  if (!options.json) print_device(device);
+  return tour_one<T>(host, converted_from, options, &device, chapters);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    const Options o = parse_options(tour_spec(), argc, argv);
-    if (o.help) {
+    const Options options = parse_options(tour_spec(), argc, argv);
+    if (options.help) {
       std::printf("tour: every chapter side by side on the same input\n\n%s", usage(tour_spec()).c_str());
       return 0;
     }
-    if (o.sweep && !o.input.empty()) throw UsageError("--sweep generates its inputs: drop --input");
-    if (o.sweep && o.json) throw UsageError("--json does not apply to --sweep: it writes sweep_T.json (see --help)");
+    if (options.sweep && !options.input.empty()) throw UsageError("--sweep generates its inputs: drop --input");
+    if (options.sweep && options.json) throw UsageError("--json does not apply to --sweep: it writes sweep_T.json (see --help)");
     const std::vector<Chapter> chapters = all_gpu_chapters();
-    switch (o.type) {
-      case DType::Int: return run_typed<int>(o, chapters);
-      case DType::Float: return run_typed<float>(o, chapters);
-      case DType::Double: return run_typed<double>(o, chapters);
+    switch (options.type) {
+      case DType::Int: return run_typed<int>(options, chapters);
+      case DType::Float: return run_typed<float>(options, chapters);
+      case DType::Double: return run_typed<double>(options, chapters);
     }
   } catch (const std::exception& error) {
     return report_exception("tour", error);
