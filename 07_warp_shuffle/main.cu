@@ -2,26 +2,12 @@
 // this file tells the common harness what it needs to run it: names, the launch shapes
 // it accepts, and the error bound of its summation order. The harness does the rest:
 // command line, input, timing, check.
-#include <algorithm>
 
 #include "harness.h"
 #include "launch_rules.h"
 #include "warp_shuffle.cuh"
 
 namespace reduction {
-namespace {
-
-// Additions a value passes through in block_sum: the shuffle tree inside a warp (5
-// steps for a full warp, fewer for a smaller block), then the tree over the warps.
-// Mirrors block_sum in warp_shuffle.cu (the copy unit), whose warps are 32 threads.
-std::size_t block_sum_depth(int block) {
-  constexpr std::size_t kWarpSize = 32;
-  const std::size_t warps = ceil_div(block, kWarpSize);
-  return ceil_log2(std::min<std::size_t>(block, kWarpSize)) + ceil_log2(warps);
-}
-
-}  // namespace
-
 Chapter warp_shuffle_chapter() {
   Variant shuffle;
   shuffle.chapter = "07_warp_shuffle";
@@ -33,10 +19,10 @@ Chapter warp_shuffle_chapter() {
   shuffle.scratch_bytes = warp_shuffle::scratch_bytes;
   // A value passes through, in each of the two launches: its accumulator's serial loop
   // (at most ceil(values / (G*B)) additions), 2 more to combine the four accumulators,
-  // and block_sum. Values: n in the first launch, the G partials in the second (counted
+  // and block_sum (shuffle_tree_depth, launch_rules.h). Values: n in the first launch, the G partials in the second (counted
   // even when G == 1: an upper bound).
   shuffle.chain_length = [](std::size_t n, int block, int grid) {
-    return ceil_div(n, std::size_t(grid) * block) + 2 + ceil_div(grid, block) + 2 + 2 * block_sum_depth(block);
+    return ceil_div(n, std::size_t(grid) * block) + 2 + ceil_div(grid, block) + 2 + 2 * shuffle_tree_depth(block);
   };
   shuffle.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
                                    cudaStream_t stream) {

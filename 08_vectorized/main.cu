@@ -2,7 +2,6 @@
 // file tells the common harness what it needs to run it: names, the launch shapes it
 // accepts, and the error bound of its summation order. The harness does the rest:
 // command line, input, timing, check.
-#include <algorithm>
 
 #include "harness.h"
 #include "launch_rules.h"
@@ -11,28 +10,9 @@
 namespace reduction {
 namespace {
 
-// The chain-length bounds below restate two constants of the copy unit (vectorized.cu):
-constexpr std::size_t kVectorsInFlight = 4;  // vectorized.cu: kVectorsInFlight
-constexpr std::size_t kWarpSize = 32;        // vectorized.cu: kWarpSize
-
-// Additions an element passes through inside thread_reduce when the grid has
-// `threads` threads. `partial` takes one addition per trip of the main loop, at most
-// ceil(vectors / (threads * k)) trips (k = kVectorsInFlight; a vector holds at least 2
-// elements, so vectors <= n / 2), then up to k - 1 leftover vectors and the head and
-// tail elements (fewer than 4 each, at most ceil(3 / threads) per thread). Before it
-// reaches `partial`, an element meets at most 2 additions among the lanes of its
-// vector and log2(k) among the vectors of its trip.
-std::size_t thread_reduce_chain(std::size_t n, std::size_t threads) {
-  return ceil_div(n, 2 * threads * kVectorsInFlight) + (kVectorsInFlight - 1) + 2 * ceil_div(3, threads) + 2 +
-         ceil_log2(kVectorsInFlight);
-}
-
-// Additions a value passes through in block_reduce: the shuffle tree inside a warp (5
-// steps for a full warp, fewer for a smaller block), then the tree over the warps.
-std::size_t block_reduce_depth(int block) {
-  const std::size_t warps = ceil_div(block, kWarpSize);
-  return ceil_log2(std::min<std::size_t>(block, kWarpSize)) + ceil_log2(warps);
-}
+// 16-byte loads each thread issues per trip of thread_reduce: the copy unit's
+// kVectorsInFlight (vectorized.cu), restated for the chain-length bound.
+constexpr std::size_t kVectorsInFlight = 4;
 
 }  // namespace
 
@@ -47,10 +27,10 @@ Chapter vectorized_chapter() {
   vector_loads.scratch_bytes = vectorized::scratch_bytes;
   // A value passes through: thread_reduce over n elements with G*B threads, block_reduce,
   // then in the second launch thread_reduce over the G partials with B threads and
-  // block_reduce again (each term explained above).
+  // block_reduce again (vector_loop_chain and shuffle_tree_depth: launch_rules.h).
   vector_loads.chain_length = [](std::size_t n, int block, int grid) {
-    return thread_reduce_chain(n, std::size_t(grid) * block) + thread_reduce_chain(grid, block) +
-           2 * block_reduce_depth(block);
+    return vector_loop_chain(n, std::size_t(grid) * block, kVectorsInFlight) +
+           vector_loop_chain(grid, block, kVectorsInFlight) + 2 * shuffle_tree_depth(block);
   };
   vector_loads.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
                                       cudaStream_t stream) {

@@ -2,7 +2,6 @@
 // file tells the common harness what it needs to run it: names, the launch shapes it
 // accepts, the operators it offers (--op sum|max|min), and the error bound of its
 // summation order. The harness does the rest: command line, input, timing, check.
-#include <algorithm>
 #include <type_traits>
 
 #include "harness.h"
@@ -25,29 +24,9 @@ constexpr auto launch_with = [](auto* input, std::size_t n, auto* result, void* 
 namespace reduction {
 namespace {
 
-// The chain-length bounds below restate two constants of the copy unit (single_pass.cu,
-// the same as 08's vectorized.cu):
-constexpr std::size_t kVectorsInFlight = 4;  // single_pass.cu: kVectorsInFlight
-constexpr std::size_t kWarpSize = 32;        // single_pass.cu: kWarpSize
-
-// Additions an element passes through inside thread_reduce when the grid has
-// `threads` threads. `partial` takes one addition per trip of the main loop, at most
-// ceil(vectors / (threads * k)) trips (k = kVectorsInFlight; a vector holds at least 2
-// elements, so vectors <= n / 2), then up to k - 1 leftover vectors and the head and
-// tail elements (fewer than 4 each, at most ceil(3 / threads) per thread). Before it
-// reaches `partial`, an element meets at most 2 additions among the lanes of its
-// vector and log2(k) among the vectors of its trip.
-std::size_t thread_reduce_chain(std::size_t n, std::size_t threads) {
-  return ceil_div(n, 2 * threads * kVectorsInFlight) + (kVectorsInFlight - 1) + 2 * ceil_div(3, threads) + 2 +
-         ceil_log2(kVectorsInFlight);
-}
-
-// Additions a value passes through in block_reduce: the shuffle tree inside a warp (5
-// steps for a full warp, fewer for a smaller block), then the tree over the warps.
-std::size_t block_reduce_depth(int block) {
-  const std::size_t warps = ceil_div(block, kWarpSize);
-  return ceil_log2(std::min<std::size_t>(block, kWarpSize)) + ceil_log2(warps);
-}
+// 16-byte loads each thread issues per trip of thread_reduce: the copy unit's
+// kVectorsInFlight (single_pass.cu), restated for the chain-length bound.
+constexpr std::size_t kVectorsInFlight = 4;
 
 }  // namespace
 
@@ -65,7 +44,8 @@ Chapter single_pass_chapter() {
   // block_reduce (as in 08), then in the last block a serial loop over at most
   // ceil(G / B) partials per thread and block_reduce again.
   one_launch.chain_length = [](std::size_t n, int block, int grid) {
-    return thread_reduce_chain(n, std::size_t(grid) * block) + ceil_div(grid, block) + 2 * block_reduce_depth(block);
+    return vector_loop_chain(n, std::size_t(grid) * block, kVectorsInFlight) + ceil_div(grid, block) +
+           2 * shuffle_tree_depth(block);
   };
   one_launch.set_launcher(Op::Sum, launch_with<single_pass::Sum>);
   one_launch.set_launcher(Op::Max, launch_with<single_pass::Max>);

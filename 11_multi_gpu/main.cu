@@ -28,7 +28,9 @@ int gpu_count(const Options& options) {
 template <typename T>
 int run(const Options& options, double timeout_s) {
   // The input file is read first: a bad file is a usage error, with or without GPUs.
-  const std::vector<T> host = options.input.empty() ? std::vector<T>() : reduction::load_input<T>(options.input);
+  const std::vector<T> host = options.input.empty()
+                                  ? std::vector<T>()
+                                  : reduction::read_input_file<T>("11_multi_gpu", options.input, nullptr);
   const std::size_t n = options.input.empty() ? options.n : host.size();
   const std::vector<T>* host_input = options.input.empty() ? nullptr : &host;
   const int k = gpu_count(options);

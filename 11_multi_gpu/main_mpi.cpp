@@ -253,17 +253,22 @@ std::vector<Participant> gather_participants(const Participant& me, int ranks) {
 Reference gather_reference(const Reference& mine, int ranks, std::size_t n) {
   static_assert(sizeof(mine.int_value) == sizeof(std::int64_t), "the exact sum is a 64-bit integer");
   const double fields[2] = {mine.value, mine.sum_abs};
-  const std::int64_t exact = mine.int_value;
+  // The exact int sum and the counts of NaN, +inf and -inf, as 64-bit integers.
+  const std::int64_t exact[4] = {mine.int_value, std::int64_t(mine.nans), std::int64_t(mine.pos_infs),
+                                 std::int64_t(mine.neg_infs)};
   std::vector<double> all_fields(2 * ranks);
-  std::vector<std::int64_t> all_exact(ranks);
+  std::vector<std::int64_t> all_exact(4 * ranks);
   MPI_Allgather(fields, 2, MPI_DOUBLE, all_fields.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD);
-  MPI_Allgather(&exact, 1, MPI_INT64_T, all_exact.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
+  MPI_Allgather(exact, 4, MPI_INT64_T, all_exact.data(), 4, MPI_INT64_T, MPI_COMM_WORLD);
   Reference ref;
   for (int r = 0; r < ranks; ++r) {
     Reference part = mine;  // op and type are the same on every rank
     part.value = all_fields[2 * r];
     part.sum_abs = all_fields[2 * r + 1];
-    part.int_value = all_exact[r];
+    part.int_value = all_exact[4 * r];
+    part.nans = all_exact[4 * r + 1];
+    part.pos_infs = all_exact[4 * r + 2];
+    part.neg_infs = all_exact[4 * r + 3];
     ref = r == 0 ? part : reduction::combine(ref, part);
   }
   ref.n = n;
@@ -282,7 +287,7 @@ int run(const Options& options, Place& where, double timeout_s, const InjectedFa
   int count = 0;
   try {
     if (!options.input.empty()) {
-      host = reduction::load_input<T>(options.input);
+      host = reduction::read_input_file<T>("11_multi_gpu_mpi", options.input, nullptr);
       n = host.size();
     }
     std::string why;

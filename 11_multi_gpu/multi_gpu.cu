@@ -365,8 +365,7 @@ void print_report(const Options& options, std::size_t n, int k, const std::strin
   for (const Participant& p : participants) peak += p.device.peak_gbps();
   const std::size_t bytes = n * (options.type == reduction::DType::Double ? 8 : 4);
   const double gbps = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
-  const std::string ref_text =
-      options.type == reduction::DType::Int ? std::to_string(ref.int_value) : reduction::format_value(ref.value);
+  const std::string ref_text = reduction::expected_text(ref);  // an overflowing int sum: modulo 2^32
   const bool mpi = !participants.empty() && !participants[0].host.empty();
   if (options.json) {
     std::string devices = "[";
@@ -383,10 +382,12 @@ void print_report(const Options& options, std::size_t n, int k, const std::strin
     }
     devices += "]";
     std::printf("{\"chapter\": \"11_multi_gpu\", \"mode\": \"%s\", \"gpus\": %d, \"type\": \"%s\", \"op\": \"%s\", "
-                "\"n\": %zu, \"result\": %s, \"reference\": %s, \"error\": %.17g, \"ok\": %s, \"ms\": %.6f, "
+                "\"n\": %zu, \"result\": %s, \"reference\": %s, \"error\": %s, \"ok\": %s, \"ms\": %.6f, "
                 "\"gbps\": %.3f, \"peak_gbps\": %.3f, \"device\": \"%s\", \"devices\": %s, \"cuda\": \"%s\"}\n",
-                mode.c_str(), k, reduction::dtype_name(options.type), reduction::op_name(options.op), n, result_text.c_str(),
-                ref_text.c_str(), verdict.error, verdict.ok ? "true" : "false", ms, gbps, peak,
+                mode.c_str(), k, reduction::dtype_name(options.type), reduction::op_name(options.op), n,
+                reduction::json_number(result_text).c_str(), reduction::json_number(ref_text).c_str(),
+                reduction::json_number(reduction::format_value(verdict.error)).c_str(), verdict.ok ? "true" : "false",
+                ms, gbps, peak,
                 reduction::json_escape(participants.empty() ? "" : participants[0].device.name).c_str(),
                 devices.c_str(), reduction::cuda_version_string().c_str());
     return;
@@ -406,7 +407,9 @@ void print_report(const Options& options, std::size_t n, int k, const std::strin
   }
   std::printf("%-10s %s on every GPU\nreference  %s\n", reduction::op_name(options.op), result_text.c_str(), ref_text.c_str());
   std::printf("error      %.3g (tolerance %.3g)  %s\n", verdict.error, verdict.tolerance, verdict.ok ? "ok" : "WRONG");
-  if (!verdict.note.empty()) std::printf("note       %s\n", verdict.note.c_str());
+  for (const std::string& note : {reduction::non_finite_note(ref), verdict.note}) {
+    if (!note.empty()) std::printf("note       %s\n", note.c_str());
+  }
   std::printf("time       %s ms (median of %d, L2 %s)  %.1f GB/s aggregate  %.1f%% of the GPUs' summed peak\n",
               reduction::format_ms(ms).c_str(), options.reps, options.flush ? "flushed" : "not flushed", gbps, 100 * gbps / peak);
 }

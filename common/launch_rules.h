@@ -1,5 +1,6 @@
-// launch_rules.h: small host-side helpers the chapters use to check a launch shape
-// and to size their scratch space, without touching the device.
+// launch_rules.h: small host-side helpers for the chapters' main.cu files: the messages
+// for launch shapes a chapter cannot run, and the pieces of the chain-length bounds
+// behind the float tolerance (reference.h). Nothing here touches the device.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +31,28 @@ inline std::string check_power_of_two_block(int block) {
 inline std::string check_block_range(int block) {
   if (block >= 0 && block <= 1024) return "";
   return "--block " + std::to_string(block) + " cannot be run: a CUDA block holds at most 1024 threads";
+}
+
+// Additions a value passes through in a warp-shuffle reduction over a block of `block`
+// threads (07's block_sum, 08's and 09's block_reduce): the shuffle tree inside a warp
+// of 32 (5 steps, fewer for a smaller block), then the same tree over the warps' totals.
+inline std::size_t shuffle_tree_depth(int block) {
+  constexpr std::size_t kWarpSize = 32;
+  const std::size_t warps = ceil_div(block, kWarpSize);
+  return ceil_log2(block < int(kWarpSize) ? std::size_t(block) : kWarpSize) + ceil_log2(warps);
+}
+
+// Additions an element passes through in 08's and 09's thread_reduce when the grid has
+// `threads` threads and each trip of its loop issues `vectors_in_flight` 16-byte loads
+// (the copy units' kVectorsInFlight). `partial` takes one addition per trip, at most
+// ceil(vectors / (threads * k)) trips (k = vectors_in_flight; a vector holds at least 2
+// elements, so vectors <= n / 2), then up to k - 1 leftover vectors and the head and
+// tail elements (fewer than 4 each, at most ceil(3 / threads) per thread). Before it
+// reaches `partial`, an element meets at most 2 additions among the lanes of its
+// vector and log2(k) among the vectors of its trip.
+inline std::size_t vector_loop_chain(std::size_t n, std::size_t threads, std::size_t vectors_in_flight) {
+  return ceil_div(n, 2 * threads * vectors_in_flight) + (vectors_in_flight - 1) + 2 * ceil_div(3, threads) + 2 +
+         ceil_log2(vectors_in_flight);
 }
 
 }  // namespace reduction

@@ -218,6 +218,13 @@ def multigpu_block(results):
             + "\n\n`ctest --preset multigpu` on that machine: "
             + re.search(r"\d+% tests passed.*", read(os.path.join(results, "ctest_multigpu.log"))).group(0) + ".")
     fill("11_multi_gpu/README.md", "results:11_multi_gpu", text)
+    # What the job prints when rank 1 goes silent before the all-reduce (the ranks' own
+    # lines, without Open MPI's MPI_Abort banner).
+    silent = [l for l in read(os.path.join(results, "multigpu_mpi_silent_peer.txt")).splitlines()
+              if l.startswith("11_multi_gpu_mpi:")]
+    fill("11_multi_gpu/README.md", "output:11_silent_peer",
+         f"On 2 × {name}, `REDUCTION_TEST_FAIL=1:allreduce REDUCTION_NCCL_TIMEOUT=10 mpirun -np 2 "
+         f"build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`:\n\n" + fenced("\n".join(silent), "text"))
 
 
 def main():

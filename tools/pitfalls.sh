@@ -40,6 +40,7 @@ show "$R/00_cpu_baseline" --n 300000001 --type float --reps 1 --seed 7
 python3 -c "import numpy as np; np.save('/tmp/big_ints.npy', np.full(1000, 2000000000, dtype=np.int32))"
 show "$R/04_shared_tree" --input /tmp/big_ints.npy --type int --reps 1
 show "$R/04_shared_tree" --input /tmp/big_ints.npy --type int --reps 1 --json
+show "$R/04_shared_tree" --input /tmp/big_ints.npy --type double --reps 1
 
 echo; echo "### 5. In-place kernels destroy their input"
 show "$R/pitfall_no_restore" --seed 7
