@@ -58,6 +58,8 @@ T compensated_sum(const T* x, std::size_t n) {
 template <typename T>
 T threaded_sum(const T* x, std::size_t n) {
   std::vector<Wide<T>> partial(reduction::cpu_threads(), 0);
+  // The threads come from common/parallel.h's pool, started once per process (by the
+  // untimed warm-up in run_methods), so the timed runs do not pay for starting them.
   reduction::parallel_chunks(n, [&](unsigned t, std::size_t begin, std::size_t end) {
     Wide<T> sum = 0;
     for (std::size_t i = begin; i < end; ++i) sum += x[i];
@@ -94,7 +96,7 @@ std::vector<MethodResult> run_methods(const std::vector<T>& x, int reps, bool th
     if (threaded_only && &method != &methods[3]) continue;
     std::vector<double> times;
     T value{};
-    for (int r = 0; r < reps; ++r) {
+    for (int r = -1; r < reps; ++r) {  // r = -1: the warm-up (starts the thread pool), not timed
       T* data = const_cast<T*>(x.data());
       if (method.destroys_input) {  // work on a copy, made outside the timed region
         scratch = x;
@@ -103,13 +105,16 @@ std::vector<MethodResult> run_methods(const std::vector<T>& x, int reps, bool th
       reduction::CpuTimer timer;
       timer.start();
       value = method.sum(data, n);
-      times.push_back(timer.elapsed_ms());
+      if (r >= 0) times.push_back(timer.elapsed_ms());
     }
     MethodResult m;
     m.name = method.name;
     m.value = static_cast<double>(value);
     m.value_text = reduction::format_value(value);
-    m.median_ms = reduction::median(times);
+    const reduction::Spread spread = reduction::summarize(times);
+    m.median_ms = spread.median;
+    m.min_ms = spread.min;
+    m.iqr_ms = spread.iqr;
     m.gbps = m.median_ms > 0 ? n * sizeof(T) / (m.median_ms * 1e-3) / 1e9 : 0;
     if constexpr (std::is_same_v<T, int>) {
       const reduction::Verdict v = reduction::verify(value, ref, method.chain);
@@ -151,19 +156,19 @@ int run_typed(const reduction::Options& o) {
   if (o.json) {
     std::printf("{\"chapter\": \"00_cpu_baseline\", \"type\": \"%s\", \"n\": %zu, \"result\": %s, \"reference\": %s, "
                 "\"ok\": %s, \"note\": \"%s\", \"non_finite\": %s, \"ms\": %.6f, \"gbps\": %.3f, "
-                "\"peak_gbps\": null, \"threads\": %u, \"seed\": %llu, \"methods\": [",
+                "\"peak_gbps\": null, \"threads\": %u, \"reps\": %d, \"seed\": %llu, \"methods\": [",
                 reduction::dtype_name(o.type), n, reduction::json_number(fastest.value_text).c_str(),
                 reduction::json_number(ref_text).c_str(), all_ok ? "true" : "false",
                 reduction::json_escape(notes).c_str(), reduction::json_non_finite(ref).c_str(), fastest.median_ms,
-                fastest.gbps, reduction::cpu_threads(), static_cast<unsigned long long>(o.seed));
+                fastest.gbps, reduction::cpu_threads(), o.reps, static_cast<unsigned long long>(o.seed));
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto& m = results[i];
       std::printf("%s{\"name\": \"%s\", \"result\": %s, \"error\": %s, \"tolerance\": %s, \"ok\": %s, "
-                  "\"ms\": %.6f, \"gbps\": %.3f}",
+                  "\"ms\": %.6f, \"min_ms\": %.6f, \"iqr_ms\": %.6f, \"gbps\": %.3f}",
                   i ? ", " : "", m.name.c_str(), reduction::json_number(m.value_text).c_str(),
                   reduction::json_number(reduction::format_value(m.error)).c_str(),
                   m.bounded ? reduction::json_number(reduction::format_value(m.tolerance)).c_str() : "null",
-                  m.ok ? "true" : "false", m.median_ms, m.gbps);
+                  m.ok ? "true" : "false", m.median_ms, m.min_ms, m.iqr_ms, m.gbps);
     }
     std::printf("]}\n");
     return all_ok ? 0 : 1;
@@ -182,8 +187,9 @@ int run_typed(const reduction::Options& o) {
                 reduction::format_ms(m.median_ms).c_str(), m.gbps,
                 m.ok ? "ok" : (m.bounded ? "WRONG" : "no guarantee"));
   }
-  std::printf("\nmedian of %d runs; %u threads for the threaded sum. \"no guarantee\": n * u >= 1, so the\n"
-              "float loop's error bound exceeds the sum itself (see README: the accumulator stalls at 2^24).\n",
+  std::printf("\nmedian of %d runs after an untimed warm-up; %u threads for the threaded sum.\n\"no guarantee\": "
+              "n * u >= 1, so the float loop's error bound exceeds the sum itself\n(see README: the "
+              "accumulator stalls at 2^24).\n",
               o.reps, reduction::cpu_threads());
   return all_ok ? 0 : 1;
 }

@@ -3,11 +3,14 @@
 // What changes since 00: the sum moves to the GPU. Every element gets its own thread,
 // and each block of B threads turns its B elements into one sum with a tree: at the
 // step with stride s, every thread whose index is a multiple of 2s adds the value s
-// places to its right into its own slot. After log2(B) steps the block's sum sits in
-// the first slot of its slice, and thread 0 copies it to a partials array. The
+// places to its right into its own slot. After ceil(log2(B)) steps the block's sum sits
+// in the first slot of its slice, and thread 0 copies it to a partials array. The
 // partials are then summed the same way by another launch, and so on until a single
-// block is left, whose sum is the result: blocks cannot wait for each other inside a
-// kernel, so the end of a launch is our barrier between blocks.
+// block is left, whose sum is the result: without a cooperative launch, blocks cannot
+// wait for each other inside a kernel (cooperative_groups::this_grid().sync() needs
+// cudaLaunchCooperativeKernel and every block resident at once, and at large n one
+// block per B elements is far more than fit), so the end of a launch is our barrier
+// between blocks.
 //
 // Everything happens in place, in global memory: the kernel overwrites its input
 // (the harness restores the array before every timed run).
@@ -24,7 +27,8 @@ namespace global_naive {
 namespace {
 
 // Each block sums its slice [b*B, b*B + len) of `data` in place and writes the sum to
-// partials[blockIdx.x]. blockDim.x must be a power of two.
+// partials[blockIdx.x]. Any block size works: the steps double the stride until it
+// reaches len, so a slice of any length, a power of two or not, ends in its first slot.
 //
 // Why this version is slow:
 //  - `tid % (2 * stride)` is an integer division, a long instruction sequence that
@@ -58,8 +62,6 @@ __global__ void neighbored_pairs(T* data, std::size_t n, T* partials) {
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
-
 }  // namespace
 
 cudaError_t default_grid(std::size_t n, int block, int* grid) {
@@ -87,7 +89,9 @@ std::size_t scratch_bytes(std::size_t n, int block, int /*grid*/) {
 template <typename T>
 cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
                    cudaStream_t stream) {
-  if (!is_power_of_two(block) || block < 32 || block > 1024) return cudaErrorInvalidValue;
+  // Any block from 2 to 1024 threads: each pass must shrink the values (a block of 1
+  // would leave n partials of n values forever), and CUDA allows at most 1024.
+  if (block < 2 || block > 1024) return cudaErrorInvalidValue;
   if (n == 0) {  // nothing to add: the result is the identity, 0 (all bits zero)
     return cudaMemsetAsync(result, 0, sizeof(T), stream);
   }

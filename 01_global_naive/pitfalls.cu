@@ -35,10 +35,11 @@ __global__ void neighbored_pairs_race(T* data, std::size_t n, T* partials) {
 // --variant early-return: the pattern of the Professional CUDA C Programming notes.
 // Threads past the end of the array leave before the loop. For n a multiple of the
 // block size nothing changes; otherwise the last block's surviving threads wait at
-// __syncthreads() for threads that have exited (undefined behaviour; since Volta
-// exited threads no longer hold a barrier up, so it does not hang on an H100) and add
-// partners at tid + stride >= len, past the end of the array: garbage goes into the
-// sum (memcheck reports it). Kept exactly this broken to be demonstrated.
+// __syncthreads() for threads that have exited (undefined behaviour: the CUDA
+// Programming Guide allows a __syncthreads() only where all threads of the block reach
+// it or none do) and add partners at tid + stride >= len, past the end of the array:
+// garbage goes into the sum (memcheck reports it). Kept exactly this broken to be
+// demonstrated.
 // [snippet:early_return]
 template <typename T>
 __global__ void neighbored_pairs_early_return(T* data, std::size_t n, T* partials) {

@@ -20,15 +20,20 @@ Chapter neighbored_less_chapter() {
                        "lanes)";
   contiguous.in_place = true;  // the input array is overwritten with partial sums
   contiguous.default_block = neighbored_less::kDefaultBlock;
-  // block: a power of two, 32..1024. grid: derived from n (one block per B elements),
-  // so any --grid is refused.
+  // block: any size from 2 to 1024 (the tree takes slices of any length; a block of 1
+  // would never shrink the values). grid: derived from n (one block per B elements), so
+  // any --grid is refused.
   contiguous.check_shape = [](int block, int grid) {
     if (grid != 0) return std::string("this chapter launches one block per B elements: --grid does not apply");
-    return check_power_of_two_block(block);
+    if (block == 1)
+      return std::string("--block 1 cannot be run: each pass must shrink the values, so a block needs 2 to 1024 "
+                         "threads");
+    return check_block_range(block);
   };
   contiguous.default_grid = neighbored_less::default_grid;
   contiguous.scratch_bytes = neighbored_less::scratch_bytes;
-  // A block's tree over len values takes ceil(log2(len)) steps, and each step adds at
+  // A block's tree over len values (any len, a power of two or not: the stride doubles
+  // while it is below len) takes ceil(log2(len)) steps, and each step adds at
   // most once to the sum a given value is part of; then the value travels on inside
   // its block's partial through the next pass's tree.
   contiguous.chain_length = [](std::size_t n, int block, int /*grid*/) {

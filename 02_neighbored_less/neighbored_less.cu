@@ -22,7 +22,8 @@ namespace neighbored_less {
 namespace {
 
 // Each block sums its slice [b*B, b*B + len) of `data` in place and writes the sum to
-// partials[blockIdx.x]. blockDim.x must be a power of two.
+// partials[blockIdx.x]. Any block size works: the steps double the stride until it
+// reaches len, so a slice of any length, a power of two or not, ends in its first slot.
 //
 // What still limits it:
 //  - the memory accesses are strided: at stride s, neighbouring threads touch slots
@@ -57,8 +58,6 @@ __global__ void neighbored_pairs_contiguous(T* data, std::size_t n, T* partials)
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
-bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
-
 }  // namespace
 
 cudaError_t default_grid(std::size_t n, int block, int* grid) {
@@ -86,7 +85,9 @@ std::size_t scratch_bytes(std::size_t n, int block, int /*grid*/) {
 template <typename T>
 cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
                    cudaStream_t stream) {
-  if (!is_power_of_two(block) || block < 32 || block > 1024) return cudaErrorInvalidValue;
+  // Any block from 2 to 1024 threads: each pass must shrink the values (a block of 1
+  // would leave n partials of n values forever), and CUDA allows at most 1024.
+  if (block < 2 || block > 1024) return cudaErrorInvalidValue;
   if (n == 0) {  // nothing to add: the result is the identity, 0 (all bits zero)
     return cudaMemsetAsync(result, 0, sizeof(T), stream);
   }

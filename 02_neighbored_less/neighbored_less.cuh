@@ -27,8 +27,8 @@
 namespace neighbored_less {
 
 // Threads per block when you have no better idea: 256, measured on the H100
-// (docs/tuning.md; the articles this chapter follows use 512). Any power of two from
-// 32 to 1024 works; the tree halves the block, so other sizes are refused.
+// (docs/tuning.md; the articles this chapter follows use 512). Any size from 2 to
+// 1024 works, a power of two or not (a multiple of 32 fills whole warps).
 constexpr int kDefaultBlock = 256;
 
 // The grid of the first pass: one block per `block` elements, ceil(n / block),
@@ -42,7 +42,7 @@ std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
 // Writes the sum of data[0, n) to *result (device memory), in one launch per pass on
 // `stream`, and OVERWRITES data[0, n) with partial sums (the kernels work in place:
-// copy the input first if you still need it). block: a power of two from 32 to 1024.
+// copy the input first if you still need it). block: 2 to 1024 threads, any size.
 // grid is not used: the launcher runs one block per `block` elements, whatever grid
 // says; it is kept so that every chapter's launcher has the same shape. n == 0 gives
 // 0. Returns the first CUDA error (cudaErrorInvalidValue for a block it cannot run);

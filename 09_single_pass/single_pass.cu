@@ -19,6 +19,8 @@
 //                 build/release/bin/09_single_pass --n 2^20 --op max --type double
 #include "single_pass.cuh"
 
+#include <cuda/atomic>
+
 #include <algorithm>
 #include <climits>
 #include <cstdint>
@@ -192,8 +194,9 @@ __global__ void __launch_bounds__(1024)
 
   // 3. The last block: every partial is written. Thread t combines partials t, t + B,
   //    t + 2B, ... in that order, then the block tree; the order never depends on which
-  //    block finished when. __ldcg reads through L2, past this SM's L1, which may hold
-  //    stale copies; partials are written during this launch, so not __ldg either.
+  //    block finished when. The fence after the ticket already orders these loads after
+  //    every other block's partial; __ldcg (read at L2, where those stores land) is one
+  //    correct choice, a plain load another. Not __ldg: the partials change during the launch.
   if (is_last_block) {
     T value = Op::template identity<T>();
     for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) value = op(value, __ldcg(partials + b));
@@ -204,6 +207,62 @@ __global__ void __launch_bounds__(1024)
 // [/snippet:kernel]
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+// The ticket step in libcu++'s spelling, compiled here so that the README's copy of it
+// is known to build. The chapter's kernel does not use it: it keeps the classic
+// __threadfence() + atomicInc() form above. Both are correct.
+namespace alternatives {
+
+// [snippet:atomic_ref]
+// Steps 2 and 3 of single_pass with cuda::atomic_ref: the ordering that the two
+// __threadfence() calls give is part of the atomic operation itself.
+template <typename T, typename Op>
+__device__ void finish_with_atomic_ref(T block_value, T* result, T* partials, unsigned* ticket) {
+  __shared__ bool is_last_block;
+  const Op op{};
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block_value;
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket_ref(*ticket);
+    // Release: the partial's store above is ordered before the ticket, for every
+    // thread on the device that acquires it. Acquire: in the block that draws the last
+    // ticket, the reads of the partials below are ordered after every other block's
+    // release, so they see every partial.
+    const unsigned my_ticket = ticket_ref.fetch_add(1, cuda::memory_order_acq_rel);
+    is_last_block = my_ticket == gridDim.x - 1;
+    // fetch_add does not wrap like atomicInc: the last block puts the counter back. Every
+    // other block has drawn its ticket already, and the next launch starts after this one.
+    if (is_last_block) ticket_ref.store(0, cuda::memory_order_relaxed);
+  }
+  __syncthreads();  // carries thread 0's acquire to the whole block (and frees block_reduce's slots)
+  if (is_last_block) {
+    T value = Op::template identity<T>();
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) value = op(value, partials[b]);  // plain loads
+    value = block_reduce(value, op);
+    if (threadIdx.x == 0) *result = value;
+  }
+}
+// [/snippet:atomic_ref]
+
+// single_pass with the step above; instantiated below so that the compiler builds it,
+// never launched.
+template <typename T, typename Op>
+__global__ void single_pass_atomic_ref(const T* __restrict__ input, std::size_t n, T* result, T* partials,
+                                       unsigned* ticket) {
+  const Op op{};
+  const T block_value = block_reduce(thread_reduce(input, n, op), op);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *result = block_value;
+    return;
+  }
+  finish_with_atomic_ref<T, Op>(block_value, result, partials, ticket);
+}
+template __global__ void single_pass_atomic_ref<float, Sum>(const float*, std::size_t, float*, float*, unsigned*);
+
+}  // namespace alternatives
+
+namespace {
 
 // Elements one block covers when each of its threads reads one 16-byte vector of
 // 4-byte elements (int, float): block * 4. Small grids are sized with it, so that at
@@ -234,7 +293,7 @@ cudaError_t fewest_blocks_per_sm_for(int block, int* fewest) {
 }  // namespace
 
 // As 08: all blocks resident at once, no more than the work needs. For n up to
-// block * 4 elements that is one block, whose "last block" step is then its own.
+// block * 4 elements that is one block, which writes the result without a ticket.
 cudaError_t default_grid(std::size_t n, int block, int* grid) {
   if (block < 1 || block > 1024) return cudaErrorInvalidValue;
   int device = 0, sm_count = 0;

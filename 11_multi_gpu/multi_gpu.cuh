@@ -98,9 +98,12 @@ struct GpuState {
 // Device memory one GPU needs for a shard of `count` elements (for the memory check).
 std::size_t bytes_needed(std::size_t count, std::size_t element_bytes, const reduction::DeviceInfo& device);
 
-// Allocates on `device` and fills the shard on the GPU's stream: generated there from
+// Prepares one GPU: picks the launch shape (--block and --grid, else 09's default block
+// and its default grid for this shard), creates the GPU's stream, allocates on
+// `device`, zeroes the scratch and fills the shard on that stream: generated there from
 // the counter-based generator (element i of the whole array is random_value(seed, i,
-// n)), or copied from the host input when the reader gave --input.
+// n)), or copied from the host input when the reader gave --input. Returns when the
+// shard is in place.
 template <typename T>
 void setup(GpuState<T>& gpu, int device, Shard shard, std::size_t n, const Options& o, const std::vector<T>* host);
 
@@ -148,9 +151,11 @@ class Communicators {
 };
 
 // One run over the local GPUs: each reduces its shard (09's launcher) and the
-// all-reduce combines the partials into `total` on every GPU. Returns the time from the
-// first GPU's start to the last GPU's end, in ms (CUDA events on each GPU). Waits by
-// polling the streams and the communicators, never longer than their timeout.
+// all-reduce combines the partials into `total` on every GPU. Returns the slowest GPU's
+// time, in ms: on each GPU, CUDA events from before its shard's reduction to after its
+// part of the all-reduce (events of different GPUs cannot be subtracted from each
+// other, so this is not a span from the first GPU's start to the last GPU's end). Waits
+// by polling the streams and the communicators, never longer than their timeout.
 template <typename T>
 double run_once(std::vector<GpuState<T>>& gpus, Communicators& comms, Op op, bool flush);
 

@@ -79,7 +79,6 @@ Bench<T>::Bench(const std::vector<T>& host, const DeviceInfo& device, bool keep_
       device_(device),
       input_(host.size()),
       pristine_(keep_pristine ? host.size() : 0),
-      result_(1),
       flush_(device.l2_bytes) {
   if (n_) {
     CUDA_CHECK(cudaMemcpy(input_.get(), host.data(), n_ * sizeof(T), cudaMemcpyHostToDevice));
@@ -90,74 +89,101 @@ Bench<T>::Bench(const std::vector<T>& host, const DeviceInfo& device, bool keep_
 template <typename T>
 Measurement Bench<T>::run(const Variant& variant, Op op, int block, int grid, int reps, bool flush,
                           const Reference& ref) {
-  Launcher<T> launch = variant.launcher<T>(op);
-  if (!launch) throw UsageError(variant.label() + " does not offer --op " + op_name(op));
-  cudaStream_t stream = nullptr;  // the default stream; every step below is ordered on it
-  DeviceBuffer<unsigned char> scratch(variant.scratch_bytes(n_, block, grid));
-  if (scratch.bytes()) CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
+  return run_interleaved({{&variant, op, block, grid}}, reps, flush, ref).front();
+}
 
-  auto prepare = [&](unsigned char poison) {
+template <typename T>
+std::vector<Measurement> Bench<T>::run_interleaved(const std::vector<Job>& jobs, int reps, bool flush,
+                                                   const Reference& ref) {
+  cudaStream_t stream = nullptr;  // the default stream; every step below is ordered on it
+  // What each job keeps for the whole run: its launcher, scratch and result slot.
+  struct Slot {
+    Launcher<T> launch;
+    DeviceBuffer<unsigned char> scratch;
+    DeviceBuffer<T> result;
+    std::vector<double> times;
+  };
+  std::vector<Slot> slots;
+  for (const Job& job : jobs) {
+    const std::size_t scratch_bytes = job.variant->scratch_bytes(n_, job.block, job.grid);
+    Slot slot{job.variant->template launcher<T>(job.op), DeviceBuffer<unsigned char>(scratch_bytes), DeviceBuffer<T>(1),
+              {}};
+    if (!slot.launch) throw UsageError(job.variant->label() + " does not offer --op " + op_name(job.op));
+    if (slot.scratch.bytes()) CUDA_CHECK(cudaMemset(slot.scratch.get(), 0, slot.scratch.bytes()));
+    slots.push_back(std::move(slot));
+  }
+
+  // Gives an in-place chapter its input back, poisons the job's result slot, launches.
+  auto launch = [&](std::size_t j, unsigned char poison, bool flush_first, GpuTimer* timer) {
     if (dirty_ && n_) {
       CUDA_CHECK(cudaMemcpyAsync(input_.get(), pristine_.get(), n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream));
     }
-    dirty_ = false;
-    CUDA_CHECK(cudaMemsetAsync(result_.get(), poison, sizeof(T), stream));
+    CUDA_CHECK(cudaMemsetAsync(slots[j].result.get(), poison, sizeof(T), stream));
+    if (flush_first) flush_.flush(stream);
+    if (timer) timer->start(stream);  // behind a short busy kernel (timer.h)
+    CUDA_CHECK(slots[j].launch(input_.get(), n_, slots[j].result.get(), slots[j].scratch.get(), jobs[j].block,
+                               jobs[j].grid, stream));
+    if (timer) timer->stop(stream);
+    dirty_ = jobs[j].variant->in_place;
   };
-  auto launch_once = [&] {
-    CUDA_CHECK(launch(input_.get(), n_, result_.get(), scratch.get(), block, grid, stream));
-    dirty_ = variant.in_place;
-  };
-  auto fetch = [&] {
+  auto fetch = [&](std::size_t j) {
     T value{};
-    CUDA_CHECK(cudaMemcpy(&value, result_.get(), sizeof(T), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(&value, slots[j].result.get(), sizeof(T), cudaMemcpyDeviceToHost));
     return value;
   };
 
-  Measurement measurement;
-  measurement.label = variant.label();
-  measurement.block = block;
-  measurement.grid = grid;
-  measurement.reps = reps;
-  measurement.flush = flush;
-  measurement.chain_length = variant.chain_length(n_, block, grid);
+  // 1. Each job's verified run (and first warm-up), then a second warm-up.
+  std::vector<Measurement> measurements(jobs.size());
+  std::vector<T> first(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    launch(j, 0xCD, false, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    first[j] = fetch(j);
+    launch(j, 0xCD, false, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
 
-  // 1. The verified run (and first warm-up), then a second warm-up.
-  prepare(0xCD);
-  launch_once();
-  CUDA_CHECK(cudaDeviceSynchronize());
-  const T first = fetch();
-  Verdict verdict = verify(first, ref, measurement.chain_length);
-  prepare(0xCD);
-  launch_once();
-  CUDA_CHECK(cudaDeviceSynchronize());
-
-  // 2. Timed repetitions.
+  // 2. Timed repetitions, the jobs taking turns within each one, so that a drift of the
+  //    GPU's clocks or temperature during the run touches every job alike.
   GpuTimer timer;
-  std::vector<double> times;
   for (int r = 0; r < reps; ++r) {
-    prepare(0xAB);
-    if (flush) flush_.flush(stream);
-    timer.start(stream);
-    launch_once();
-    timer.stop(stream);
-    times.push_back(timer.elapsed_ms());
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      launch(j, 0xAB, flush, &timer);
+      slots[j].times.push_back(timer.elapsed_ms());
+    }
   }
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  // 3. The last repetition's result must be right too (and, with the second poison
-  //    pattern, proves that the launcher really wrote it).
-  const T last = fetch();
-  Verdict last_verdict = verify(last, ref, measurement.chain_length);
-  if (verdict.ok && !last_verdict.ok) {
-    verdict = last_verdict;
-    verdict.note = "the first run was right but a timed repetition gave " + format_value(last) +
-                   (last_verdict.note.empty() ? "" : "; " + last_verdict.note);
+  // 3. The first run's result, and the last repetition's too (with the second poison
+  //    pattern, it proves that the launcher really wrote it).
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    Measurement& m = measurements[j];
+    m.label = jobs[j].variant->label();
+    m.block = jobs[j].block;
+    m.grid = jobs[j].grid;
+    m.reps = reps;
+    m.flush = flush;
+    m.chain_length = jobs[j].variant->chain_length(n_, jobs[j].block, jobs[j].grid);
+    m.times = summarize(slots[j].times);
+    m.median_ms = m.times.median;
+    m.gbps = m.median_ms > 0 ? n_ * sizeof(T) / (m.median_ms * 1e-3) / 1e9 : 0.0;
+    if (!jobs[j].check) {  // nothing to check: only its time counts
+      m.verdict.ok = true;
+      m.result_text = "-";
+      continue;
+    }
+    Verdict verdict = verify(first[j], ref, m.chain_length);
+    const T last = reps > 0 ? fetch(j) : first[j];
+    const Verdict last_verdict = verify(last, ref, m.chain_length);
+    if (verdict.ok && !last_verdict.ok) {
+      verdict = last_verdict;
+      verdict.note = "the first run was right but a timed repetition gave " + format_value(last) +
+                     (last_verdict.note.empty() ? "" : "; " + last_verdict.note);
+    }
+    m.verdict = verdict;
+    m.result_text = format_value(first[j]);
   }
-  measurement.verdict = verdict;
-  measurement.result_text = format_value(first);
-  measurement.median_ms = median(times);
-  measurement.gbps = measurement.median_ms > 0 ? n_ * sizeof(T) / (measurement.median_ms * 1e-3) / 1e9 : 0.0;
-  return measurement;
+  return measurements;
 }
 
 template class Bench<int>;

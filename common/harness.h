@@ -25,6 +25,7 @@
 #include "device_info.h"
 #include "l2_flush.h"
 #include "reference.h"
+#include "timer.h"
 
 namespace reduction {
 
@@ -34,7 +35,8 @@ struct Measurement {
   std::string result_text;   // printed exactly in its own type
   Verdict verdict;
   std::size_t chain_length = 0;
-  double median_ms = 0;
+  Spread times;             // of the timed repetitions (timer.h)
+  double median_ms = 0;     // times.median
   double gbps = 0;           // bytes of input read once / median time
   int reps = 0;
   bool flush = true;
@@ -49,13 +51,23 @@ class Bench {
 
   Measurement run(const Variant& variant, Op op, int block, int grid, int reps, bool flush, const Reference& ref);
 
+  // Several variants on this input, their timed repetitions interleaved: repetition r
+  // times every job once, in turn (the tour and the sweep).
+  struct Job {
+    const Variant* variant;
+    Op op;
+    int block, grid;
+    bool check = true;  // false: timed only (the tour's read-only floor computes nothing)
+  };
+  std::vector<Measurement> run_interleaved(const std::vector<Job>& jobs, int reps, bool flush, const Reference& ref);
+
   // Device bytes a run of n elements needs besides scratch, for the memory check.
   static std::size_t bytes_needed(std::size_t n, bool keep_pristine, const DeviceInfo& device);
 
  private:
   std::size_t n_;
   DeviceInfo device_;
-  DeviceBuffer<T> input_, pristine_, result_;
+  DeviceBuffer<T> input_, pristine_;
   L2Flusher flush_;
   bool dirty_ = false;  // an in-place kernel has overwritten input_
 };

@@ -1,6 +1,12 @@
 // timer.h: a GPU timer (CUDA events, measures device time on a stream) and a CPU
 // timer (steady clock, for the CPU baselines). Never time GPU work with the host
 // clock: launches return before the kernel has run.
+//
+// GpuTimer::start records its event behind a short busy kernel (busy_wait, about
+// 20 us): while the GPU runs it, the host has time to enqueue the timed launches, so
+// the time never includes the host's launch latency, whether or not an L2 flush
+// (itself a kernel) came just before. Without it, --no-flush would count the latency
+// of the first launch and the flushed runs would not.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -12,6 +18,9 @@
 #include "cuda_check.h"
 
 namespace reduction {
+
+// Keeps the GPU busy on `stream` for about `microseconds` (l2_flush.cu).
+void busy_wait(cudaStream_t stream, unsigned microseconds);
 
 class GpuTimer {
  public:
@@ -26,7 +35,10 @@ class GpuTimer {
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
 
-  void start(cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(start_, stream)); }
+  void start(cudaStream_t stream) {
+    busy_wait(stream, 20);
+    CUDA_CHECK(cudaEventRecord(start_, stream));
+  }
   void stop(cudaStream_t stream) { CUDA_CHECK(cudaEventRecord(stop_, stream)); }
   // Waits for the stop event, then returns the milliseconds between the two events.
   float elapsed_ms() {
@@ -57,6 +69,28 @@ inline double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   std::size_t mid = values.size() / 2;
   return values.size() % 2 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+// Median, minimum and spread of a set of timings. iqr: the interquartile range (the
+// 75th minus the 25th percentile, linear interpolation), the width of the middle half.
+struct Spread {
+  double median = 0, min = 0, iqr = 0;
+};
+
+inline Spread summarize(std::vector<double> values) {
+  Spread s;
+  if (values.empty()) return s;
+  std::sort(values.begin(), values.end());
+  auto quantile = [&](double q) {
+    const double at = q * (values.size() - 1);
+    const std::size_t below = static_cast<std::size_t>(at);
+    const std::size_t above = std::min(below + 1, values.size() - 1);
+    return values[below] + (at - below) * (values[above] - values[below]);
+  };
+  s.median = quantile(0.5);
+  s.min = values.front();
+  s.iqr = quantile(0.75) - quantile(0.25);
+  return s;
 }
 
 }  // namespace reduction

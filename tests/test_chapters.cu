@@ -112,7 +112,7 @@ TEST_P(ChapterTest, RefusedShapesReturnInvalidValue) {
     using T = decltype(zero);
     DeviceBuffer<T> input(1000), result(1);
     DeviceBuffer<unsigned char> scratch(1 << 20);
-    for (int block : {-1, 0, 2000, 100, 48}) {
+    for (int block : {-1, 0, 1, 2000, 100, 48}) {
       if (v.check_shape(block, 0).empty() && block > 0) continue;  // a block this chapter runs
       EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), 1000, result.get(), scratch.get(), block, 4, nullptr),
                 cudaErrorInvalidValue)

@@ -2,10 +2,13 @@
 // stalls exactly where the theory says.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
+#include <stdexcept>
 
 #include "cpu_sums.h"
 #include "input.h"
+#include "parallel.h"
 #include "program_runner.h"
 #include "reference.h"
 
@@ -33,6 +36,33 @@ TEST(CpuBaseline, FloatLoopStallsAt2To24AndTheOthersDoNot) {
   EXPECT_EQ(cpu_baseline::threaded_sum(ones.data(), n), static_cast<float>(n));
   EXPECT_EQ(cpu_baseline::compensated_sum(ones.data(), n), static_cast<float>(n));
   EXPECT_EQ(cpu_baseline::halving_sum(ones.data(), n), static_cast<float>(n));
+}
+
+// parallel.h's pool: every index in exactly one chunk, call after call (the threads
+// are reused), also when a chunk's body makes a parallel call of its own or throws.
+TEST(CpuBaseline, ThreadPoolCoversEveryIndexOnceAndIsReused) {
+  for (std::size_t n : {0, 1, 65535, 65536, 65537, 1000003}) {
+    for (int call = 0; call < 20; ++call) {
+      std::vector<int> hits(n, 0);
+      parallel_chunks(n, [&](unsigned, std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) ++hits[i];
+      });
+      ASSERT_EQ(std::count(hits.begin(), hits.end(), 1), static_cast<std::ptrdiff_t>(n)) << n << " call " << call;
+    }
+  }
+  std::vector<std::size_t> inner(cpu_threads(), 0);
+  const unsigned outer = parallel_chunks(1 << 20, [&](unsigned t, std::size_t, std::size_t) {
+    std::size_t covered = 0;  // each chunk is written by one thread: no race
+    parallel_chunks(1 << 17, [&](unsigned, std::size_t begin, std::size_t end) { covered += end - begin; });
+    inner[t] = covered;
+  });
+  for (unsigned t = 0; t < outer; ++t) EXPECT_EQ(inner[t], std::size_t(1) << 17) << "chunk " << t;
+  if (cpu_threads() > 1) {
+    EXPECT_THROW(parallel_chunks(1 << 20, [](unsigned t, std::size_t, std::size_t) {
+      if (t == 1) throw std::runtime_error("chunk 1");
+    }), std::runtime_error);
+  }
+  EXPECT_EQ(cpu_baseline::threaded_sum(std::vector<int>(1 << 20, 1).data(), 1 << 20), 1 << 20);  // still works
 }
 
 TEST(CpuBaseline, RunMethodsChecksEachAgainstTheReference) {

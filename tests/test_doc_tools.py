@@ -27,8 +27,8 @@ sys.path.insert(0, TOOLS)
 import draw_schemes  # noqa: E402
 import results  # noqa: E402
 
-SCHEMES = ("neighbored.svg", "neighbored_less.svg", "interleaved.svg", "shared_tree.svg", "grid_stride.svg",
-           "warp_shuffle.svg")
+SCHEMES = ("neighbored.svg", "neighbored_less.svg", "interleaved.svg", "shared_tree.svg", "pow2ceil.svg",
+           "warp_unroll.svg", "grid_stride.svg", "warp_shuffle.svg")
 
 
 def run(script, *args, stdin=None):
@@ -66,6 +66,24 @@ class Schemes(unittest.TestCase):
             for k, step in enumerate(interleaved):
                 stride = block >> (k + 1)
                 self.assertEqual(step.pairs, [(t, t + stride, t) for t in range(stride)])
+
+    def test_padded_and_unrolled_trees_end_with_the_sum(self):
+        for block in (1, 33, 64, 100, 128):  # 05: pairs only where the partner exists
+            values = draw_schemes.example_values(block)
+            steps = draw_schemes.padded_steps(block)
+            self.assertEqual(draw_schemes.simulate(values, steps, False)[-1][0] if steps else values[0], sum(values))
+            for step in steps:
+                self.assertTrue(all(s < block for _, s, _ in step.pairs))
+        first = draw_schemes.padded_steps(100)[0]
+        self.assertEqual([t for _, _, t in first.pairs], list(range(36)))
+        self.assertEqual(first.no_source, list(range(36, 64)))
+        for block in (128, 256, 1024):  # 06: block-wide steps down to 64, then warp 0
+            values = draw_schemes.example_values(block)
+            wide = draw_schemes.unroll_block_steps(block)
+            fold = draw_schemes.warp_fold_steps()
+            self.assertEqual(len(wide[-1].pairs), 64)
+            self.assertEqual([len(s.pairs) for s in fold], [32, 16, 8, 4, 2, 1])
+            self.assertEqual(draw_schemes.simulate(values, wide + fold, False)[-1][0], sum(values))
 
     def test_warp_shuffle_ends_with_the_sum_in_lane_0(self):
         for lanes in (8, 32):

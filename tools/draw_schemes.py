@@ -3,14 +3,22 @@
 
     python3 tools/draw_schemes.py [--block 16] [--lanes 32] [--out docs/images]
 
-writes, for a block of --block elements (one per thread; a power of two, 2..64):
+writes, for a block of --block elements (one per thread; a power of two, 2..64) where no other
+option names the size:
 
     neighbored.svg       01: in place, step s = 1, 2, 4, ...: thread t with t % 2s == 0
-                             adds x[t+s] into x[t] (scattered active threads)
+                             adds x[t+s] into x[t] (scattered active threads); --warp-block
+                             threads (default 64), with the lanes of each warp that work
     neighbored_less.svg  02: the same pairs (x[i] += x[i+s], i = 2*s*t) done by threads
-                             t = 0, 1, 2, ... (contiguous active threads)
+                             t = 0, 1, 2, ... (contiguous active threads); as 01
     interleaved.svg      03: stride = block/2, halving: thread t < stride adds x[t+stride]
-    shared_tree.svg      04-06: the same sequential addressing on partial[] in shared memory
+    shared_tree.svg      04: the same sequential addressing on partial[] in shared memory
+    pow2ceil.svg         05: a block of --pow2-block threads (default 100) padded in thought
+                             to a power of two (128): thread t < stride adds partial[t+stride]
+                             only when t + stride < block
+    warp_unroll.svg      06: a block of --unroll-block threads (default 256): the written-out
+                             block-wide steps down to 64 values (whole warps, __syncthreads()),
+                             then warp 0 folding 64 -> 1 with __syncwarp() between steps
     grid_stride.svg      04+: a grid of --gs-blocks x --gs-threads walking
                              3 * blocks * threads + 5 elements (--gs-n to change)
     warp_shuffle.svg     07: __shfl_down_sync with offsets lanes/2, ..., 1 (--lanes 32 or 8)
@@ -44,6 +52,8 @@ TEXT = "#222222"
 SUBTLE = "#666666"
 
 WARP_SIZE = 32
+WARP_LINE = "#e07b00"     # warp boundaries, "diverged"
+WARP_COLORS = (ACTIVE, "#8a44b0", "#0f8a6e", "#b0601a")  # the threads of warps 0, 1, 2, 3 (then again)
 
 
 def example_values(n):
@@ -73,7 +83,8 @@ class Step:
         self.working = set(working)       # ids of the threads doing useful work
         self.live_after = set(live_after)  # cells read by a later step (or the result)
         self.unused_pairs = list(unused_pairs)  # (destination, source): computed, never used
-        self.no_source = list(no_source)  # lanes whose source lane is out of range
+        self.no_source = list(no_source)  # lanes whose source lane is out of range (or is padding)
+        self.notes = []                   # lines of text under the rule
 
 
 def block_steps(scheme, block, name="x"):
@@ -284,6 +295,367 @@ def draw_tree(path, title, caption, values, steps, row_names, worker="thread", s
     write(svg, path)
 
 
+def pow2ceil(x):
+    """The smallest power of two at or above x (the device's __clz trick in 05 computes the same)."""
+    p = 1
+    while p < x:
+        p *= 2
+    return p
+
+
+def padded_steps(block, name="partial"):
+    """05: the tree over a block padded, in thought, to pow2ceil(block) slots: at each stride, thread
+    t < stride adds partial[t + stride] only when that slot exists (t + stride < block)."""
+    steps = []
+    stride = pow2ceil(block) // 2
+    while stride > 0:
+        pairs = [(t, t + stride, t) for t in range(stride) if t + stride < block]
+        missing = [t for t in range(min(stride, block)) if t + stride >= block]  # partner is padding
+        rule = [f"if (t < {stride} &&", f"    t + {stride} < {block})", f"  {name}[t] +=", f"    {name}[t + {stride}]"]
+        step = Step(rule, pairs, [p[2] for p in pairs], range(min(stride, block)), no_source=missing)
+        if missing:
+            step.notes = [f"t 0–{pairs[-1][2]} add," if pairs else "no thread adds,",
+                          f"t {missing[0]}–{missing[-1]}: no partner"]
+        steps.append(step)
+        stride //= 2
+    return steps
+
+
+def unroll_block_steps(block, name="partial"):
+    """06, part 1: the written-out block-wide halvings of a power-of-two block, down to 64 values."""
+    steps, slots = [], block
+    while slots > 64:
+        half = slots // 2
+        pairs = [(t, t + half, t) for t in range(half)]
+        steps.append(Step([f"if (t < {half})", f"  {name}[t] +=", f"    {name}[t + {half}]"], pairs, range(half),
+                          range(half)))
+        slots = half
+    return steps
+
+
+def warp_fold_steps(name="partial"):
+    """06, part 2: warp 0 folds partial[0..63] into partial[0] (warp_fold_64)."""
+    steps, stride = [], 32
+    while stride > 0:
+        pairs = [(lane, lane + stride, lane) for lane in range(stride)]
+        cond = [] if stride == 32 else ["if (lane == 0)" if stride == 1 else f"if (lane < {stride})"]
+        step = Step(cond + [f"  {name}[lane] +=", f"    {name}[lane + {stride}]"], pairs, range(stride),
+                    range(stride))
+        step.notes = [f"{stride} of 32 lanes"]
+        steps.append(step)
+        stride //= 2
+    return steps
+
+
+def warp_color(thread):
+    return WARP_COLORS[(thread // WARP_SIZE) % len(WARP_COLORS)]
+
+
+def value_font(value, cell_w, size):
+    """The font size at which `value` fits in a cell (0 when it would be too small to read)."""
+    fit = min(size, (cell_w - 3) / (0.64 * len(str(value))))
+    return fit if fit >= 7.5 else 0
+
+
+def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier=None, columns=None, padding=(),
+              pills=True, index_marks=(), result_label="block sum", worker="t"):
+    """Rows of cells cell_w wide from x = left, one per step, with the additions between them: arrows and
+    labels in the colour of the adding thread's warp, the step's rule (and notes) in the left column and
+    a dashed line for the barrier after each step. Returns the y below the last row's label."""
+    n = len(rows[0])
+    columns = set(range(n)) if columns is None else set(columns)
+    cell_h = 24.0
+    pad = 1.0 if cell_w >= 12 else 0.5
+
+    def cx(i):
+        return left + (i + 0.5) * cell_w
+
+    def row_top(k):
+        return top + k * (cell_h + gap)
+
+    svg.text(left - 12, top - 8, "index", size=10, anchor="end", color=SUBTLE)
+    for i in index_marks:
+        svg.text(cx(i), top - 8, str(i), size=9, anchor="middle", color=SUBTLE)
+    for k, row in enumerate(rows):
+        y = row_top(k)
+        written = {p[0] for p in steps[k - 1].pairs} if k > 0 else set()
+        live = steps[k - 1].live_after if k > 0 else columns
+        last = k == len(rows) - 1
+        svg.text(left - 12, y + cell_h / 2 + 4, row_names[k], size=12, anchor="end", color=TEXT)
+        for i, value in enumerate(row):
+            x, w = left + i * cell_w + pad, cell_w - 2 * pad
+            if i not in columns:
+                if k == 0 and i in padding:
+                    svg.rect(x, y, w, cell_h, fill="#ffffff", stroke="#b5b5b5", rx=1.5, stroke_dasharray="2 2")
+                continue
+            if last and i == 0:
+                fill, stroke, color, weight = RESULT_FILL, RESULT_STROKE, TEXT, "bold"
+            elif i in written:
+                fill, stroke, color, weight = WRITTEN_FILL, ACTIVE, TEXT, "bold"
+            elif i in live:
+                fill, stroke, color, weight = "#ffffff", LIVE_STROKE, TEXT, None
+            else:
+                fill, stroke, color, weight = DEAD_FILL, DEAD_STROKE, DEAD_TEXT, None
+            svg.rect(x, y, w, cell_h, fill=fill, stroke=stroke, rx=3 if cell_w >= 12 else 1.5)
+            size = value_font(value, cell_w, 11 if cell_w >= 22 else 9.5) if cell_w >= 16 else 0
+            if size:
+                svg.text(cx(i), y + cell_h / 2 + size * 0.36, str(value), size=round(size, 1), anchor="middle",
+                         color=color, weight=weight)
+        if last:
+            shown = value_font(row[0], cell_w, 11 if cell_w >= 22 else 9.5) if cell_w >= 16 else 0
+            label = result_label if shown else f"{result_label} = {row[0]}"
+            svg.text(left, y + cell_h + 15, label, size=11, color=RESULT_STROKE, weight="bold")
+    width = 1.2 if cell_w >= 12 else 0.8
+    for k, step in enumerate(steps):
+        y0, y1 = row_top(k) + cell_h, row_top(k + 1)
+        if barrier and k > 0:  # the barrier that ends the previous step
+            yb = y0 + 6
+            svg.line(left, yb, left + n * cell_w, yb, stroke="#9a9a9a", width=1.0, stroke_dasharray="5 4")
+            svg.text(left - 12, yb + 4, barrier, size=10, anchor="end", color=SUBTLE, family=MONO)
+        for lane in step.no_source:
+            source = lane + (step.pairs[0][1] - step.pairs[0][0] if step.pairs else 0)
+            if source < n:
+                svg.line(cx(source), y0, cx(lane), y1 - 12, stroke=FAINT, width=0.8, stroke_dasharray="2 3")
+            svg.text(cx(lane), y1 - 3, "×", size=10, anchor="middle", color="#a0a0a0")
+        for destination, source, thread in step.pairs:
+            color = warp_color(thread)
+            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=color, width=width, arrow=True)
+            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=color, width=width, arrow=True)
+        if pills and cell_w >= 16:
+            pill_w, pill_h = cell_w - 3, 13.0
+            for destination, _, thread in step.pairs:
+                py = y0 + gap * 0.55 - pill_h / 2
+                svg.rect(cx(destination) - pill_w / 2, py, pill_w, pill_h, fill=warp_color(thread), rx=pill_h / 2)
+                svg.text(cx(destination), py + pill_h / 2 + 3, str(thread), size=8 if thread < 100 else 6.5,
+                         anchor="middle", color="#ffffff", weight="bold")
+        y = y0 + 30
+        svg.text(left - 12, y, f"step {k + 1}", size=12, anchor="end", weight="bold")
+        for line in step.rule:
+            y += 14
+            svg.text(left - 12, y, line, size=11, anchor="end", family=MONO, color=TEXT, xml_space="preserve")
+        for note in step.notes:
+            y += 14
+            svg.text(left - 12, y, note, size=10.5, anchor="end", color=SUBTLE)
+    return row_top(len(rows) - 1) + cell_h + 22
+
+
+def draw_thread_panel(svg, top, left, cell_w, threads, steps, labels, title):
+    """One row per step: the block's threads, thread t under column t, the working ones filled in their
+    warp's colour, and under each warp how many of its lanes work. Returns the y below it."""
+    sq_h = 14.0 if cell_w >= 16 else 11.0
+    row_h = sq_h + 26
+    svg.text(20, top, title, size=13, weight="bold")
+    y = top + 30
+    warps = (threads + WARP_SIZE - 1) // WARP_SIZE
+    for w in range(warps):
+        first, last = w * WARP_SIZE, min(threads, (w + 1) * WARP_SIZE) - 1
+        svg.text(left + first * cell_w + 2, y - 6, f"warp {w}: threads {first}–{last}", size=11,
+                 color=warp_color(first), weight="bold")
+    panel_top = y
+    for k, step in enumerate(steps):
+        svg.text(left - 12, y + sq_h - 3, labels[k], size=11, anchor="end", color=TEXT)
+        for t in range(threads):
+            on = t in step.working
+            svg.rect(left + t * cell_w + 1.5, y, cell_w - 3, sq_h, rx=2, fill=warp_color(t) if on else "#ffffff",
+                     stroke=warp_color(t) if on else "#b5b5b5")
+            if cell_w >= 16:
+                svg.text(left + (t + 0.5) * cell_w, y + sq_h / 2 + 3, str(t), size=7.5, anchor="middle",
+                         color="#ffffff" if on else "#a0a0a0")
+        for w in range(warps):
+            members = range(w * WARP_SIZE, min(threads, (w + 1) * WARP_SIZE))
+            busy = sum(t in step.working for t in members)
+            x = left + w * WARP_SIZE * cell_w + 2
+            if busy == 0:
+                svg.text(x, y + sq_h + 13, "no lane works: the warp skips the add", size=10, color=SUBTLE)
+            elif busy == len(members):
+                svg.text(x, y + sq_h + 13, f"all {busy} lanes work", size=10, color=SUBTLE)
+            else:
+                svg.raw_text(x, y + sq_h + 13, f"{busy} of {len(members)} lanes work: "
+                             f'<tspan fill="{WARP_LINE}" font-weight="bold">diverged</tspan>', size=10, color=SUBTLE)
+        y += row_h
+    for w in range(1, warps):
+        x = left + w * WARP_SIZE * cell_w
+        svg.line(x, panel_top - 18, x, y - 8, stroke=WARP_LINE, width=1.2, stroke_dasharray="3 3")
+    return y
+
+
+def draw_legend(svg, x0, y, width, items):
+    """A row (or rows) of legend items; returns the y of the last row."""
+    x = x0
+    for kind, fill, stroke, label in items:
+        needed = 30 + 6.6 * len(label) + 22
+        if x + needed > width - 10:
+            x, y = x0, y + 24
+        if kind == "cell":
+            svg.rect(x, y - 11, 22, 16, fill=fill, stroke=stroke, rx=3)
+        elif kind == "padding":
+            svg.rect(x, y - 11, 22, 16, fill="#ffffff", stroke="#b5b5b5", rx=2, stroke_dasharray="2 2")
+        elif kind == "pill":
+            svg.rect(x, y - 11, 24, 14, fill=fill, rx=7)
+            svg.text(x + 12, y - 1, "3", size=10, anchor="middle", color="#ffffff", weight="bold")
+        elif kind == "square":
+            svg.rect(x + 4, y - 11, 14, 14, fill=fill, stroke=stroke, rx=2)
+        elif kind == "cross":
+            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.0, stroke_dasharray="2 3")
+            svg.text(x + 11, y, "×", size=12, anchor="middle", color="#a0a0a0")
+        elif kind == "warp":
+            svg.line(x + 11, y - 13, x + 11, y + 3, stroke=WARP_LINE, width=1.2, stroke_dasharray="3 3")
+        svg.text(x + 30, y, label, size=12, color=TEXT)
+        x += needed
+    return y
+
+
+def warp_legend(shown_warps):
+    colors = ", ".join(f"warp {w}" for w in range(shown_warps))
+    return [("cell", WRITTEN_FILL, ACTIVE, "written in this step"),
+            ("cell", "#ffffff", LIVE_STROKE, "still to be read"),
+            ("cell", DEAD_FILL, DEAD_STROKE, "no longer read"),
+            ("pill", ACTIVE, ACTIVE, "thread that adds the pair (colour: its warp)" if shown_warps > 1
+             else "lane that adds the pair"),
+            ("square", ACTIVE, ACTIVE, f"working thread ({colors})" if shown_warps > 1 else "working thread"),
+            ("square", "#ffffff", "#b5b5b5", "idle thread"),
+            ("warp", None, None, "warp boundary")]
+
+
+def header(svg, width, title, caption):
+    svg.text(20, 32, title, size=18, weight="bold")
+    lines = wrap(caption, int((width - 40) / 6.9))
+    for k, line in enumerate(lines):
+        svg.text(20, 56 + 18 * k, line, size=13, color="#444")
+    return 56 + 18 * len(lines)
+
+
+def draw_warp_tree(path, title, caption, values, steps, row_names, thread_labels, threads, cell_w=18.0,
+                   padding=(), index_marks=None, barrier="__syncthreads()", notes_below=()):
+    """01, 02 and 05: the tree over a block of several warps (rows of cells, coloured by warp), then the
+    block's threads at each step, so that the warp boundaries and the divergence show."""
+    n = len(values)
+    rows = simulate(values, steps, False)
+    lines = [line for step in steps for line in step.rule + step.notes]
+    left = max(150.0, 34 + 6.7 * max(len(s) for s in lines + list(row_names) + list(thread_labels)))
+    width = left + n * cell_w + 30
+    gap = max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in steps))
+    svg = Svg(width, 100, title, caption)
+    top = header(svg, width, title, caption) + 40
+    warps = (threads + WARP_SIZE - 1) // WARP_SIZE
+    if index_marks is None:
+        index_marks = range(0, n, 4)
+    y = draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier=barrier, columns=range(threads),
+                  padding=padding, index_marks=index_marks)
+    for line in notes_below:
+        svg.text(left, y, line, size=11, color=SUBTLE)
+        y += 16
+    y = draw_thread_panel(svg, y + 24, left, cell_w, threads, steps, thread_labels,
+                          f"the block's {threads} threads at each step ({warps} warps of {WARP_SIZE} lanes; "
+                          "thread t drawn under column t)")
+    items = warp_legend(warps)
+    if cell_w < 16:  # no thread labels on the arrows: their colour is the adding thread's warp
+        items = [item for item in items if item[0] != "pill"]
+    if padding:
+        items.insert(3, ("padding", None, None, "padding: in thought only, not in memory"))
+        items.insert(4, ("cross", None, None, "partner would be padding: no add"))
+    y = draw_legend(svg, 20.0, y + 14, width, items)
+    svg.height = y + 22
+    write(svg, path)
+
+
+def draw_warp_unroll(path, block):
+    """06: the written-out block-wide steps (whole warps, __syncthreads()) down to 64 values, then warp 0
+    folding 64 -> 1 with __syncwarp() between its steps."""
+    values = example_values(block)
+    wide, fold = unroll_block_steps(block), warp_fold_steps()
+    rows = simulate(values, wide + fold, False)
+    cell_w = 18.0
+    lines = [line for step in wide + fold for line in step.rule + step.notes]
+    left = max(150.0, 34 + 6.7 * max(len(s) for s in lines + ["partial[0..63]"]))
+    array_w = 64 * cell_w
+    width = left + array_w + 30
+    groups = block // WARP_SIZE
+    group_w = array_w / groups
+    title = f"06 the tree written out: block-wide steps, then warp 0 alone ({block} threads)"
+    caption = (f"Each thread stores its grid-stride sum in partial[t] (thread t of warp t / 32 writes slot t). "
+               f"The block-wide steps halve the {block} values down to 64; each is one line with a constant "
+               "stride, and whole warps work or skip it, followed by __syncthreads(). Then warp 0 alone folds the "
+               "last 64 values, with __syncwarp() between its steps; the other warps are done.")
+    svg = Svg(width, 100, title, caption)
+    y = header(svg, width, title, caption) + 26
+    svg.text(20, y, f"1. block-wide steps: all {groups} warps, a barrier for the whole block after each",
+             size=13, weight="bold")
+    box_h, gap = 30.0, 86.0
+    top = y + 40
+    for g in range(groups):
+        svg.text(left + (g + 0.5) * group_w, top - 8, f"warp {g}", size=11, anchor="middle",
+                 color=warp_color(g * WARP_SIZE), weight="bold")
+    names = ["partial[] (shared)"] + [f"after stride {len(s.pairs)}" for s in wide]
+    for k in range(len(wide) + 1):
+        yk = top + k * (box_h + gap)
+        svg.text(left - 12, yk + box_h / 2 + 4, names[k], size=12, anchor="end")
+        written = {d // WARP_SIZE for d, _, _ in wide[k - 1].pairs} if k > 0 else set()
+        live = {i // WARP_SIZE for i in wide[k - 1].live_after} if k > 0 else set(range(groups))
+        for g in range(groups):
+            if g in written:
+                fill, stroke, color = WRITTEN_FILL, ACTIVE, TEXT
+            elif g in live:
+                fill, stroke, color = "#ffffff", LIVE_STROKE, TEXT
+            else:
+                fill, stroke, color = DEAD_FILL, DEAD_STROKE, DEAD_TEXT
+            svg.rect(left + g * group_w + 2, yk, group_w - 4, box_h, fill=fill, stroke=stroke, rx=3)
+            if group_w >= 64:
+                svg.text(left + (g + 0.5) * group_w, yk + box_h / 2 + 4, f"{g * 32}–{g * 32 + 31}", size=10,
+                         anchor="middle", color=color)
+        if k == len(wide):
+            break
+        step = wide[k]
+        y0, y1 = yk + box_h, yk + box_h + gap
+        half_groups = len(step.pairs) // WARP_SIZE
+        if k > 0:
+            svg.line(left, y0 + 6, left + array_w, y0 + 6, stroke="#9a9a9a", width=1.0, stroke_dasharray="5 4")
+            svg.text(left - 12, y0 + 10, "__syncthreads()", size=10, anchor="end", color=SUBTLE, family=MONO)
+        for g in range(half_groups):
+            s = g + half_groups
+            color = warp_color(g * WARP_SIZE)
+            a, b = left + g * group_w + 6, left + (g + 1) * group_w - 6
+            c, d = left + s * group_w + 6, left + (s + 1) * group_w - 6
+            svg.polygon([(c, y0), (d, y0), (b, y1 - 1), (a, y1 - 1)], fill=color, fill_opacity="0.16")
+            svg.polygon([(a, y0), (b, y0), (b, y1 - 1), (a, y1 - 1)], fill=color, fill_opacity="0.22")
+            svg.rect((a + b) / 2 - 26, y0 + gap * 0.5 - 8, 52, 16, fill=color, rx=8)
+            svg.text((a + b) / 2, y0 + gap * 0.5 + 4, f"warp {g}", size=10, anchor="middle", color="#ffffff",
+                     weight="bold")
+        yt = y0 + 28
+        svg.text(left - 12, yt, f"step {k + 1}", size=12, anchor="end", weight="bold")
+        for line in step.rule:
+            yt += 14
+            svg.text(left - 12, yt, line, size=11, anchor="end", family=MONO, xml_space="preserve")
+        yt += 14
+        svg.text(left - 12, yt, f"{half_groups} warps add, {groups - half_groups} skip", size=10.5, anchor="end",
+                 color=SUBTLE)
+    bottom = top + len(wide) * (box_h + gap) + box_h
+    svg.line(left, bottom + 6, left + array_w, bottom + 6, stroke="#9a9a9a", width=1.0, stroke_dasharray="5 4")
+    svg.text(left - 12, bottom + 10, "__syncthreads()", size=10, anchor="end", color=SUBTLE, family=MONO)
+    svg.text(left + array_w, bottom + 24,
+             f"warps 1–{groups - 1} are done: slots 0–63, written by warps 0 and 1, hold the block's 64 values",
+             size=11, anchor="end", color=SUBTLE)
+    # Zoom: slots 0-63 (two boxes) drawn again one cell per slot.
+    y = bottom + 64
+    svg.polyline([(left + 2, bottom), (left + 2, y + 40)], stroke=FAINT, width=1.0, stroke_dasharray="3 3")
+    svg.polyline([(left + 2 * group_w - 2, bottom), (left + array_w - 1, y + 40)], stroke=FAINT, width=1.0,
+                 stroke_dasharray="3 3")
+    svg.text(20, y, "2. warp 0 alone folds partial[0..63] into partial[0]: __syncwarp() between its steps "
+             "(one cell per slot)", size=13, weight="bold")
+    fold_rows = [row[:64] for row in rows[len(wide):]]
+    fold_names = ["partial[0..63]"] + [f"after stride {len(s.pairs)}" for s in fold]
+    gap = max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in fold))
+    y = draw_rows(svg, y + 58, left, cell_w, fold_rows, fold, fold_names, gap, barrier="__syncwarp()",
+                  index_marks=range(0, 64, 4))
+    y = draw_legend(svg, 20.0, y + 14, width,
+                    [("cell", WRITTEN_FILL, ACTIVE, "written in this step"),
+                     ("cell", "#ffffff", LIVE_STROKE, "still to be read"),
+                     ("cell", DEAD_FILL, DEAD_STROKE, "no longer read"),
+                     ("pill", ACTIVE, ACTIVE, "lane of warp 0 that adds the pair")])
+    svg.height = y + 22
+    write(svg, path)
+
+
 def thread_colors(blocks, threads):
     """One colour per thread: a hue per block, lighter for higher thread ids."""
     colors = {}
@@ -403,6 +775,12 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description="Draw the addressing-scheme diagrams (SVG).")
     parser.add_argument("--block", type=power_of_two, default=16,
                         help="elements (= threads) in the block of the tree diagrams (default 16)")
+    parser.add_argument("--warp-block", type=int, choices=(64, 128), default=64,
+                        help="threads in 01's and 02's diagrams, two warps or more (default 64)")
+    parser.add_argument("--pow2-block", type=int, choices=range(33, 129), default=100, metavar="33..128",
+                        help="threads in 05's diagram, padded in thought to a power of two (default 100)")
+    parser.add_argument("--unroll-block", type=int, choices=(128, 256, 512, 1024), default=256,
+                        help="threads in 06's diagram (default 256)")
     parser.add_argument("--lanes", type=int, choices=(8, 16, 32), default=32,
                         help="lanes drawn in warp_shuffle.svg (default 32, a whole warp)")
     parser.add_argument("--gs-blocks", type=positive, default=2, help="blocks in grid_stride.svg (default 2)")
@@ -428,18 +806,25 @@ def main(argv=None):
         made.append(name)
         return os.path.join(args.out, name)
 
-    draw_tree(out("neighbored.svg"),
-              f"01 neighbored pairs, in place in global memory ({block} threads)",
-              "Step s: thread t with t % 2s == 0 adds x[t+s] into x[t]; the working threads are scattered "
-              "(t = 0, 2s, 4s, ...), so every warp diverges.",
-              values, block_steps("neighbored", block), after(strides, lambda s: f"after s = {s}"),
-              barrier="__syncthreads()")
-    draw_tree(out("neighbored_less.svg"),
-              f"02 the same pairs, done by contiguous threads ({block} threads)",
-              "The pairs of 01 (x[i] += x[i+s]) given to threads 0, 1, 2, ... (i = 2*s*t): the working threads "
-              "are contiguous, so whole warps go idle.",
-              values, block_steps("neighbored_less", block), after(strides, lambda s: f"after s = {s}"),
-              barrier="__syncthreads()")
+    wb = args.warp_block
+    warp_values = example_values(wb)
+    warp_strides = [1 << k for k in range(wb.bit_length() - 1)]
+    warp_names = ["input x[]"] + [f"after s = {s}" for s in warp_strides]
+    warp_labels = [f"step {k + 1} (s = {s})" for k, s in enumerate(warp_strides)]
+    draw_warp_tree(out("neighbored.svg"),
+                   f"01 neighbored pairs, in place in global memory ({wb} threads, {wb // WARP_SIZE} warps)",
+                   "Step s: thread t with t % 2s == 0 adds x[t+s] into x[t]. A warp is 32 consecutive threads "
+                   "that issue each instruction together; its threads are its lanes. The working threads are "
+                   "scattered (t = 0, 2s, 4s, ...), so at every step each warp that works has idle lanes too: it "
+                   "diverges, running the add with its idle lanes masked off.",
+                   warp_values, block_steps("neighbored", wb), warp_names, warp_labels, wb)
+    draw_warp_tree(out("neighbored_less.svg"),
+                   f"02 the same pairs, done by contiguous threads ({wb} threads, {wb // WARP_SIZE} warps)",
+                   "The pairs of 01 (x[i] += x[i+s]) given to threads 0, 1, 2, ... (i = 2*s*t; the number on "
+                   "each arrow is the thread, its colour the thread's warp). The working threads are contiguous: "
+                   "a warp either works with all its lanes or skips the add, until fewer than 32 threads work "
+                   "and only warp 0 works, diverged.",
+                   warp_values, block_steps("neighbored_less", wb), warp_names, warp_labels, wb)
     halves = [block >> (k + 1) for k in range(block.bit_length() - 1)]
     draw_tree(out("interleaved.svg"),
               f"03 interleaved pairs: the stride halves ({block} threads)",
@@ -448,11 +833,32 @@ def main(argv=None):
               values, block_steps("interleaved", block), after(halves, lambda s: f"after stride {s}"),
               barrier="__syncthreads()")
     draw_tree(out("shared_tree.svg"),
-              f"04-06 tree in shared memory: sequential addressing on partial[] ({block} threads)",
+              f"04 tree in shared memory: sequential addressing on partial[] ({block} threads)",
               "Each thread stores its grid-stride sum in partial[t]; then thread t < stride adds "
               "partial[t+stride] into partial[t]; a barrier after each step.",
               values, block_steps("interleaved", block, name="partial"),
               ["partial[] (shared)"] + [f"after stride {s}" for s in halves], barrier="__syncthreads()")
+    pb = args.pow2_block
+    padded = pow2ceil(pb)
+    pow2 = padded_steps(pb)
+    pow2_strides = [padded >> (k + 1) for k in range(len(pow2))]
+    first = pow2[0]
+    draw_warp_tree(out("pow2ceil.svg"),
+                   f"05 any block size: {pb} threads, padded in thought to {padded}",
+                   f"The tree starts at stride pow2ceil({pb}) / 2 = {padded // 2}. Thread t < stride adds "
+                   f"partial[t + stride] only when that slot exists (t + stride < {pb}); slots {pb}–{padded - 1} "
+                   "are padding that is never stored: a missing partner would have added zero. At the first "
+                   f"stride threads 0–{first.pairs[-1][2]} add slots {first.pairs[0][1]}–{first.pairs[-1][1]} and "
+                   f"threads {first.no_source[0]}–{first.no_source[-1]} find no partner; from then on every partner "
+                   "exists and the steps are 04's. A __syncthreads() ends every step."
+                   if first.no_source else
+                   f"{pb} is a power of two: nothing is padded and the steps are 04's.",
+                   example_values(pb) + [0] * (padded - pb), pow2,
+                   ["partial[] (shared)"] + [f"after stride {s}" for s in pow2_strides],
+                   [f"step {k + 1} (stride {s})" for k, s in enumerate(pow2_strides)], pb, cell_w=1152.0 / padded,
+                   padding=range(pb, padded),
+                   index_marks=sorted({0, 32, 64, 96, pb} | ({first.no_source[0]} if first.no_source else set())))
+    draw_warp_unroll(out("warp_unroll.svg"), args.unroll_block)
     lanes = args.lanes
     offsets = [lanes >> (k + 1) for k in range(lanes.bit_length() - 1)]
     shown = "32 lanes: a whole warp" if lanes == WARP_SIZE else f"{lanes} of a warp's 32 lanes, for readability"

@@ -104,6 +104,102 @@ def seed_blocks(results, on):
         fill(f"{chapter}/README.md", f"results:{chapter[:2]}_seed", text)
 
 
+STEP_LABELS = {
+    "a_05": "05: one load per trip, 05's tree (a loop, a `__syncthreads()` per step)",
+    "b_06tree": "05's loop + 06's tree (written out, warp 0 with `__syncwarp()`)",
+    "c_06loop": "06's loop (four loads per trip) + 05's tree",
+    "d_06": "06: both changes",
+    "a_03": "03: one element per thread, tree in place in global memory, a launch per pass",
+    "b_shared1": "the step between: 04's tree in shared memory, one element per thread, a launch per pass",
+    "c_04": "04: grid-stride sums in registers + the shared-memory tree, two launches",
+}
+
+
+def parse_steps(path):
+    """tools/tuning/steps.cu's output: {"key": value} from its "key: value" lines, and
+    {(group, variant, type, n): {"median": µs, "min": µs, "gbps": GB/s, "ok": bool}}."""
+    meta, rows = {}, {}
+    for line in read(path).splitlines():
+        m = re.match(r"^(\d\d)\s+(\w+)\s+(int|float)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(ok|WRONG)\s*$", line)
+        if m:
+            rows[(m.group(1), m.group(2), m.group(3), int(m.group(4)))] = {
+                "median": float(m.group(5)), "min": float(m.group(6)), "gbps": float(m.group(7)),
+                "ok": m.group(8) == "ok"}
+            continue
+        m = re.match(r"^(\w+): (.*)$", line)
+        if m and m.group(1) != "shape":
+            meta[m.group(1)] = m.group(2).strip()
+        elif m:
+            meta.setdefault("shapes", []).append(m.group(2).strip())
+    return meta, rows
+
+
+def steps_blocks(results, on):
+    """04 and 06: each change of the chapter timed alone (tools/tuning/steps.cu), with the
+    speed-up of each step over the one it builds on (the row above for 04; 05 for 06's three)."""
+    path = os.path.join(results, "tune_steps.txt")
+    if not os.path.exists(path):
+        return
+    meta, rows = parse_steps(path)
+    wrong = [" ".join(map(str, k)) for k, r in rows.items() if not r["ok"]]
+    if wrong:
+        print("fill_docs: tune_steps.txt has WRONG results, step blocks left as they were: " + "; ".join(wrong),
+              file=sys.stderr)
+        return
+    sizes = sorted({k[3] for k in rows})
+    # The launch shapes, from the bench's "shape: int 2^K: ..." lines.
+    shapes = {int(m.group(1)): m.group(2) for m in
+              (re.match(r"int 2\^(\d+): (.*)", s) for s in meta.get("shapes", [])) if m}
+    first = shapes.get(sizes[0].bit_length() - 1, "") if sizes else ""
+    m06 = re.search(r"06's group (\d+) x (\d+) \((\d+) per SM\)", first)
+    m04 = re.search(r"c_04 (\d+) x (\d+)", first)
+    passes = [(k, re.search(r"(\d+) launches", v)) for k, v in sorted(shapes.items())]
+    shape06 = f" Grid: {m06.group(1)} blocks of {m06.group(2)} ({m06.group(3)} per SM), then 1 block." if m06 else ""
+    shape04 = ""
+    if m04:
+        shape04 = (f" 04's grid: {m04.group(1)} blocks of {m04.group(2)}, then 1 block; 03 and the step between: "
+                   "one block per 256 elements per launch, "
+                   + ", ".join(f"{p.group(1)} launches at 2^{k}" for k, p in passes if p) + ".")
+    reps = re.search(r"min of (\d+)", meta.get("method", ""))
+    stats = f"median and min of {reps.group(1)}" if reps else "median and min"
+    for group, order, base_of, readme, intro in (
+            ("06", ["a_05", "b_06tree", "c_06loop", "d_06"], lambda i, order: order[0],
+             "06_warp_unroll/README.md",
+             "06's two changes, each alone on top of 05, then both: the same launch for all four "
+             "(256 threads, one full wave from the occupancy calculator, then one block over the partials)."
+             + shape06 + " \"vs 05\" is 05's median time over the row's."),
+            ("04", ["a_03", "b_shared1", "c_04"], lambda i, order: order[i - 1],
+             "04_shared_tree/README.md",
+             "From 03 to 04 in two steps: first the tree moves to shared memory (one element per thread, a launch "
+             "per pass, as in 03), then the grid-stride loop and the fixed grid arrive." + shape04
+             + " \"vs above\" is the median time of the row above over the row's.")):
+        vs = "vs 05" if group == "06" else "vs above"
+        header = ["kernel", "type"]
+        for n in sizes:
+            k = n.bit_length() - 1
+            header += [f"2^{k} median µs", f"2^{k} min µs", f"2^{k} GB/s", f"2^{k} {vs}"]
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        for dtype in ("int", "float"):
+            for i, variant in enumerate(order):
+                cells = [STEP_LABELS[variant], dtype]
+                for n in sizes:
+                    r = rows.get((group, variant, dtype, n))
+                    if r is None:
+                        cells += ["—"] * 4
+                        continue
+                    speed = "—"
+                    if i > 0:
+                        base = rows.get((group, base_of(i, order), dtype, n))
+                        speed = f"{base['median'] / r['median']:.2f}×" if base else "—"
+                    cells += [f"{r['median']:.1f}", f"{r['min']:.1f}", f"{r['gbps']:.0f}", speed]
+                lines.append("| " + " | ".join(cells) + " |")
+        text = (f"Measured side by side on the {on} by `tune_steps` ([tools/tuning/steps.cu]"
+                f"(../tools/tuning/steps.cu)): the chapters' kernels copied into one program, each repetition "
+                f"running every kernel once, in turn; L2 flushed before each run; {stats}; every result checked "
+                f"against the CPU sum. {intro}\n\n" + "\n".join(lines))
+        fill(readme, f"results:{group}_steps", text)
+
+
 def vs_cub(results, on):
     lines = ["| N | type | 09 µs | CUB µs | 09's speed-up | target |", "|---|---|---|---|---|---|"]
     targets = {16: "≥ 1.3×", 20: "≥ 1.3×", 22: "≥ 1.2×", 24: "≥ 1×", 26: "≥ 1×", 28: "≥ 1×", 30: "≥ 1×, ≥ 93% of peak"}
@@ -131,7 +227,7 @@ def cpu_block(results, on):
     text = (f"On the host of the {on} ({rows[0]['threads'] if rows else '?'} threads), median of 30:\n\n"
             + "\n".join(lines) + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"
             + fenced(read(os.path.join(results, "cpu_300M_float.txt"))))
-    fill("00_cpu_baseline/README.md", "results:00_cpu_baseline", text)
+    fill("00_cpu_baseline/README.md", "output:00_cpu_methods", text)
 
 
 def bank_conflicts(results, on):
@@ -144,10 +240,12 @@ def bank_conflicts(results, on):
                      f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'):,.0f} | "
                      f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'):,.0f} | "
                      f"{num('gpu__time_duration.sum') / 1000:.1f} |")
+    command = ("ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
+               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,gpu__time_duration.sum "
+               "build/release/bin/04_shared_tree --n 2^24 --reps 1 --no-flush")
     fill("04_shared_tree/README.md", "ncu:04_bank_conflicts",
-         f"{on}; `ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
-         f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum build/release/bin/04_shared_tree "
-         f"[--variant strided] --n 2^24 --reps 1 --no-flush`, ints:\n\n" + "\n".join(lines))
+         f"{on}; `{command}` for the first row, the same with `--variant strided` added for the "
+         f"second, ints:\n\n" + "\n".join(lines))
 
 
 def sass(results, on):
@@ -243,6 +341,7 @@ def main():
                    stdout=subprocess.DEVNULL)
     subprocess.run([sys.executable, os.path.join(HERE, "tuning", "tables.py"), results], check=True)
     seed_blocks(results, on)
+    steps_blocks(results, on)
     vs_cub(results, on)
     cpu_block(results, on)
     bank_conflicts(results, on)

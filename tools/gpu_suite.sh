@@ -13,6 +13,7 @@
 #   ncu       Nsight Compute metrics for every chapter at 2^24 ints
 #   sass      cuobjdump -sass of 08: the 128-bit loads
 #   tuning    docs/tuning.md: the single-pass bench, and 01-03 at every block size
+#   steps     tune_steps: 04's and 06's changes timed one at a time (their READMEs' step tables)
 #   pitfalls  the demonstrations of docs/pitfalls.md
 #   multigpu  chapter 11 on 2+ GPUs: ctest --preset multigpu, scaling runs, MPI runs (one rank
 #             per GPU, two ranks placed as two nodes, a rank that stops answering)
@@ -40,7 +41,7 @@ for step in "$@"; do
       nvcc --version >>"$RESULTS/gpu.txt"
       cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1 &&
         cmake --build --preset release >"$RESULTS/build.log" 2>&1 &&
-        cmake --build --preset release --target pitfall_no_restore pitfall_timing tune_single_pass \
+        cmake --build --preset release --target pitfall_no_restore pitfall_timing tune_single_pass tune_steps \
           >>"$RESULTS/build.log" 2>&1
       note "build (and the demos and tuning bench): exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
       cmake --preset debug "${gtest_arg[@]}" >"$RESULTS/configure_debug.log" 2>&1 &&
@@ -87,7 +88,7 @@ for step in "$@"; do
       metrics=smsp__average_inst_executed_per_warp.ratio,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second
       metrics+=,smsp__sass_average_branch_targets_threads_uniform.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
       metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
-      metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum
+      metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
       metrics+=,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct
       for exe in $BIN/0[1-9]_* $BIN/10_*; do
         name=$(basename "$exe")
@@ -114,6 +115,11 @@ for step in "$@"; do
         done
       done
       note "blocks: $(grep -c '"ok": true' "$RESULTS/blocks.jsonl") ok"
+      ;;
+    steps)
+      $BIN/tune_steps >"$RESULTS/tune_steps.txt" 2>"$RESULTS/tune_steps.err"
+      rc=$?
+      note "tune_steps: exit $rc ($(grep -c ' ok$' "$RESULTS/tune_steps.txt") ok, $(grep -c ' WRONG$' "$RESULTS/tune_steps.txt") WRONG)"
       ;;
     pitfalls)
       bash tools/pitfalls.sh >"$RESULTS/pitfalls.txt" 2>&1

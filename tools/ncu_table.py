@@ -15,6 +15,8 @@ import re
 import sys
 
 
+SHARED_INSTRUCTION_KEYS = ("smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum")
+
 COLUMNS = [
     ("gpu__time_duration.sum", "time µs", lambda v: f"{v / 1000:.1f}"),
     ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM % of peak", lambda v: f"{v:.1f}"),
@@ -24,9 +26,51 @@ COLUMNS = [
     ("smsp__sass_average_branch_targets_threads_uniform.pct", "branch uniformity %", lambda v: f"{v:.1f}"),
     ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "smem ld bank conflicts", lambda v: f"{v:,.0f}"),
     ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smem st bank conflicts", lambda v: f"{v:,.0f}"),
+    # Warp-level shared-memory load and store instructions (a store by one lane counts
+    # as one, like a store by 32): the traffic, beside the conflicts it caused. One
+    # column for the two metrics, "loads / stores".
+    (SHARED_INSTRUCTION_KEYS, "shared ld/st instructions", lambda v: f"{v:,.0f}"),
     ("smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct", "stall: memory %", lambda v: f"{v:.1f}"),
     ("smsp__warp_issue_stalled_barrier_per_warp_active.pct", "stall: barrier %", lambda v: f"{v:.1f}"),
 ]
+
+
+# Shared memory and its bank conflicts are taught in chapter 04: the READMEs before it
+# leave those columns out.
+BANK_CONFLICT_KEYS = {
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    SHARED_INSTRUCTION_KEYS,
+}
+BEFORE_BANK_CONFLICTS = ("01_", "02_", "03_")
+
+
+def keys_of(key):
+    """The metrics behind a column: one name, or a tuple of names shown in one cell."""
+    return key if isinstance(key, tuple) else (key,)
+
+
+def columns_for(chapter, launches=None):
+    """The columns of a chapter's README table. With launches given, a column whose
+    metrics none of them has (a CSV from before the metric was added) is left out."""
+    columns = COLUMNS
+    if chapter.startswith(BEFORE_BANK_CONFLICTS):
+        columns = [c for c in columns if c[0] not in BANK_CONFLICT_KEYS]
+    return columns if launches is None else measured(columns, launches)
+
+
+def measured(columns, launches):
+    """The columns without the combined ones (tuple keys) that no launch measured."""
+    return [c for c in columns
+            if not isinstance(c[0], tuple) or any(all(k in rec for k in c[0]) for rec in launches)]
+
+
+def command_for(chapter, columns):
+    """The ncu command behind a chapter's table, with its metrics spelled out, so that it
+    runs as written (tools/gpu_suite.sh ncu measures these and the rest of COLUMNS)."""
+    metrics = ",".join(k for key, _, _ in columns for k in keys_of(key))
+    return (f"ncu --metrics {metrics} --csv --page raw --clock-control none "
+            f"build/release/bin/{chapter} --n 2^24 --reps 1 --no-flush")
 
 
 def number(text):
@@ -68,17 +112,19 @@ def read_launches(path):
     return launches
 
 
-def table(launches):
-    head = "| kernel | grid × block | " + " | ".join(label for _, label, _ in COLUMNS) + " |"
-    rule = "|" + " --- |" * (2 + len(COLUMNS))
+def table(launches, columns=None):
+    if columns is None:  # every column the launches have
+        columns = measured(COLUMNS, launches)
+    head = "| kernel | grid × block | " + " | ".join(label for _, label, _ in columns) + " |"
+    rule = "|" + " --- |" * (2 + len(columns))
     out = [head, rule]
     for rec in launches:
         grid = rec.get("Grid Size", "").strip("()").split(",")[0].strip()
         block = rec.get("Block Size", "").strip("()").split(",")[0].strip()
         cells = []
-        for key, _, fmt in COLUMNS:
-            v = number(rec.get(key, ""))
-            cells.append(fmt(v) if v is not None else "n/a")
+        for key, _, fmt in columns:
+            values = [number(rec.get(k, "")) for k in keys_of(key)]
+            cells.append(" / ".join(fmt(v) if v is not None else "n/a" for v in values))
         out.append(f"| `{short_kernel(rec.get('Kernel Name', ''))}` | {grid} × {block} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -97,7 +143,7 @@ def main():
         if not launches:
             continue
         tables[chapter] = launches
-        print(f"## {chapter}\n\n{table(launches)}\n")
+        print(f"## {chapter}\n\n{table(launches, columns_for(chapter, launches))}\n")
     if fill:
         from results import fill_file  # tools/results.py
 
@@ -105,9 +151,9 @@ def main():
             readme = os.path.join(os.path.dirname(__file__), "..", chapter, "README.md")
             if not os.path.exists(readme):
                 continue
-            cmd = (f"ncu --metrics <the {len(COLUMNS)} metrics of tools/gpu_suite.sh> --csv --page raw "
-                   f"--clock-control none build/release/bin/{chapter} --n 2^24 --reps 1 --no-flush")
-            text = f"{meta}\n\n{table(launches)}\n\nCommand: `{cmd}`; ints; one run's launches shown."
+            columns = columns_for(chapter, launches)
+            cmd = command_for(chapter, columns)
+            text = f"{meta}\n\n{table(launches, columns)}\n\nCommand: `{cmd}`; ints; one run's launches shown."
             fill_file(readme, f"ncu:{chapter}", text)
     return 0
 

@@ -42,6 +42,7 @@ MAIN_POWERS = (24, 28)
 CPU = "00_cpu_baseline"
 FIRST_GPU = "01_global_naive"
 CUB = "10_cub"
+FLOOR = "read-only floor"  # the tour's kernel that only reads the input: a yardstick, not a chapter
 REPRODUCE = "build/release/bin/tour --sweep --type int --out docs/data"
 SKIP_DIRS = {"build", "node_modules", "__pycache__"}
 
@@ -73,6 +74,7 @@ def load_sweep(path):
     table = {}
     for row in sweep["rows"]:
         table.setdefault(row["chapter"], {})[row["n"]] = row
+    sweep["floor"] = table.pop(FLOOR, {})  # older sweeps have none
     sweep["table"] = table
     sweep["chapters"] = sorted(table)
     sweep["sizes"] = sorted({row["n"] for row in sweep["rows"]})
@@ -125,6 +127,13 @@ def percent_of_peak(row, sweep):
     if row is None or row["chapter"] == CPU or sweep["peak_gbps"] <= 0:
         return None
     return row.get("percent_of_peak", 100 * row["gbps"] / sweep["peak_gbps"])
+
+
+def percent_of_floor(row, sweep):
+    floor = sweep["floor"].get(row["n"]) if row else None
+    if floor is None or row["chapter"] == CPU or floor["gbps"] <= 0:
+        return None
+    return 100 * row["gbps"] / floor["gbps"]
 
 
 def fmt_percent(p):
@@ -299,11 +308,19 @@ def main_block(sweeps, root, readme):
             row = sweep["table"][chapter][n]
             rows.append([chapter_link(chapter, root, readme) + chapter_note(chapter), fmt_time(row["ms"]) + wrong(row),
                          fmt_gbps(row["gbps"]), fmt_percent(percent_of_peak(row, sweep)),
+                         fmt_percent(percent_of_floor(row, sweep)),
                          fmt_ratio(ratio(previous, row)), fmt_ratio(ratio(first, row))])
             previous = row
         out += [f"**N = 2^{k} {dtype}s ({size_label(n, dtype)})**", ""]
-        out += [table(["chapter", "time", "GB/s", "% of peak", "vs previous", "vs 01"],
-                      ["---", "---:", "---:", "---:", "---:", "---:"], rows), ""]
+        out += [table(["chapter", "time", "GB/s", "% of peak", "% of floor", "vs previous", "vs 01"],
+                      ["---", "---:", "---:", "---:", "---:", "---:", "---:"], rows), ""]
+        floor = sweep["floor"].get(n)
+        if floor:
+            out += [f"The read-only floor (a kernel that only reads the input, with 16-byte loads): "
+                    f"{fmt_time(floor['ms'])}, {fmt_gbps(floor['gbps'])} GB/s, "
+                    f"{fmt_percent(100 * floor['gbps'] / sweep['peak_gbps'])} of peak. \"% of floor\" is a chapter's "
+                    f"share of that bandwidth: what this GPU can actually read, where \"% of peak\" is the datasheet's.",
+                    ""]
     plot = os.path.join(root, "docs", "images", f"results_{dtype}.svg")
     out += [f"![GB/s against N for every chapter ({dtype})]({rel_link(readme, plot)})"]
     return "\n".join(out)
@@ -358,12 +375,14 @@ def compare_line(chapter, sweeps):
     chapters = sweep["chapters"]
     index = chapters.index(chapter)
     parts = []
-    if index > 0:
-        previous = chapters[index - 1]
+    previous = chapters[index - 1] if index > 0 else None
+    if previous is not None:
         r = ratio(sweep["table"][previous].get(n), row)
         if r is not None:
             parts.append(f"{r:.2f}× as fast as {previous}")
-    if chapter not in (FIRST_GPU, CUB) and chapters.index(chapter) > 1 and FIRST_GPU in sweep["table"]:
+    # Against 01 as well, unless 01 is the previous chapter (already named) or this one.
+    if (chapter not in (FIRST_GPU, CUB) and previous != FIRST_GPU and FIRST_GPU in chapters
+            and chapters.index(FIRST_GPU) < index and FIRST_GPU in sweep["table"]):
         r = ratio(sweep["table"][FIRST_GPU].get(n), row)
         if r is not None:
             parts.append(f"{r:.2f}× as fast as {FIRST_GPU}")

@@ -51,6 +51,10 @@ class Svg:
         text = " ".join(f"{fmt(x)},{fmt(y)}" for x, y in points)
         self.add(f"<polyline {attributes(points=text, fill='none', stroke=stroke, stroke_width=float(width), stroke_linejoin='round', stroke_linecap='round', **extra)}/>")
 
+    def polygon(self, points, fill, stroke="none", **extra):
+        text = " ".join(f"{fmt(x)},{fmt(y)}" for x, y in points)
+        self.add(f"<polygon {attributes(points=text, fill=fill, stroke=stroke, **extra)}/>")
+
     def circle(self, cx, cy, r, fill, stroke="none", **extra):
         self.add(f"<circle {attributes(cx=float(cx), cy=float(cy), r=float(r), fill=fill, stroke=stroke, **extra)}/>")
 

@@ -16,6 +16,7 @@
 
 #include "cpu_sums.h"
 #include "harness.h"
+#include "read_floor.h"
 #include "timer.h"
 
 namespace {
@@ -25,7 +26,8 @@ using namespace reduction;
 struct Row {
   std::string chapter;
   std::string result;  // as format_value prints it
-  double ms = 0, gbps = 0;
+  double ms = 0, gbps = 0;  // median
+  double min_ms = 0, iqr_ms = 0;  // the fastest repetition; the spread of the middle half
   bool ok = false;
   std::string note;
 };
@@ -50,8 +52,8 @@ template <typename T>
 std::vector<Row> run_all(const std::vector<T>& host, const Reference& ref, const Options& options,
                          const DeviceInfo* device, const std::vector<Chapter>& chapters) {
   std::vector<Row> rows;
-  const cpu_baseline::MethodResult cpu = cpu_baseline::run_methods(host, std::min(options.reps, 5), true).front();
-  rows.push_back({"00_cpu_baseline", cpu.value_text, cpu.median_ms, cpu.gbps, cpu.ok,
+  const cpu_baseline::MethodResult cpu = cpu_baseline::run_methods(host, options.reps, true).front();
+  rows.push_back({"00_cpu_baseline", cpu.value_text, cpu.median_ms, cpu.gbps, cpu.min_ms, cpu.iqr_ms, cpu.ok,
                   cpu.ok ? "" : "the threaded CPU sum is outside its error bound"});
   if (!device) return rows;
 
@@ -65,12 +67,16 @@ std::vector<Row> run_all(const std::vector<T>& host, const Reference& ref, const
   const std::size_t others = Bench<T>::bytes_needed(n, true, *device) + scratch;
   check_fits(chapters.front().main(), n, sizeof(T), others, 1, 1, *device);
 
+  // Every chapter, then the read-only floor, their repetitions interleaved.
+  static const Variant floor = read_floor_variant();
+  std::vector<typename Bench<T>::Job> jobs;
+  for (const Chapter& chapter : chapters) jobs.push_back({&chapter.main(), Op::Sum, 0, 0});
+  jobs.push_back({&floor, Op::Sum, 0, 0, false});
+  for (auto& job : jobs) resolve_shape(*job.variant, n, job.block, job.grid);
   Bench<T> bench(host, *device, true);
-  for (const Chapter& chapter : chapters) {
-    int block = 0, grid = 0;
-    resolve_shape(chapter.main(), n, block, grid);
-    const Measurement measurement = bench.run(chapter.main(), Op::Sum, block, grid, options.reps, options.flush, ref);
-    rows.push_back({chapter.id, measurement.result_text, measurement.median_ms, measurement.gbps, measurement.verdict.ok, measurement.verdict.ok ? "" : measurement.verdict.note});
+  for (const Measurement& m : bench.run_interleaved(jobs, options.reps, options.flush, ref)) {
+    rows.push_back({m.label, m.result_text, m.median_ms, m.gbps, m.times.min, m.times.iqr, m.verdict.ok,
+                    m.verdict.ok ? "" : m.verdict.note});
   }
   return rows;
 }
@@ -87,27 +93,37 @@ std::vector<std::string> input_notes(const Reference& ref) {
 void print_table(const std::vector<Row>& rows, const DeviceInfo* device, const std::string& input,
                  const Reference& ref) {
   const double peak = device ? device->peak_gbps() : 0;
-  double first_gpu_ms = 0;
+  double first_gpu_ms = 0, floor_gbps = 0;
   for (const Row& row : rows) {
     if (row.chapter.rfind("01", 0) == 0) first_gpu_ms = row.ms;
+    if (row.chapter == kReadFloor) floor_gbps = row.gbps;
   }
-  std::printf("\n%-20s %10s %9s %8s %9s %9s  %s\n", "chapter", "time ms", "GB/s", "% peak", "step", "vs 01",
-              "check");
+  std::printf("\n%-20s %10s %9s %9s %8s %8s %9s %9s  %s\n", "chapter", "time ms", "spread", "GB/s", "% peak",
+              "% floor", "step", "vs 01", "check");
   double previous_ms = 0;
   for (const Row& row : rows) {
-    char step[16] = "", cumulative[16] = "", percent[16] = "";
-    if (previous_ms > 0 && row.ms > 0) std::snprintf(step, sizeof step, "%.2fx", previous_ms / row.ms);
-    if (first_gpu_ms > 0 && row.ms > 0) std::snprintf(cumulative, sizeof cumulative, "%.2fx", first_gpu_ms / row.ms);
-    if (peak > 0 && row.chapter != "00_cpu_baseline") std::snprintf(percent, sizeof percent, "%.1f", 100 * row.gbps / peak);
+    const bool cpu = row.chapter == "00_cpu_baseline", floor = row.chapter == kReadFloor;
+    char step[16] = "", cumulative[16] = "", percent[16] = "", of_floor[16] = "", spread[16] = "";
+    if (!floor && previous_ms > 0 && row.ms > 0) std::snprintf(step, sizeof step, "%.2fx", previous_ms / row.ms);
+    if (!floor && first_gpu_ms > 0 && row.ms > 0) {
+      std::snprintf(cumulative, sizeof cumulative, "%.2fx", first_gpu_ms / row.ms);
+    }
+    if (peak > 0 && !cpu) std::snprintf(percent, sizeof percent, "%.1f", 100 * row.gbps / peak);
+    if (floor_gbps > 0 && !cpu) std::snprintf(of_floor, sizeof of_floor, "%.1f", 100 * row.gbps / floor_gbps);
+    if (!cpu && row.ms > 0) std::snprintf(spread, sizeof spread, "%.1f%%", 100 * row.iqr_ms / row.ms);
     const bool cub = row.chapter == "10_cub";
-    std::printf("%-20s %10s %9.1f %8s %9s %9s  %s%s%s\n", (cub ? "10_cub (yardstick)" : row.chapter.c_str()),
-                format_ms(row.ms).c_str(), row.gbps, percent, step, cumulative, row.ok ? "ok" : "WRONG",
-                row.ok || row.note.empty() ? "" : ": ", row.ok ? "" : row.note.c_str());
-    previous_ms = row.ms;
+    std::printf("%-20s %10s %9s %9.1f %8s %8s %9s %9s  %s%s%s\n", (cub ? "10_cub (yardstick)" : row.chapter.c_str()),
+                format_ms(row.ms).c_str(), spread, row.gbps, percent, of_floor, step, cumulative,
+                floor ? "(reads only)" : row.ok ? "ok" : "WRONG", row.ok || row.note.empty() ? "" : ": ",
+                row.ok ? "" : row.note.c_str());
+    if (!floor) previous_ms = row.ms;
   }
-  std::printf("\n%s; sum %s; median of the timed runs, L2 flushed before each; GB/s = input bytes / time.\n",
+  std::printf("\n%s; sum %s; median of the timed runs (the chapters take turns in each), L2 flushed before each;\n"
+              "GB/s = input bytes / time. \"spread\": the interquartile range of the runs, as a share of the median.\n",
               input.c_str(), expected_text(ref).c_str());
-  std::printf("00 is the multi-threaded CPU sum; \"step\" is the speed-up over the row above, \"vs 01\" over 01.\n");
+  std::printf("00 is the multi-threaded CPU sum; \"step\" is the speed-up over the row above, \"vs 01\" over 01.\n"
+              "The read-only floor reads the input with 16-byte loads and adds nothing: \"%% floor\" is the share of\n"
+              "its bandwidth a chapter reaches, beside \"%% peak\", the share of the datasheet bandwidth.\n");
   for (const std::string& note : input_notes(ref)) std::printf("note: %s\n", note.c_str());
 }
 
@@ -136,9 +152,10 @@ void print_json(const std::vector<Row>& rows, const DeviceInfo* device, const Op
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const Row& row = rows[i];
     const bool gpu_row = device && row.chapter != "00_cpu_baseline";
-    std::printf("%s{\"chapter\": \"%s\", \"result\": %s, \"ms\": %.6f, \"gbps\": %.3f, \"percent_of_peak\": %s, "
-                "\"ok\": %s, \"note\": \"%s\"}",
-                i ? ", " : "", row.chapter.c_str(), json_number(row.result).c_str(), row.ms, row.gbps,
+    std::printf("%s{\"chapter\": \"%s\", \"result\": %s, \"ms\": %.6f, \"min_ms\": %.6f, \"iqr_ms\": %.6f, "
+                "\"gbps\": %.3f, \"percent_of_peak\": %s, \"ok\": %s, \"note\": \"%s\"}",
+                i ? ", " : "", row.chapter.c_str(), json_number(row.result == "-" ? "null" : row.result).c_str(), row.ms,
+                row.min_ms, row.iqr_ms, row.gbps,
                 gpu_row ? fixed("%.2f", 100 * row.gbps / device->peak_gbps()).c_str() : "null", row.ok ? "true" : "false",
                 json_escape(row.note).c_str());
   }
@@ -163,7 +180,7 @@ int sweep(const Options& options, const DeviceInfo& device, const std::vector<Ch
   std::ofstream csv(dir + "/sweep_" + dtype_name(options.type) + ".csv");
   std::ofstream json(dir + "/sweep_" + dtype_name(options.type) + ".json");
   if (!csv || !json) throw UsageError("cannot write the sweep files in '" + dir + "'");
-  csv << "type,n,chapter,ms,gbps,percent_of_peak,ok\n";
+  csv << "type,n,chapter,ms,min_ms,iqr_ms,gbps,percent_of_peak,ok\n";
   json << "{\"device\": \"" << json_escape(device.name) << "\", \"cuda\": \"" << json_escape(cuda_version_string())
        << "\", \"date\": \"" << today() << "\", \"peak_gbps\": " << device.peak_gbps() << ", \"type\": \""
        << dtype_name(options.type) << "\", \"reps\": " << options.reps << ", \"flush\": " << (options.flush ? "true" : "false")
@@ -180,10 +197,11 @@ int sweep(const Options& options, const DeviceInfo& device, const std::vector<Ch
     const std::vector<Row> rows = run_all(host, cpu_reference(host.data(), n), at, &device, chapters);
     for (const Row& row : rows) {
       const double percent = row.chapter == "00_cpu_baseline" ? 0.0 : 100 * row.gbps / device.peak_gbps();
-      csv << dtype_name(options.type) << ',' << n << ',' << row.chapter << ',' << row.ms << ',' << row.gbps << ',' << percent
-          << ',' << (row.ok ? "ok" : "WRONG") << '\n';
+      csv << dtype_name(options.type) << ',' << n << ',' << row.chapter << ',' << row.ms << ',' << row.min_ms << ','
+          << row.iqr_ms << ',' << row.gbps << ',' << percent << ',' << (row.ok ? "ok" : "WRONG") << '\n';
       json << (first ? "" : ",") << "\n  {\"n\": " << n << ", \"chapter\": \"" << row.chapter << "\", \"ms\": " << row.ms
-           << ", \"gbps\": " << row.gbps << ", \"percent_of_peak\": " << percent
+           << ", \"min_ms\": " << row.min_ms << ", \"iqr_ms\": " << row.iqr_ms << ", \"gbps\": " << row.gbps
+           << ", \"percent_of_peak\": " << percent
            << ", \"ok\": " << (row.ok ? "true" : "false") << "}";
       first = false;
       ok = ok && row.ok;

@@ -1,0 +1,80 @@
+// read_floor.cu: the tour's floor row: a kernel that only reads the input, with the
+// loads of the fastest chapters (16 bytes each, four in flight per thread), and adds
+// nothing up. No reduction of the same input can be much faster, so "% of floor"
+// says how close a chapter comes to what this GPU can actually read, beside "% of
+// peak", which is a datasheet product no kernel reaches.
+#include "read_floor.h"
+
+#include <cstdint>
+
+#include "cuda_check.h"
+
+namespace reduction {
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kVectorsInFlight = 4;
+
+// Reads every 16-byte vector of [bytes, bytes + count * 16) and then the tail bytes.
+// The loads cannot be optimized away: what they read decides whether *sink is written
+// (OR of the data equal to a value it practically never has).
+__global__ void __launch_bounds__(kBlock) read_only(const uint4* vectors, std::size_t count, const unsigned char* tail,
+                                                    std::size_t tail_bytes, unsigned* sink) {
+  const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+  std::size_t v = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  unsigned bits = 0;
+  for (; v + (kVectorsInFlight - 1) * threads < count; v += kVectorsInFlight * threads) {
+    uint4 loaded[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * threads);
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) bits |= loaded[k].x | loaded[k].y | loaded[k].z | loaded[k].w;
+  }
+  for (; v < count; v += threads) {
+    const uint4 last = __ldg(vectors + v);
+    bits |= last.x | last.y | last.z | last.w;
+  }
+  if (blockIdx.x == 0 && threadIdx.x < tail_bytes) bits |= tail[threadIdx.x];
+  if (bits == 0x5EEDF1A7u) *sink = bits;
+}
+
+template <typename T>
+cudaError_t launch_read_only(T* data, std::size_t n, T* /*result*/, void* scratch, int /*block*/, int grid,
+                             cudaStream_t stream) {
+  const std::size_t bytes = n * sizeof(T);  // cudaMalloc'd: 16-byte aligned
+  const std::size_t count = bytes / 16;
+  read_only<<<grid, kBlock, 0, stream>>>(reinterpret_cast<const uint4*>(data), count,
+                                         reinterpret_cast<const unsigned char*>(data) + count * 16, bytes % 16,
+                                         static_cast<unsigned*>(scratch));
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+Variant read_floor_variant() {
+  Variant floor;
+  floor.chapter = kReadFloor;
+  floor.summary = "reads the input with 16-byte loads, four in flight per thread, and adds nothing";
+  floor.default_block = kBlock;
+  floor.check_shape = [](int, int) { return std::string(); };
+  // One full wave of 256-thread blocks.
+  floor.default_grid = [](std::size_t, int, int* grid) {
+    int device = 0, blocks_per_sm = 0, sm_count = 0;
+    cudaError_t status = cudaGetDevice(&device);
+    if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+    if (status == cudaSuccess) {
+      status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_only, kBlock, 0);
+    }
+    *grid = sm_count * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+    return status;
+  };
+  floor.scratch_bytes = [](std::size_t, int, int) { return sizeof(unsigned); };
+  floor.chain_length = [](std::size_t, int, int) { return std::size_t(0); };
+  floor.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, int block, int grid,
+                                 cudaStream_t stream) {
+    return launch_read_only(data, n, result, scratch, block, grid, stream);
+  });
+  return floor;
+}
+
+}  // namespace reduction
