@@ -47,8 +47,8 @@ T compensated_sum(const T* x, std::size_t n) {
   } else {
     double sum = 0, lost = 0;  // Neumaier: `lost` keeps the low bits each addition drops
     for (std::size_t i = 0; i < n; ++i) {
-      const double v = x[i], t = sum + v;
-      lost += std::fabs(sum) >= std::fabs(v) ? (sum - t) + v : (v - t) + sum;
+      const double verdict = x[i], t = sum + verdict;
+      lost += std::fabs(sum) >= std::fabs(verdict) ? (sum - t) + verdict : (verdict - t) + sum;
       sum = t;
     }
     return static_cast<T>(std::isfinite(sum) ? sum + lost : sum);  // past an inf or NaN, `lost` is NaN
@@ -84,11 +84,11 @@ std::vector<MethodResult> run_methods(const std::vector<T>& x, int reps, bool th
     T (*sum)(T*, std::size_t);
   };
   const Method methods[] = {
-      {"loop in the input type", u_t, n > 0 ? n - 1 : 0, false, [](T* v, std::size_t k) { return loop_sum(v, k); }},
-      {"recursive halving", u_t, reduction::ceil_log2(n), true, [](T* v, std::size_t k) { return halving_sum(v, k); }},
-      {"compensated (reference)", 2 * u_d * u_d, n, false, [](T* v, std::size_t k) { return compensated_sum(v, k); }},
+      {"loop in the input type", u_t, n > 0 ? n - 1 : 0, false, [](T* verdict, std::size_t k) { return loop_sum(verdict, k); }},
+      {"recursive halving", u_t, reduction::ceil_log2(n), true, [](T* verdict, std::size_t k) { return halving_sum(verdict, k); }},
+      {"compensated (reference)", 2 * u_d * u_d, n, false, [](T* verdict, std::size_t k) { return compensated_sum(verdict, k); }},
       {"threaded, wide accumulator", u_d, ceil_div(n, threads) + threads, false,
-       [](T* v, std::size_t k) { return threaded_sum(v, k); }},
+       [](T* verdict, std::size_t k) { return threaded_sum(verdict, k); }},
   };
   std::vector<MethodResult> results;
   std::vector<T> scratch;
@@ -117,9 +117,9 @@ std::vector<MethodResult> run_methods(const std::vector<T>& x, int reps, bool th
     m.iqr_ms = spread.iqr;
     m.gbps = m.median_ms > 0 ? n * sizeof(T) / (m.median_ms * 1e-3) / 1e9 : 0;
     if constexpr (std::is_same_v<T, int>) {
-      const reduction::Verdict v = reduction::verify(value, ref, method.chain);
-      m.error = v.error;
-      m.ok = v.ok;
+      const reduction::Verdict verdict = reduction::verify(value, ref, method.chain);
+      m.error = verdict.error;
+      m.ok = verdict.ok;
     } else {
       m.error = std::fabs(m.value - ref.value);
       m.tolerance = reduction::sum_error_bound(method.u_accumulate, u_t, method.chain, ref.sum_abs, ref.value);
@@ -138,9 +138,9 @@ std::vector<MethodResult> run_methods(const std::vector<T>& x, int reps, bool th
 namespace {
 
 template <typename T>
-int run_typed(const reduction::Options& o) {
+int run_typed(const reduction::Options& options) {
   std::string converted_from;
-  const std::vector<T> x = reduction::make_input<T>(o, "00_cpu_baseline", &converted_from);
+  const std::vector<T> x = reduction::make_input<T>(options, "00_cpu_baseline", &converted_from);
   const std::size_t n = x.size();
   const reduction::Reference ref = reduction::cpu_reference(x.data(), n);
   const std::string ref_text = reduction::expected_text(ref);
@@ -148,19 +148,19 @@ int run_typed(const reduction::Options& o) {
   for (const std::string& note : {reduction::non_finite_note(ref), reduction::overflow_note(ref)}) {
     if (!note.empty()) notes += (notes.empty() ? "" : "; ") + note;
   }
-  const std::vector<MethodResult> results = run_methods(x, o.reps);
+  const std::vector<MethodResult> results = run_methods(x, options.reps);
   bool all_ok = true;
   for (const auto& m : results) all_ok = all_ok && (m.ok || !m.bounded);
   const MethodResult& fastest = results.back();
 
-  if (o.json) {
+  if (options.json) {
     std::printf("{\"chapter\": \"00_cpu_baseline\", \"type\": \"%s\", \"n\": %zu, \"result\": %s, \"reference\": %s, "
                 "\"ok\": %s, \"note\": \"%s\", \"non_finite\": %s, \"ms\": %.6f, \"gbps\": %.3f, "
                 "\"peak_gbps\": null, \"threads\": %u, \"reps\": %d, \"seed\": %llu, \"methods\": [",
-                reduction::dtype_name(o.type), n, reduction::json_number(fastest.value_text).c_str(),
+                reduction::dtype_name(options.type), n, reduction::json_number(fastest.value_text).c_str(),
                 reduction::json_number(ref_text).c_str(), all_ok ? "true" : "false",
                 reduction::json_escape(notes).c_str(), reduction::json_non_finite(ref).c_str(), fastest.median_ms,
-                fastest.gbps, reduction::cpu_threads(), o.reps, static_cast<unsigned long long>(o.seed));
+                fastest.gbps, reduction::cpu_threads(), options.reps, static_cast<unsigned long long>(options.seed));
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto& m = results[i];
       std::printf("%s{\"name\": \"%s\", \"result\": %s, \"error\": %s, \"tolerance\": %s, \"ok\": %s, "
@@ -174,7 +174,7 @@ int run_typed(const reduction::Options& o) {
     return all_ok ? 0 : 1;
   }
   std::printf("00_cpu_baseline: CPU sums, the reference and the number to beat\n");
-  std::printf("input      %s\n", reduction::describe_input(o, n, converted_from).c_str());
+  std::printf("input      %s\n", reduction::describe_input(options, n, converted_from).c_str());
   std::printf("reference  %s\n", ref_text.c_str());
   if (!notes.empty()) std::printf("note       %s\n", notes.c_str());
   std::printf("\n");
@@ -190,7 +190,7 @@ int run_typed(const reduction::Options& o) {
   std::printf("\nmedian of %d runs after an untimed warm-up; %u threads for the threaded sum.\n\"no guarantee\": "
               "n * u >= 1, so the float loop's error bound exceeds the sum itself\n(see README: the "
               "accumulator stalls at 2^24).\n",
-              o.reps, reduction::cpu_threads());
+              options.reps, reduction::cpu_threads());
   return all_ok ? 0 : 1;
 }
 
@@ -201,16 +201,16 @@ int run(int argc, char** argv) {
   spec.program = "00_cpu_baseline";
   spec.gpu = false;
   try {
-    const reduction::Options o = reduction::parse_options(spec, argc, argv);
-    if (o.help) {
+    const reduction::Options options = reduction::parse_options(spec, argc, argv);
+    if (options.help) {
       std::printf("00_cpu_baseline: CPU sums, the reference and the number to beat\n\n%s",
                   reduction::usage(spec).c_str());
       return 0;
     }
-    switch (o.type) {
-      case reduction::DType::Int: return run_typed<int>(o);
-      case reduction::DType::Float: return run_typed<float>(o);
-      case reduction::DType::Double: return run_typed<double>(o);
+    switch (options.type) {
+      case reduction::DType::Int: return run_typed<int>(options);
+      case reduction::DType::Float: return run_typed<float>(options);
+      case reduction::DType::Double: return run_typed<double>(options);
     }
   } catch (const std::exception& error) {
     return reduction::report_exception(spec.program, error);

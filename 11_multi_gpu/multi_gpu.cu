@@ -329,15 +329,15 @@ reduction::Verdict check_totals(std::vector<GpuState<T>>& gpus, const Reference&
     // The stream is idle (run_once waited for it): this copy cannot wait on a peer.
     CUDA_CHECK(cudaMemcpyAsync(&total, g.total.get(), sizeof(T), cudaMemcpyDeviceToHost, g.stream));
     CUDA_CHECK(cudaStreamSynchronize(g.stream));
-    reduction::Verdict v = reduction::verify(total, ref, chain_length(n, k, g.block, g.grid));
+    reduction::Verdict verdict = reduction::verify(total, ref, chain_length(n, k, g.block, g.grid));
     if (result_text && result_text->empty()) *result_text = reduction::format_value(total);
-    if (!v.ok && worst.ok) {
-      v.note = "GPU " + std::to_string(g.device) + " holds " + reduction::format_value(total) +
-               (v.note.empty() ? "" : "; " + v.note);
-      worst = v;
+    if (!verdict.ok && worst.ok) {
+      verdict.note = "GPU " + std::to_string(g.device) + " holds " + reduction::format_value(total) +
+               (verdict.note.empty() ? "" : "; " + verdict.note);
+      worst = verdict;
     } else if (worst.ok) {
-      worst.error = std::max(worst.error, v.error);
-      worst.tolerance = v.tolerance;
+      worst.error = std::max(worst.error, verdict.error);
+      worst.tolerance = verdict.tolerance;
     }
   }
   return worst;

@@ -99,7 +99,7 @@ std::string usage(const CliSpec& spec) {
 }
 
 Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
-  Options o;
+  Options options;
   auto value_of = [&](int& i, const std::string& flag) -> std::string {
     if (i + 1 >= argc) throw UsageError(flag + " needs a value");
     return argv[++i];
@@ -114,49 +114,49 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
     const std::string arg = argv[i] == std::string("-h") ? "--help" : argv[i];
     if (!seen.insert(arg).second) throw UsageError(arg + " given twice; give each option once");
     if (arg == "--help") {
-      o.help = true;
+      options.help = true;
     } else if (arg == "--n") {
-      o.n = parse_count("--n", value_of(i, arg), kMaxN);
-      o.n_given = true;
+      options.n = parse_count("--n", value_of(i, arg), kMaxN);
+      options.n_given = true;
     } else if (arg == "--type") {
       const std::string t = value_of(i, arg);
-      if (t == "int") o.type = DType::Int;
-      else if (t == "float") o.type = DType::Float;
-      else if (t == "double") o.type = DType::Double;
+      if (t == "int") options.type = DType::Int;
+      else if (t == "float") options.type = DType::Float;
+      else if (t == "double") options.type = DType::Double;
       else throw UsageError("--type expects int, float or double, not '" + t + "'");
     } else if (spec.gpu && arg == "--block") {
-      o.block = positive_int(arg, value_of(i, arg), kMaxBlock);
+      options.block = positive_int(arg, value_of(i, arg), kMaxBlock);
     } else if (spec.gpu && arg == "--grid") {
-      o.grid = positive_int(arg, value_of(i, arg), kMaxGrid);
+      options.grid = positive_int(arg, value_of(i, arg), kMaxGrid);
     } else if (arg == "--reps") {
-      o.reps = positive_int(arg, value_of(i, arg), kMaxReps);
+      options.reps = positive_int(arg, value_of(i, arg), kMaxReps);
     } else if (arg == "--seed") {
-      o.seed = parse_count(arg, value_of(i, arg), ~std::uint64_t(0));
-      o.seed_given = true;
+      options.seed = parse_count(arg, value_of(i, arg), ~std::uint64_t(0));
+      options.seed_given = true;
     } else if (arg == "--input") {
-      o.input = value_of(i, arg);
-      if (o.input.empty()) throw UsageError("--input needs a file name");
+      options.input = value_of(i, arg);
+      if (options.input.empty()) throw UsageError("--input needs a file name");
     } else if (arg == "--no-flush") {
-      o.flush = false;
+      options.flush = false;
     } else if (arg == "--json") {
-      o.json = true;
+      options.json = true;
     } else if (spec.ops && arg == "--op") {
       const std::string op = value_of(i, arg);
-      if (op == "sum") o.op = Op::Sum;
-      else if (op == "max") o.op = Op::Max;
-      else if (op == "min") o.op = Op::Min;
+      if (op == "sum") options.op = Op::Sum;
+      else if (op == "max") options.op = Op::Max;
+      else if (op == "min") options.op = Op::Min;
       else throw UsageError("--op expects sum, max or min, not '" + op + "'");
     } else if (!spec.variants.empty() && arg == "--variant") {
-      o.variant = value_of(i, arg);
+      options.variant = value_of(i, arg);
       bool known = false;
-      for (const auto& v : spec.variants) known = known || v == o.variant;
-      if (!known) throw UsageError("--variant expects one of " + join(spec.variants) + ", not '" + o.variant + "'");
+      for (const auto& v : spec.variants) known = known || v == options.variant;
+      if (!known) throw UsageError("--variant expects one of " + join(spec.variants) + ", not '" + options.variant + "'");
     } else if (spec.multi_gpu && arg == "--gpus") {
-      o.gpus = positive_int(arg, value_of(i, arg), kMaxGpus);
+      options.gpus = positive_int(arg, value_of(i, arg), kMaxGpus);
     } else if (spec.tour && arg == "--sweep") {
-      o.sweep = true;
+      options.sweep = true;
     } else if (spec.tour && arg == "--out") {
-      o.out_dir = value_of(i, arg);
+      options.out_dir = value_of(i, arg);
     } else if (!spec.gpu && (arg == "--block" || arg == "--grid")) {
       throw UsageError(arg + " does not apply: " +
                        (spec.tour ? "the tour runs every chapter at its own default shape (pass " + arg +
@@ -168,11 +168,11 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
       throw UsageError("unknown option '" + arg + "' (run with --help for the list)");
     }
   }
-  if (o.n_given && !o.input.empty()) {
+  if (options.n_given && !options.input.empty()) {
     throw UsageError("--n and --input both given: the input file's length sets N");
   }
-  if (!o.seed_given) o.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
-  return o;
+  if (!options.seed_given) options.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+  return options;
 }
 
 }  // namespace reduction

@@ -54,27 +54,27 @@ void apply_non_finite_rule(Reference& ref) {
 }  // namespace detail
 
 Reference combine(const Reference& a, const Reference& b) {
-  Reference r = a;
-  r.n = a.n + b.n;
-  r.nans = a.nans + b.nans;
-  r.pos_infs = a.pos_infs + b.pos_infs;
-  r.neg_infs = a.neg_infs + b.neg_infs;
+  Reference combined = a;
+  combined.n = a.n + b.n;
+  combined.nans = a.nans + b.nans;
+  combined.pos_infs = a.pos_infs + b.pos_infs;
+  combined.neg_infs = a.neg_infs + b.neg_infs;
   if (a.op == Op::Sum) {
     detail::Compensated total;
     total.add(a.value);
     total.add(b.value);
-    r.value = total.value();
-    r.int_value = a.int_value + b.int_value;
-    r.sum_abs = a.sum_abs + b.sum_abs;
+    combined.value = total.value();
+    combined.int_value = a.int_value + b.int_value;
+    combined.sum_abs = a.sum_abs + b.sum_abs;
   } else {
     const bool take_b = a.op == Op::Max ? b.value > a.value : b.value < a.value;
     if (take_b) {
-      r.value = b.value;
-      r.int_value = b.int_value;
+      combined.value = b.value;
+      combined.int_value = b.int_value;
     }
   }
-  detail::apply_non_finite_rule(r);  // decides wherever a part held a NaN or an inf
-  return r;
+  detail::apply_non_finite_rule(combined);  // decides wherever a part held a NaN or an inf
+  return combined;
 }
 
 std::string expected_text(const Reference& ref) {
@@ -111,43 +111,43 @@ double sum_error_bound(double u_accumulate, double u_result, std::size_t chain_l
 
 template <typename T>
 Verdict verify(T result, const Reference& ref, std::size_t chain_length) {
-  Verdict v;
+  Verdict verdict;
   if constexpr (std::is_same_v<T, int>) {
     const int expected = ref.wrapped_int();  // int_value itself wherever it fits
-    v.error = std::fabs(static_cast<double>(result) - static_cast<double>(expected));
-    v.ok = result == expected;
-    v.note = overflow_note(ref);
-    return v;
+    verdict.error = std::fabs(static_cast<double>(result) - static_cast<double>(expected));
+    verdict.ok = result == expected;
+    verdict.note = overflow_note(ref);
+    return verdict;
   } else {
-    const double r = static_cast<double>(result);
-    if (!std::isfinite(r) || !std::isfinite(ref.value)) {
-      v.ok = same_non_finite(r, ref.value);
-      v.error = v.ok ? 0.0 : std::numeric_limits<double>::infinity();
-      if (v.ok) return v;
+    const double combined = static_cast<double>(result);
+    if (!std::isfinite(combined) || !std::isfinite(ref.value)) {
+      verdict.ok = same_non_finite(combined, ref.value);
+      verdict.error = verdict.ok ? 0.0 : std::numeric_limits<double>::infinity();
+      if (verdict.ok) return verdict;
       if (ref.non_finite()) {
-        v.note = non_finite_note(ref) + ", not " + format_value(result);
+        verdict.note = non_finite_note(ref) + ", not " + format_value(result);
       } else if (ref.n == 0) {
-        v.note = std::string("the ") + op_name(ref.op) + " of no values is its identity, " + format_value(ref.value) +
+        verdict.note = std::string("the ") + op_name(ref.op) + " of no values is its identity, " + format_value(ref.value) +
                  ", not " + format_value(result);
-      } else if (!std::isfinite(r)) {
-        v.note = "the result is " + format_value(result) + " but every input is finite" +
-                 (std::isnan(r) ? " (an unwritten or poisoned output?)" : " (the sum overflowed the type?)");
+      } else if (!std::isfinite(combined)) {
+        verdict.note = "the result is " + format_value(result) + " but every input is finite" +
+                 (std::isnan(combined) ? " (an unwritten or poisoned output?)" : " (the sum overflowed the type?)");
       }
-      return v;
+      return verdict;
     }
-    v.error = std::fabs(r - ref.value);
+    verdict.error = std::fabs(combined - ref.value);
     if (ref.op != Op::Sum) {
-      v.ok = r == ref.value;
-      return v;
+      verdict.ok = combined == ref.value;
+      return verdict;
     }
-    v.tolerance = sum_error_bound(unit_roundoff<T>(), unit_roundoff<T>(), chain_length, ref.sum_abs, ref.value);
-    if (std::isinf(v.tolerance)) {
-      v.note = "no error bound: chain length " + std::to_string(chain_length) +
+    verdict.tolerance = sum_error_bound(unit_roundoff<T>(), unit_roundoff<T>(), chain_length, ref.sum_abs, ref.value);
+    if (std::isinf(verdict.tolerance)) {
+      verdict.note = "no error bound: chain length " + std::to_string(chain_length) +
                " times the unit roundoff reaches 1 (too few threads for this N in this type)";
-      return v;
+      return verdict;
     }
-    v.ok = v.error <= v.tolerance;
-    return v;
+    verdict.ok = verdict.error <= verdict.tolerance;
+    return verdict;
   }
 }
 

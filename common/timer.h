@@ -78,8 +78,8 @@ struct Spread {
 };
 
 inline Spread summarize(std::vector<double> values) {
-  Spread s;
-  if (values.empty()) return s;
+  Spread spread;
+  if (values.empty()) return spread;
   std::sort(values.begin(), values.end());
   auto quantile = [&](double q) {
     const double at = q * (values.size() - 1);
@@ -87,10 +87,10 @@ inline Spread summarize(std::vector<double> values) {
     const std::size_t above = std::min(below + 1, values.size() - 1);
     return values[below] + (at - below) * (values[above] - values[below]);
   };
-  s.median = quantile(0.5);
-  s.min = values.front();
-  s.iqr = quantile(0.75) - quantile(0.25);
-  return s;
+  spread.median = quantile(0.5);
+  spread.min = values.front();
+  spread.iqr = quantile(0.75) - quantile(0.25);
+  return spread;
 }
 
 }  // namespace reduction
