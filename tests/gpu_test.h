@@ -43,6 +43,15 @@ inline const std::vector<Chapter>& chapters() {
   return list;
 }
 
+// The indices in chapters() of the chapters that offer --op max and min (09, 10).
+inline std::vector<int> operator_chapters() {
+  std::vector<int> indices;
+  for (std::size_t i = 0; i < chapters().size(); ++i) {
+    if (chapters()[i].main().has_operators()) indices.push_back(static_cast<int>(i));
+  }
+  return indices;
+}
+
 inline const Chapter* find_chapter(const std::string& prefix) {
   for (const Chapter& c : chapters()) {
     if (c.id.rfind(prefix, 0) == 0) return &c;

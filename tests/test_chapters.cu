@@ -189,14 +189,6 @@ INSTANTIATE_TEST_SUITE_P(All, ChapterTest,
                                             ::testing::Values(DType::Int, DType::Float, DType::Double)),
                          param_name);
 
-std::vector<int> operator_chapters() {
-  std::vector<int> indices;
-  for (std::size_t i = 0; i < chapters().size(); ++i) {
-    if (chapters()[i].main().has_operators()) indices.push_back(static_cast<int>(i));
-  }
-  return indices;
-}
-
 INSTANTIATE_TEST_SUITE_P(OperatorChapters, OperatorTest,
                          ::testing::Combine(::testing::ValuesIn(operator_chapters()),
                                             ::testing::Values(DType::Int, DType::Float, DType::Double)),

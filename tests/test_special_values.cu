@@ -249,14 +249,6 @@ std::string param_name(const ::testing::TestParamInfo<int>& info) {
 INSTANTIATE_TEST_SUITE_P(Chapters, SpecialValues, ::testing::Range(0, static_cast<int>(chapters().size())),
                          param_name);
 
-std::vector<int> operator_chapters() {
-  std::vector<int> indices;
-  for (std::size_t i = 0; i < chapters().size(); ++i) {
-    if (chapters()[i].main().has_operators()) indices.push_back(static_cast<int>(i));
-  }
-  return indices;
-}
-
 INSTANTIATE_TEST_SUITE_P(OperatorChapters, OperatorSpecialValues, ::testing::ValuesIn(operator_chapters()),
                          param_name);
 
