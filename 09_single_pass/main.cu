@@ -2,6 +2,7 @@
 // file tells the common harness what it needs to run it: names, the launch shapes it
 // accepts, the operators it offers (--op sum|max|min), and the error bound of its
 // summation order. The harness does the rest: command line, input, timing, check.
+#include <algorithm>
 #include <type_traits>
 
 #include "harness.h"
@@ -33,19 +34,21 @@ constexpr std::size_t kVectorsInFlight = 4;
 Chapter single_pass_chapter() {
   Variant one_launch;
   one_launch.chapter = "09_single_pass";
-  one_launch.summary = "one launch: blocks reduce like 08 and take a ticket after a __threadfence(); the last block "
-                       "combines the partials in a fixed order (--op sum|max|min)";
+  one_launch.summary = "one launch: blocks reduce like 08 and take a ticket (cuda::atomic_ref, acquire-release); the last "
+                       "block combines the partials in a fixed order (--op sum|max|min)";
   one_launch.default_block = single_pass::kDefaultBlock;
   one_launch.check_shape = [](int block, int /*grid*/) { return check_block_range(block); };
   one_launch.default_grid = single_pass::default_grid;
   // The ticket counter and one partial per block; the harness zeroes it once.
   one_launch.scratch_bytes = single_pass::scratch_bytes;
+  one_launch.default_shape = single_pass::default_shape;  // the block too depends on n
   // A value passes through: thread_reduce over n elements with G*B threads and
-  // block_reduce (as in 08), then in the last block a serial loop over at most
-  // ceil(G / B) partials per thread and block_reduce again.
+  // block_reduce (as in 08), then in the last block's warp 0 a serial loop over at most
+  // ceil(G / 32) partials per lane (fewer lanes when B < 32) and the warp's shuffle tree.
   one_launch.chain_length = [](std::size_t n, int block, int grid) {
-    return vector_loop_chain(n, std::size_t(grid) * block, kVectorsInFlight) + ceil_div(grid, block) +
-           2 * shuffle_tree_depth(block);
+    const std::size_t lanes = std::min(block, 32);
+    return vector_loop_chain(n, std::size_t(grid) * block, kVectorsInFlight) + shuffle_tree_depth(block) +
+           ceil_div(grid, lanes) + ceil_log2(lanes);
   };
   one_launch.set_launcher(Op::Sum, launch_with<single_pass::Sum>);
   one_launch.set_launcher(Op::Max, launch_with<single_pass::Max>);

@@ -3,14 +3,15 @@
 // What changes since 08: 08 needs a second launch just to combine a few hundred block
 // partials, and at small n that launch is a large share of the time. Here every block
 // reduces its share exactly as in 08 (thread_reduce and block_reduce are 08's code,
-// repeated unchanged below), writes its partial, makes it visible to the whole GPU with
-// __threadfence(), and takes a numbered ticket from a counter with an atomic. The block
-// that draws the last ticket knows that every other partial is written, so it combines
-// them, in a fixed order (partial b always goes to the same thread and the same place in
-// the tree), and writes the result. The atomicInc that hands out the last ticket also
-// puts the counter back to 0 for the next call. Whichever block comes last, the
-// arithmetic is the same, so a float result is the same bit for bit on every run
-// (atomicAdd of float partials would add them in arrival order).
+// repeated unchanged below), writes its partial, and takes a numbered ticket from a
+// counter with a cuda::atomic_ref fetch_add whose acquire-release order makes the
+// partial visible to whoever draws a later ticket. The block that draws the last ticket
+// knows that every other partial is written, so its first warp combines them, in a fixed
+// order (partial b always goes to the same lane and the same place in the tree), writes
+// the result and puts the counter back to 0 for the next call. Whichever block comes
+// last, the arithmetic is the same, so a float result is the same bit for bit on every
+// run (atomicAdd of float partials would add them in arrival order). The launch shape
+// now follows n (default_shape): one block, blocks of 256, or a wave of 1024.
 // The kernel is generic over the operator: a functor with an identity (Sum, Max and Min
 // in single_pass.cuh).
 //
@@ -161,114 +162,141 @@ __device__ T block_reduce(T value, Op op) {
 // starting 16 bytes in so that they are aligned for any element type.
 constexpr std::size_t kPartialsOffset = 16;
 
+// Partials each lane of the last block's warp 0 loads before it adds any of them.
+constexpr int kPartialLoads = 4;
+
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// [snippet:combine_partials]
+// Step 3 of the kernel below, in the last block's warp 0 (`lanes` threads): lane l
+// combines partials l, l + lanes, l + 2*lanes, ... in that order, then the warp tree;
+// lane 0 gets the value. The order never depends on which block finished when. Each
+// lane issues kPartialLoads loads before it adds any, so that they wait for L2 together.
+// Plain loads, not __ldg: the read-only cache may hold a stale copy of data that
+// changes during the launch.
+template <typename T, typename Op>
+__device__ T combine_partials(const T* partials, unsigned lanes, Op op) {
+  T value = Op::template identity<T>();
+  for (unsigned first = threadIdx.x; first < gridDim.x; first += kPartialLoads * lanes) {
+    T loaded[kPartialLoads];
+#pragma unroll
+    for (int k = 0; k < kPartialLoads; ++k) {
+      const unsigned b = first + k * lanes;
+      loaded[k] = b < gridDim.x ? partials[b] : Op::template identity<T>();
+    }
+#pragma unroll
+    for (int k = 0; k < kPartialLoads; ++k) value = op(value, loaded[k]);
+  }
+  return warp_reduce(value, op);
+}
+// [/snippet:combine_partials]
+
 // [snippet:kernel]
 // Reduces input[0, n) with Op and writes the value to *result, in one launch.
 // `partials` holds one value per block; `ticket` must be 0 when the launch starts
 // (scratch zeroed once by the caller), and is 0 again when it ends.
 // What still limits it: nothing at large n, where it streams at the memory's speed; at
-// small n, the launch itself and one round trip to memory (the fence, the atomic).
+// small n, the launch itself and the finish (the ticket's round trip to L2, then the
+// last block's loads of the partials): README, "Where the time goes at small n".
 template <typename T, typename Op>
 __global__ void __launch_bounds__(1024)
     single_pass(const T* __restrict__ input, std::size_t n, T* result, T* partials, unsigned* ticket) {
-  __shared__ bool is_last_block;
   const Op op{};
 
   // 1. As in 08: this block's share, 16 bytes at a time; thread 0 gets the block's value.
   const T block_value = block_reduce(thread_reduce(input, n, op), op);
-  if (gridDim.x == 1) {  // one block (small n): its value is the result, no ticket needed
+  if (threadIdx.x >= kWarpSize) return;  // the rest is warp 0's: no block-wide barrier below
+  if (gridDim.x == 1) {                  // one block (small n): its value is the result
     if (threadIdx.x == 0) *result = block_value;
-    return;  // every thread of the grid takes this branch: no barrier is left waiting
+    return;
   }
 
-  // 2. Publish the partial, then take a ticket.
+  // 2. Lane 0 publishes the partial and takes a ticket.
+  const unsigned lanes = min(kWarpSize, blockDim.x);  // warp 0's threads (fewer for a tiny block)
+  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  unsigned my_ticket = 0;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block_value;
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket_ref(*ticket);
+    // Release: the partial stored above is visible to any thread of the device that
+    // acquires this ticket. Acquire: if this block draws the last ticket, its reads of
+    // the partials below see what every other block released. (acq_rel: both.)
+    my_ticket = ticket_ref.fetch_add(1, cuda::memory_order_acq_rel);
+    // fetch_add does not wrap: the last block puts the counter back to 0 for the next
+    // call. Every other block has drawn its ticket already.
+    if (my_ticket == gridDim.x - 1) ticket_ref.store(0, cuda::memory_order_relaxed);
+  }
+  my_ticket = __shfl_sync(mask, my_ticket, 0);  // every lane of warp 0 learns the ticket
+  if (my_ticket != gridDim.x - 1) return;        // not the last block: done
+  __syncwarp(mask);  // carries lane 0's acquire to the other lanes before their loads
+
+  // 3. The last block's warp 0: every partial is written (the acquire orders our loads
+  //    after every other block's release); combine them in a fixed order.
+  const T value = combine_partials(partials, lanes, op);
+  if (threadIdx.x == 0) *result = value;
+}
+// [/snippet:kernel]
+
+}  // namespace
+
+// The classic spelling of steps 2 and 3 (CUDA's threadFenceReduction sample, and 09
+// before cuda::atomic_ref): __threadfence() + atomicInc. Compiled here so that the
+// README's copy of it is known to build, and launched only by the docs' small-n bench
+// (tools/tuning/small_n.cu), which times the two spellings side by side. Both are correct.
+namespace alternatives {
+
+template <typename T, typename Op>
+__global__ void __launch_bounds__(1024)
+    single_pass_threadfence(const T* __restrict__ input, std::size_t n, T* result, T* partials, unsigned* ticket) {
+  const Op op{};
+  const T block_value = block_reduce(thread_reduce(input, n, op), op);
+  if (threadIdx.x >= kWarpSize) return;
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *result = block_value;
+    return;
+  }
+  const unsigned lanes = min(kWarpSize, blockDim.x);
+  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  unsigned my_ticket = 0;
+// [snippet:threadfence]
+// Step 2 of single_pass with __threadfence() and atomicInc(): the same ticket, older words.
   if (threadIdx.x == 0) {
     partials[blockIdx.x] = block_value;
     __threadfence();  // the partial reaches every SM's view of memory before the ticket below
     // atomicInc(p, m) returns the old value and stores old + 1, or 0 once old reaches
     // m: tickets 0, 1, ..., G-1, and drawing the last one resets the counter.
-    const unsigned my_ticket = atomicInc(ticket, gridDim.x - 1);
-    is_last_block = my_ticket == gridDim.x - 1;
-    if (is_last_block) __threadfence();  // and our reads of the partials come after it
+    my_ticket = atomicInc(ticket, gridDim.x - 1);
+    if (my_ticket == gridDim.x - 1) __threadfence();  // and our reads of the partials come after it
   }
-  __syncthreads();  // the block learns if it is last (and block_reduce's shared slots are free again)
-
-  // 3. The last block: every partial is written. Thread t combines partials t, t + B,
-  //    t + 2B, ... in that order, then the block tree; the order never depends on which
-  //    block finished when. The fence after the ticket already orders these loads after
-  //    every other block's partial; __ldcg (read at L2, where those stores land) is one
-  //    correct choice, a plain load another. Not __ldg: the partials change during the launch.
-  if (is_last_block) {
-    T value = Op::template identity<T>();
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) value = op(value, __ldcg(partials + b));
-    value = block_reduce(value, op);
-    if (threadIdx.x == 0) *result = value;
-  }
+// [/snippet:threadfence]
+  my_ticket = __shfl_sync(mask, my_ticket, 0);
+  if (my_ticket != gridDim.x - 1) return;
+  __syncwarp(mask);
+  const T value = combine_partials(partials, lanes, op);
+  if (threadIdx.x == 0) *result = value;
 }
-// [/snippet:kernel]
 
-constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
-}  // namespace
-
-// The ticket step in libcu++'s spelling, compiled here so that the README's copy of it
-// is known to build. The chapter's kernel does not use it: it keeps the classic
-// __threadfence() + atomicInc() form above. Both are correct.
-namespace alternatives {
-
-// [snippet:atomic_ref]
-// Steps 2 and 3 of single_pass with cuda::atomic_ref: the ordering that the two
-// __threadfence() calls give is part of the atomic operation itself.
 template <typename T, typename Op>
-__device__ void finish_with_atomic_ref(T block_value, T* result, T* partials, unsigned* ticket) {
-  __shared__ bool is_last_block;
-  const Op op{};
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = block_value;
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket_ref(*ticket);
-    // Release: the partial's store above is ordered before the ticket, for every
-    // thread on the device that acquires it. Acquire: in the block that draws the last
-    // ticket, the reads of the partials below are ordered after every other block's
-    // release, so they see every partial.
-    const unsigned my_ticket = ticket_ref.fetch_add(1, cuda::memory_order_acq_rel);
-    is_last_block = my_ticket == gridDim.x - 1;
-    // fetch_add does not wrap like atomicInc: the last block puts the counter back. Every
-    // other block has drawn its ticket already, and the next launch starts after this one.
-    if (is_last_block) ticket_ref.store(0, cuda::memory_order_relaxed);
-  }
-  __syncthreads();  // carries thread 0's acquire to the whole block (and frees block_reduce's slots)
-  if (is_last_block) {
-    T value = Op::template identity<T>();
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) value = op(value, partials[b]);  // plain loads
-    value = block_reduce(value, op);
-    if (threadIdx.x == 0) *result = value;
-  }
+cudaError_t reduce_threadfence(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                               cudaStream_t stream) {
+  if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
+  unsigned char* bytes = static_cast<unsigned char*>(scratch);
+  single_pass_threadfence<T, Op><<<grid, block, 0, stream>>>(input, n, result,
+                                                             reinterpret_cast<T*>(bytes + kPartialsOffset),
+                                                             reinterpret_cast<unsigned*>(bytes));
+  return cudaGetLastError();
 }
-// [/snippet:atomic_ref]
-
-// single_pass with the step above; instantiated below so that the compiler builds it,
-// never launched.
-template <typename T, typename Op>
-__global__ void single_pass_atomic_ref(const T* __restrict__ input, std::size_t n, T* result, T* partials,
-                                       unsigned* ticket) {
-  const Op op{};
-  const T block_value = block_reduce(thread_reduce(input, n, op), op);
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *result = block_value;
-    return;
-  }
-  finish_with_atomic_ref<T, Op>(block_value, result, partials, ticket);
-}
-template __global__ void single_pass_atomic_ref<float, Sum>(const float*, std::size_t, float*, float*, unsigned*);
+template cudaError_t reduce_threadfence<int, Sum>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_threadfence<float, Sum>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
 
 }  // namespace alternatives
 
 namespace {
 
-// Elements one block covers when each of its threads reads one 16-byte vector of
-// 4-byte elements (int, float): block * 4. Small grids are sized with it, so that at
-// small n the work is spread over as many SMs as there are vectors to read (each
-// thread then waits for memory once: see the partial trip in thread_reduce).
-std::size_t elements_per_block_vector(int block) { return std::size_t(block) * 4; }
+// Elements one thread covers at small n: one trip of thread_reduce's main loop,
+// kVectorsInFlight 16-byte vectors of 4-byte elements (int, float; a double thread
+// covers half as many vectors' worth). Each thread then waits for memory about once.
+constexpr std::size_t kElementsPerThread = kVectorsInFlight * 4;
 
 // How many blocks of `block` threads of this kernel one SM can hold at once, limited by
 // its registers, shared memory and thread and block slots (asks the device); *fewest
@@ -290,28 +318,58 @@ cudaError_t fewest_blocks_per_sm_for(int block, int* fewest) {
   return status;
 }
 
-}  // namespace
-
-// As 08: all blocks resident at once, no more than the work needs. For n up to
-// block * 4 elements that is one block, which writes the result without a ticket.
-cudaError_t default_grid(std::size_t n, int block, int* grid) {
-  if (block < 1 || block > 1024) return cudaErrorInvalidValue;
-  int device = 0, sm_count = 0;
+// The SM count, and how many blocks of `block` threads fit on the device at once (one
+// full wave: the fewest per SM over every type and operator, so that the whole grid is
+// resident whichever kernel runs).
+cudaError_t device_limits(int block, int* sm_count, std::size_t* wave) {
+  int device = 0;
   cudaError_t status = cudaGetDevice(&device);
-  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
-  // The fewest blocks per SM over every type and operator, so that the whole grid is
-  // resident whichever kernel runs.
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(sm_count, cudaDevAttrMultiProcessorCount, device);
   int per_sm = INT_MAX;
   if (status == cudaSuccess) status = fewest_blocks_per_sm_for<int>(block, &per_sm);
   if (status == cudaSuccess) status = fewest_blocks_per_sm_for<float>(block, &per_sm);
   if (status == cudaSuccess) status = fewest_blocks_per_sm_for<double>(block, &per_sm);
+  *wave = std::size_t(std::max(per_sm, 1)) * std::max(*sm_count, 1);
+  return status;
+}
+
+}  // namespace
+
+// [snippet:shape]
+// A grid for blocks of `block` threads: one trip of kElementsPerThread elements per
+// thread, but never more than one full wave (then each thread loops).
+cudaError_t default_grid(std::size_t n, int block, int* grid) {
+  if (block < 1 || block > 1024) return cudaErrorInvalidValue;
+  int sm_count = 0;
+  std::size_t wave = 0;
+  const cudaError_t status = device_limits(block, &sm_count, &wave);
   if (status != cudaSuccess) return status;
-  const std::size_t resident = std::size_t(std::max(per_sm, 1)) * sm_count;
-  // Small n: no more blocks than one vector per thread needs.
-  const std::size_t needed = ceil_div(std::max<std::size_t>(n, 1), elements_per_block_vector(block));
-  *grid = static_cast<int>(std::min(resident, needed));
+  const std::size_t threads = ceil_div(std::max<std::size_t>(n, 1), kElementsPerThread);
+  *grid = static_cast<int>(std::min(wave, ceil_div(threads, block)));
   return cudaSuccess;
 }
+
+// The shape for n elements, found with the small-n sweep (docs/tuning.md):
+//   up to 1024 threads' worth (n <= 16384 for 4-byte types): one block, as many threads
+//     as one trip each needs (a multiple of 32): it writes the result, no ticket;
+//   up to one 1024-thread block for every two SMs: blocks of 256 threads, so that a
+//     small input is spread over more SMs (each SM reads only so fast);
+//   above: blocks of 1024 threads, at most one full wave.
+cudaError_t default_shape(std::size_t n, int* block, int* grid) {
+  const std::size_t threads = ceil_div(std::max<std::size_t>(n, 1), kElementsPerThread);
+  if (threads <= 1024) {
+    *block = static_cast<int>(ceil_div(threads, 32) * 32);
+    *grid = 1;
+    return cudaSuccess;
+  }
+  int sm_count = 0;
+  std::size_t wave = 0;
+  const cudaError_t status = device_limits(1024, &sm_count, &wave);
+  if (status != cudaSuccess) return status;
+  *block = threads < std::size_t(1024) * sm_count / 2 ? 256 : 1024;
+  return default_grid(n, *block, grid);
+}
+// [/snippet:shape]
 
 std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
   return kPartialsOffset + std::size_t(grid) * sizeof(double);  // the ticket, then partials of the widest type

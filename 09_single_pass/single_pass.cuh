@@ -4,8 +4,8 @@
 //
 // Use it in your code (input: n floats in device memory):
 //   #include "single_pass.cuh"
-//   int block = single_pass::kDefaultBlock, grid = 0;
-//   cudaError_t status = single_pass::default_grid(n, block, &grid);
+//   int block = 0, grid = 0;
+//   cudaError_t status = single_pass::default_shape(n, &block, &grid);
 //   const std::size_t bytes = single_pass::scratch_bytes(n, block, grid);
 //   void* scratch = nullptr;
 //   float* result = nullptr;
@@ -30,8 +30,8 @@
 
 namespace single_pass {
 
-// Threads per block when you have no better idea: 1024, as 08. Any size from 1 to 1024
-// works (multiples of 32 waste no lanes).
+// Threads per block at large n (default_shape picks fewer at small n). Any size from
+// 1 to 1024 works (multiples of 32 waste no lanes).
 constexpr int kDefaultBlock = 1024;
 
 // The operators. Each is a functor with an identity, the value that changes nothing:
@@ -63,9 +63,12 @@ struct Min {
   template <typename T> __host__ __device__ T operator()(T a, T b) const { return (a < b || a != a) ? a : b; }
 };
 
-// As 08: as many blocks as fit on the current device at once (the smallest over the
-// kernels of every type and operator), but no more than the work needs (one block for
-// tiny n). block: 1 to 1024.
+// The launch shape for n elements, read off the current device: one block at small n,
+// blocks of 256 threads at medium n, a full wave of 1024-thread blocks at large n.
+cudaError_t default_shape(std::size_t n, int* block, int* grid);
+
+// A grid for n elements when you choose the block size (1 to 1024) yourself: as many
+// blocks as one trip per thread needs, at most as many as fit on the device at once.
 cudaError_t default_grid(std::size_t n, int block, int* grid);
 
 // Device memory reduce() needs besides input and result: the ticket counter and one
@@ -81,5 +84,13 @@ std::size_t scratch_bytes(std::size_t n, int block, int grid);
 template <typename T, typename Op>
 cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                    cudaStream_t stream = 0);
+
+// The same kernel with the classic ticket spelling (__threadfence() + atomicInc), kept
+// to compare the two; int and float sums only. Same arguments and scratch as reduce.
+namespace alternatives {
+template <typename T, typename Op>
+cudaError_t reduce_threadfence(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                               cudaStream_t stream = 0);
+}  // namespace alternatives
 
 }  // namespace single_pass

@@ -246,8 +246,11 @@ void setup(GpuState<T>& g, int device, Shard shard, std::size_t n, const Options
   g.shard = shard;
   CUDA_CHECK(cudaSetDevice(device));
   const reduction::DeviceInfo info = reduction::query_device();
-  g.block = options.block ? options.block : single_pass::kDefaultBlock;
+  // 09's shape for this GPU's shard (09_single_pass/single_pass.cuh), unless given.
+  g.block = options.block;
   g.grid = options.grid;
+  if (!g.block && !g.grid) CUDA_CHECK(single_pass::default_shape(shard.count, &g.block, &g.grid));
+  if (!g.block) g.block = single_pass::kDefaultBlock;
   if (!g.grid) CUDA_CHECK(single_pass::default_grid(shard.count, g.block, &g.grid));
   CUDA_CHECK(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
   g.timer = std::make_unique<reduction::GpuTimer>();

@@ -15,11 +15,12 @@ Chapter warp_shuffle_chapter();     // 07_warp_shuffle/main.cu
 Chapter vectorized_chapter();       // 08_vectorized/main.cu
 Chapter single_pass_chapter();      // 09_single_pass/main.cu
 Chapter cub_chapter();              // 10_cub/main.cu
+Chapter accuracy_chapter();         // 12_accuracy/main.cu
 
 std::vector<Chapter> all_gpu_chapters() {
   return {global_naive_chapter(), neighbored_less_chapter(), interleaved_chapter(), shared_tree_chapter(),
           pow2ceil_chapter(),     warp_unroll_chapter(),     warp_shuffle_chapter(), vectorized_chapter(),
-          single_pass_chapter(),  cub_chapter()};
+          single_pass_chapter(),  cub_chapter(),             accuracy_chapter()};
 }
 
 }  // namespace reduction

@@ -41,6 +41,9 @@ struct Variant {
   std::string (*check_shape)(int block, int grid) = nullptr;
   // The copy unit's default grid for n elements and this block size (reads the device).
   cudaError_t (*default_grid)(std::size_t n, int block, int* grid) = nullptr;
+  // Where the block size too depends on n (09): the whole default shape; used when
+  // neither --block nor --grid is given. Null: default_block and default_grid.
+  cudaError_t (*default_shape)(std::size_t n, int* block, int* grid) = nullptr;
   // Device scratch the launcher needs, zeroed once before the first call.
   std::size_t (*scratch_bytes)(std::size_t n, int block, int grid) = nullptr;
   // An upper bound on the additions any one input value passes through (reference.h

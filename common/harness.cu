@@ -46,6 +46,10 @@ void resolve_shape(const Variant& variant, std::size_t n, int& block, int& grid)
   // Only what the reader asked for is checked: the defaults are the chapter's own choice.
   const std::string why = variant.check_shape(block, grid);
   if (!why.empty()) throw UsageError(variant.chapter + ": " + why);
+  if (block == 0 && grid == 0 && variant.default_shape) {
+    CUDA_CHECK(variant.default_shape(n, &block, &grid));
+    return;
+  }
   if (block == 0) block = variant.default_block;
   if (grid == 0) CUDA_CHECK(variant.default_grid(n, block, &grid));
 }

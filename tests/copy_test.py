@@ -78,16 +78,82 @@ int main() {{
 """
 
 
+# 13_rows reduces each row of a matrix: its block leaves one sum per row in `sums`.
+ROWS_DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your code" block of {header}.
+#include <cstdio>
+#include <random>
+#include <vector>
+
+{includes}
+
+// The block, verbatim: it reads n_rows x n_cols floats at `input` (device memory) and
+// leaves one sum per row in `sums` and the first CUDA error in `status`.
+static int check(const float* input, std::size_t n_rows, std::size_t n_cols, const std::vector<double>& expected) {{
+{body}
+  if (status != cudaSuccess) {{
+    std::fprintf(stderr, "%zu x %zu: CUDA error %s (%s)\n", n_rows, n_cols, cudaGetErrorName(status),
+                 cudaGetErrorString(status));
+    return 1;
+  }}
+  for (std::size_t r = 0; r < n_rows; ++r) {{
+    if (static_cast<double>(sums[r]) != expected[r]) {{
+      std::fprintf(stderr, "%zu x %zu: row %zu: the block gave %.1f, the exact sum is %.1f\n", n_rows, n_cols, r,
+                   sums[r], expected[r]);
+      return 1;
+    }}
+  }}
+  std::printf("%zu x %zu: every row sum exact\n", n_rows, n_cols);
+  return 0;
+}}
+
+int main() {{
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {{
+    std::printf("SKIPPED: no CUDA device: the copy unit compiled and linked, but cannot run here\n");
+    return 77;
+  }}
+  std::mt19937_64 random(std::random_device{{}}());
+  int failures = 0;
+  const std::size_t shapes[][2] = {{{{65537, 3}}, {{1000, 33}}, {{3, 4097}}, {{1, 1000003}}, {{7, 0}}}};
+  for (const auto& shape : shapes) {{
+    const std::size_t n_rows = shape[0], n_cols = shape[1];
+    // Integers from -3 to 3: every partial sum stays far below 2^24, so float adds
+    // them exactly in any order and each row's sum must match to the bit.
+    std::vector<float> host(n_rows * n_cols);
+    std::vector<double> expected(n_rows, 0.0);
+    for (std::size_t i = 0; i < host.size(); ++i) {{
+      host[i] = static_cast<float>(static_cast<int>(random() % 7) - 3);
+      expected[i / n_cols] += host[i];
+    }}
+    float* input = nullptr;
+    if (cudaMalloc(&input, (host.empty() ? 1 : host.size()) * sizeof(float)) != cudaSuccess ||
+        cudaMemcpy(input, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {{
+      std::fprintf(stderr, "could not set up the input\n");
+      return 1;
+    }}
+    failures += check(input, n_rows, n_cols, expected);
+    cudaFree(input);
+  }}
+  return failures ? 1 : 0;
+}}
+"""
+
+
 def fail(message):
     print(f"copy_test: {message}", file=sys.stderr)
     sys.exit(1)
 
 
 def copy_unit(chapter_dir):
-    """The copy unit's header and source: the folder's only .cuh and the .cu beside it."""
+    """The copy unit's header and source: the folder's .cuh with the "Use it in your code"
+    block (its only .cuh, except in 13_rows, which also holds its CUB yardsticks') and the
+    .cu beside it."""
     headers = glob.glob(os.path.join(chapter_dir, "*.cuh"))
+    if len(headers) > 1:
+        headers = [h for h in headers if "// Use it in your code" in open(h, encoding="utf-8").read()]
     if len(headers) != 1:
-        fail(f"{chapter_dir} must hold exactly one .cuh (the copy unit's header), found {len(headers)}")
+        fail(f"{chapter_dir} must hold exactly one .cuh with a 'Use it in your code' block (the copy unit's "
+             f"header), found {len(headers)}")
     header = headers[0]
     source = header[:-1]  # <stem>.cuh -> <stem>.cu
     if not os.path.isfile(source):
@@ -147,8 +213,9 @@ def main():
     # Exactly the command of GUIDE.md, in a folder that holds only the two files.
     run([args.nvcc, "-std=c++17", "-c", os.path.basename(source)], args.work)
 
+    driver = ROWS_DRIVER if os.path.basename(header) == "rows.cuh" else DRIVER
     with open(os.path.join(args.work, "driver.cu"), "w", encoding="utf-8") as f:
-        f.write(DRIVER.format(header=os.path.basename(header), includes="\n".join(includes),
+        f.write(driver.format(header=os.path.basename(header), includes="\n".join(includes),
                               body="\n".join("  " + line for line in body)))
     run([args.nvcc, "-std=c++17", "driver.cu", stem + ".o", "-o", "driver"], args.work)
     print(f"copy_test: {stem}.cuh + {stem}.cu compile alone and link with the block's driver")

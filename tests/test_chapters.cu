@@ -195,18 +195,23 @@ INSTANTIATE_TEST_SUITE_P(OperatorChapters, OperatorTest,
                          param_name);
 
 // 09 promises a float result that is the same bit for bit on every run: the partials
-// are combined in a fixed order, never by atomics in arrival order.
-TEST(SinglePass, FloatResultIdenticalOver100Runs) {
+// are combined in a fixed order, never by atomics in arrival order. At sizes in each of
+// its default shapes: one block (no ticket), blocks of 256, a wave of 1024-thread blocks.
+TEST(SinglePass, FloatResultIdenticalOver100RunsAtEveryShape) {
   REQUIRE_GPU();
   const Chapter* c = find_chapter("09");
   ASSERT_NE(c, nullptr) << "09_single_pass is not built";
-  const std::vector<float> host = generate_input<float>((std::size_t(1) << 24) + 13, fresh_seed());
-  DeviceRun<float> run(c->main(), host);
-  const float first = run.run(Op::Sum, 0xCD);
-  for (int repeat = 1; repeat < 100; ++repeat) {
-    const float again = run.run(Op::Sum, repeat % 2 ? 0xAB : 0xCD);
-    ASSERT_EQ(std::memcmp(&first, &again, sizeof(float)), 0)
-        << "run " << repeat << " gave " << format_value(again) << ", run 0 gave " << format_value(first);
+  for (std::size_t n : {std::size_t(1000), std::size_t(16385), std::size_t(65539), std::size_t(1048583),
+                        std::size_t(2097157), (std::size_t(1) << 24) + 13}) {
+    const std::vector<float> host = generate_input<float>(n, fresh_seed());
+    DeviceRun<float> run(c->main(), host);
+    const float first = run.run(Op::Sum, 0xCD);
+    for (int repeat = 1; repeat < 100; ++repeat) {
+      const float again = run.run(Op::Sum, repeat % 2 ? 0xAB : 0xCD);
+      ASSERT_EQ(std::memcmp(&first, &again, sizeof(float)), 0) << "n = " << n << ": run " << repeat << " gave "
+                                                                << format_value(again) << ", run 0 gave "
+                                                                << format_value(first);
+    }
   }
 }
 

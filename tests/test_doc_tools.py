@@ -6,13 +6,27 @@
 - results.py: on a made-up sweep (written to a temporary folder, never to the repo) it
   writes results.md, the plots and the README blocks, and leaves other blocks alone;
   `fill` replaces one marker block;
-- merge_answers.py: merges answer files with a table of contents; docs/answers.md is current.
+- merge_answers.py: merges answer files with a table of contents; docs/answers.md is current;
+- several runs (results.py combine, fill_docs.py RUN_DIR...): the published time of a point is
+  the median of the runs' medians and its spread the run farthest from it, with two and three
+  made-up runs;
+- the check (results.py check): an outlier within a run and between runs, int and float
+  disagreeing, a time that falls and a GB/s that drops when N doubles are each flagged, and
+  clean runs pass; `remeasure` replaces a point and records it;
+- fill_docs.py refuses to publish a suspect point (exit 1, nothing written) unless
+  --allow-suspect, and takes every run fact (GPU, driver, CUDA, date, repetitions, link type)
+  from the run's files: filled from made-up runs with made-up values, the output shows those
+  values and none of a real run's;
+- fill_docs.py calls the fill(results_dirs) of the other tools/fill_*.py modules.
+Everything is written to temporary copies of the repository's Markdown, never to the repo.
 
 Run: python3 tests/test_doc_tools.py -v   (Python 3 standard library only)
 """
 
+import ast
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -189,6 +203,393 @@ class Results(unittest.TestCase):
         self.assertEqual(run("results.py", os.path.join(self.tmp.name, "nowhere"), "--root", self.root).returncode, 2)
         write(os.path.join(self.data, "sweep_int.json"), "{}")
         self.assertEqual(run("results.py", self.data, "--root", self.root).returncode, 2)
+
+
+# ----------------------------------------------------------------------------- several runs, the check, fill_docs
+
+CHAPTERS = ["00_cpu_baseline", "01_global_naive", "04_shared_tree", "10_cub"]
+N24 = 1 << 24
+
+
+def clean_ms(chapter_index, n):
+    """The made-up time of a chapter at n (ms): a launch cost plus n at a chapter's own speed;
+    it rises with n, never more than doubles when n doubles, and is the same for int and float."""
+    return 0.005 + n * 4e-9 / (chapter_index + 1)
+
+
+def clean_sweep(dtype, factor=1.0, date="2000-01-02", reps=7):
+    """A made-up sweep of one run that the check passes (times scaled by factor; IQR 1 %)."""
+    rows = []
+    for k in range(10, 31):
+        n = 1 << k
+        for i, chapter in enumerate(CHAPTERS + [results.FLOOR]):
+            ms = factor * clean_ms(i, n)
+            gbps = n * 4 / (ms * 1e6)
+            rows.append({"n": n, "chapter": chapter, "ms": ms, "min_ms": 0.98 * ms, "iqr_ms": 0.01 * ms, "gbps": gbps,
+                         "percent_of_peak": 0.0 if i == 0 else 100 * gbps / 3000.0, "ok": True})
+    return {"device": "Test GPU", "cuda": "99.9", "date": date, "peak_gbps": 3000.0, "type": dtype, "reps": reps,
+            "flush": True, "rows": rows}
+
+
+def scale_point(sweep, chapter, n, factor):
+    for row in sweep["rows"]:
+        if row["chapter"] == chapter and row["n"] == n:
+            row["ms"] *= factor
+            row["min_ms"] *= factor
+            row["iqr_ms"] *= factor
+            row["gbps"] /= factor
+
+
+def in_memory_runs(factors, change=None):
+    """Runs as results.load_runs returns them; change(run_index, dtype, sweep) alters a sweep."""
+    runs = []
+    for k, factor in enumerate(factors):
+        sweeps = {}
+        for dtype in ("int", "float"):
+            sweep = clean_sweep(dtype, factor)
+            if change:
+                change(k, dtype, sweep)
+            sweep["path"] = f"run{k + 1}/sweep_{dtype}.json"
+            sweeps[dtype] = results.index_rows(sweep)
+        runs.append({"dir": f"run{k + 1}", "sweeps": sweeps, "facts": {"gpu": "Test GPU", "date": "2000-01-02"}})
+    return runs
+
+
+GPU_TXT = ("name, driver_version, memory.total [MiB], clocks.max.memory [MHz], uuid\n"
+           "Test GPU, {driver}, 1024 MiB, 1000 MHz, {uuid}\n"
+           "nvcc: NVIDIA (R) Cuda compiler driver\nCuda compilation tools, release {cuda}, V{cuda}.1\n"
+           "date: {date}\n")
+
+
+def write_run(path, factor=1.0, date="2031-02-03", driver="999.1.2", cuda="77.7", uuid="GPU-test-1", reps=7,
+              change=None):
+    """A made-up results folder as tools/gpu_suite.sh leaves it: data/sweep_*.json and gpu.txt."""
+    for dtype in ("int", "float"):
+        sweep = clean_sweep(dtype, factor, date, reps)
+        if change:
+            change(dtype, sweep)
+        write(os.path.join(path, "data", f"sweep_{dtype}.json"), json.dumps(sweep))
+    write(os.path.join(path, "gpu.txt"), GPU_TXT.format(driver=driver, uuid=uuid, cuda=cuda, date=date))
+    return path
+
+
+def copy_markdown(root):
+    """The repository's Markdown files (the real marker blocks) in a temporary root."""
+    for path in results.find_markdown(REPO):
+        target = os.path.join(root, os.path.relpath(path, REPO))
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        shutil.copy(path, target)
+
+
+def block(text, marker):
+    """The inside of the first <!-- MARKER --> ... <!-- /KIND --> block of text."""
+    start = text.index(f"<!-- {marker} -->")
+    return text[start:text.index(f"<!-- /{marker.split(':')[0]} -->", start)]
+
+
+class Combining(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "repo")
+        copy_markdown(self.root)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_three_runs_publish_the_median_of_the_run_medians_and_the_farthest_run(self):
+        factors = (1.02, 0.99, 1.00)  # median 1.00 (the third run), mean 1.0033, farthest 2 % away
+        dirs = [write_run(os.path.join(self.tmp.name, f"r{k}"), f, date=f"2031-02-0{k + 1}", uuid=f"GPU-{k}")
+                for k, f in enumerate(factors)]
+        combined = results.combine(results.load_runs(dirs))
+        base = clean_ms(2, N24)  # 04_shared_tree at 2^24: 0.005 + 16777216 * 4e-9 / 3 = 0.027369621 ms
+        self.assertAlmostEqual(base, 0.027369621, places=9)
+        row = combined["int"]["table"]["04_shared_tree"][N24]
+        self.assertAlmostEqual(row["ms"], base, places=12)
+        for got, factor in zip(row["run_ms"], factors):
+            self.assertAlmostEqual(got, factor * base, places=12)
+        self.assertAlmostEqual(results.spread_percent(row), 2.0, places=9)
+        self.assertAlmostEqual(row["gbps"], N24 * 4 / (base * 1e6), places=9)
+        self.assertEqual(row["n_runs"], 3)
+
+        result = run("fill_docs.py", *dirs, "--root", self.root, "--no-other-fills")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        readme = block(read(os.path.join(self.root, "README.md")), "results:main")
+        # 27.37 µs published (the mean would print 27.5 µs, the first run 27.9 µs), ±2.0 %.
+        self.assertIn("| [04_shared_tree](04_shared_tree/README.md) | 27.4 µs | ±2.0% |", readme)
+        self.assertIn("3 runs on 3 different GPUs, 2031-02-01, 2031-02-02 and 2031-02-03", readme)
+        page = read(os.path.join(self.root, "docs", "results.md"))
+        self.assertIn("| 2^24 | 04_shared_tree | 27.4 µs | ±2.0% | 27.9 µs, 27.1 µs, 27.4 µs |", page)
+        for k in range(1, 4):
+            self.assertTrue(os.path.exists(os.path.join(self.root, "docs", "data", f"run{k}", "sweep_int.json")))
+        chapter = block(read(os.path.join(self.root, "04_shared_tree", "README.md")), "results:04_shared_tree")
+        self.assertIn("| 2^24 | 27.4 µs ±2.0% |", chapter)
+        # Regenerating from docs/data/run* gives the same pages.
+        before = read(os.path.join(self.root, "docs", "results.md"))
+        result = run("results.py", "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(read(os.path.join(self.root, "docs", "results.md")), before)
+
+    def test_two_runs_publish_the_mean_of_the_two(self):
+        dirs = [write_run(os.path.join(self.tmp.name, f"r{k}"), f) for k, f in enumerate((1.00, 1.04))]
+        row = results.combine(results.load_runs(dirs))["float"]["table"]["10_cub"][1 << 28]
+        base = clean_ms(3, 1 << 28)
+        self.assertAlmostEqual(row["ms"], 1.02 * base, places=12)
+        self.assertAlmostEqual(row["lo"], base, places=12)
+        self.assertAlmostEqual(row["hi"], 1.04 * base, places=12)
+        self.assertAlmostEqual(results.spread_percent(row), 100 * 0.02 / 1.02, places=9)
+
+    def test_within_the_spread_is_said(self):
+        a = {"ms": 1.0, "lo": 0.98, "hi": 1.03, "n_runs": 3}
+        b = {"ms": 1.02, "lo": 1.01, "hi": 1.05, "n_runs": 3}
+        c = {"ms": 1.10, "lo": 1.08, "hi": 1.12, "n_runs": 3}
+        self.assertTrue(results.within_spread(a, b))
+        self.assertFalse(results.within_spread(a, c))
+        one = {"ms": 1.0, "iqr_ms": 0.04}  # one run: the middle half of the repetitions, 0.98 .. 1.02
+        self.assertTrue(results.within_spread(one, {"ms": 1.03, "iqr_ms": 0.02}))
+        self.assertFalse(results.within_spread(one, {"ms": 1.04, "iqr_ms": 0.02}))
+
+    def test_step_tables_combine_the_runs(self):
+        import fill_docs
+        first = {("06", "a_05", "int", N24): {"median": 40.0, "min": 39.0, "gbps": 1600.0, "ok": True}}
+        second = {("06", "a_05", "int", N24): {"median": 44.0, "min": 38.0, "gbps": 1500.0, "ok": True}}
+        third = {("06", "a_05", "int", N24): {"median": 41.0, "min": 40.0, "gbps": 1550.0, "ok": True}}
+        row = fill_docs.combine_steps([({}, first), ({}, second), ({}, third)])[("06", "a_05", "int", N24)]
+        self.assertEqual((row["median"], row["min"], row["lo"], row["hi"], row["n_runs"]), (41.0, 38.0, 40.0, 44.0, 3))
+
+
+class Check(unittest.TestCase):
+    def kinds(self, suspects, dtype=None, chapter=None, n=None):
+        return {s["kind"] for s in suspects if (dtype is None or s["type"] == dtype)
+                and (chapter is None or s["chapter"] == chapter) and (n is None or s["n"] == n)}
+
+    def test_clean_runs_pass(self):
+        self.assertEqual(results.check(in_memory_runs([1.0])), [])
+        self.assertEqual(results.check(in_memory_runs([1.02, 0.99, 1.0])), [])
+
+    def test_a_large_spread_within_a_run_is_flagged(self):
+        def change(k, dtype, sweep):
+            if k == 1 and dtype == "int":
+                for row in sweep["rows"]:
+                    if row["chapter"] == "04_shared_tree" and row["n"] == N24:
+                        row["iqr_ms"] = 0.3 * row["ms"]  # limit: 2 x (1.2 µs + 0.75 %) = 3.2 µs of 27 µs
+        suspects = results.check(in_memory_runs([1.0, 1.0, 1.0], change))
+        self.assertEqual([(s["kind"], s["type"], s["chapter"], s["n"], s["run"]) for s in suspects],
+                         [("spread within the run", "int", "04_shared_tree", N24, 2)])
+
+    def test_an_outlier_between_runs_is_flagged(self):
+        def change(k, dtype, sweep):
+            if k == 1 and dtype == "int":
+                scale_point(sweep, "04_shared_tree", N24, 1.3)
+        suspects = results.check(in_memory_runs([1.02, 0.99, 1.0], change))
+        self.assertEqual([(s["kind"], s["type"], s["chapter"], s["n"]) for s in suspects],
+                         [("spread between runs", "int", "04_shared_tree", N24)])
+
+    def test_int_and_float_disagreeing_is_flagged(self):
+        def change(k, dtype, sweep):
+            if dtype == "float":
+                scale_point(sweep, "04_shared_tree", 1 << 26, 1.10)  # 9.4 µs more, limit 4.0 µs
+        suspects = results.check(in_memory_runs([1.0], change))
+        self.assertEqual([(s["kind"], s["chapter"], s["n"]) for s in suspects],
+                         [("int and float disagree", "04_shared_tree", 1 << 26)])
+        self.assertEqual(sorted(suspects[0]["sizes"]), [("float", 1 << 26), ("int", 1 << 26)])
+
+    def test_the_cpu_row_is_not_compared_across_types(self):
+        def change(k, dtype, sweep):
+            if dtype == "float":
+                for n in (1 << k for k in range(10, 31)):
+                    scale_point(sweep, "00_cpu_baseline", n, 2.0)  # the host's double adds: not memory-bound
+        self.assertEqual(results.check(in_memory_runs([1.0], change)), [])
+
+    def test_a_time_that_falls_when_n_doubles_is_flagged(self):
+        def change(k, dtype, sweep):
+            scale_point(sweep, "04_shared_tree", 1 << 26, 0.8 * clean_ms(2, 1 << 25) / clean_ms(2, 1 << 26))
+        suspects = results.check(in_memory_runs([1.0], change))
+        for dtype in ("int", "float"):
+            self.assertIn("time falls when N doubles", self.kinds(suspects, dtype, "04_shared_tree", 1 << 25))
+            # and from the too-fast point to the next the time grows more than twice: GB/s drops
+            self.assertIn("GB/s drops when N doubles", self.kinds(suspects, dtype, "04_shared_tree", 1 << 26))
+        self.assertEqual(self.kinds(suspects), {"time falls when N doubles", "GB/s drops when N doubles"})
+
+    def test_gbps_that_jumps_and_falls_back_is_flagged(self):
+        def change(k, dtype, sweep):
+            scale_point(sweep, "04_shared_tree", N24, 0.6)  # still slower than 2^23, but GB/s peaks at 2^24
+        suspects = results.check(in_memory_runs([1.0], change))
+        self.assertEqual({(s["kind"], s["type"], s["chapter"], s["n"]) for s in suspects},
+                         {("GB/s drops when N doubles", t, "04_shared_tree", N24) for t in ("int", "float")})
+
+    def test_check_command_lists_the_sizes_to_measure_again(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            clean = write_run(os.path.join(tmp, "clean"))
+            result = run("results.py", "check", clean, "--list")
+            self.assertEqual((result.returncode, result.stdout), (0, ""), result.stderr)
+
+            def change(dtype, sweep):
+                if dtype == "float":
+                    scale_point(sweep, "04_shared_tree", 1 << 26, 1.10)
+            bad = write_run(os.path.join(tmp, "bad"), change=change)
+            result = run("results.py", "check", bad, "--list")
+            self.assertEqual(result.returncode, 1, result.stderr)
+            self.assertEqual(result.stdout.split("\n"), [f"float {1 << 26} 7", f"int {1 << 26} 7", ""])
+            result = run("results.py", "check", bad)
+            self.assertEqual(result.returncode, 1)
+            self.assertIn("float 04_shared_tree", result.stdout.replace("int 04_shared_tree at N = 2^26: int and float",
+                                                                         "float 04_shared_tree"))
+
+            # A new tour --json at that size replaces the rows, is recorded, and the check passes.
+            fresh = clean_sweep("float", 1.0, "2031-02-03")
+            tour = {"device": "Test GPU", "type": "float", "n": 1 << 26, "reps": 7, "rows": [
+                dict(r, result=1, note="", percent_of_peak=None) for r in fresh["rows"] if r["n"] == 1 << 26]}
+            write(os.path.join(tmp, "tour.json"), json.dumps(tour))
+            write(os.path.join(tmp, "broken.json"), "{\"device\": ")
+            result = run("results.py", "remeasure", bad, os.path.join(tmp, "tour.json"),
+                         os.path.join(tmp, "broken.json"), "--attempt", "2")
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertIn("broken.json: not a tour --json output", result.stderr)
+            sweep = json.loads(read(os.path.join(bad, "data", "sweep_float.json")))
+            row = next(r for r in sweep["rows"] if r["chapter"] == "04_shared_tree" and r["n"] == 1 << 26)
+            self.assertEqual(row["remeasured"], 2)
+            self.assertAlmostEqual(row["ms"], clean_ms(2, 1 << 26), places=12)
+            self.assertAlmostEqual(row["sweep_ms"], 1.10 * clean_ms(2, 1 << 26), places=12)
+            self.assertEqual(run("results.py", "check", bad).returncode, 0)
+
+
+class FillDocs(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "repo")
+        copy_markdown(self.root)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_a_suspect_point_is_refused_unless_allowed(self):
+        def change(dtype, sweep):
+            if dtype == "float":
+                scale_point(sweep, "04_shared_tree", 1 << 26, 1.10)
+        bad = write_run(os.path.join(self.tmp.name, "bad"), change=change)
+        readme = read(os.path.join(self.root, "README.md"))
+        result = run("fill_docs.py", bad, "--root", self.root, "--no-other-fills")
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
+        self.assertIn("int 04_shared_tree at N = 2^26: int and float disagree", result.stderr)
+        self.assertEqual(read(os.path.join(self.root, "README.md")), readme)  # nothing written
+        self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "data", "run1")))
+        result = run("fill_docs.py", bad, "--root", self.root, "--allow-suspect", "--no-other-fills")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        page = read(os.path.join(self.root, "docs", "results.md"))
+        # Both sides of the disagreement are marked: int 94.5 µs, float 104 µs (x 1.10).
+        self.assertIn("| 2^26 | 04_shared_tree | 94.5 µs | ±0.5% | 2841 | 94.7% | ok, suspect † |", page)
+        self.assertIn("| 2^26 | 04_shared_tree | 104 µs | ±0.5% | 2583 | 86.1% | ok, suspect † |", page)
+        self.assertIn("## Suspect points", page)
+        self.assertIn("- int 04_shared_tree at N = 2^26: int and float disagree", page)
+
+    def test_run_facts_come_from_the_files(self):
+        run_dir = write_run(os.path.join(self.tmp.name, "run"), reps=13)
+        write(os.path.join(run_dir, "chapters.jsonl"), json.dumps(
+            {"chapter": "00_cpu_baseline", "n": N24, "threads": 5, "reps": 13, "methods": [
+                {"name": "plain loop", "result": "12", "error": 0.0, "ms": 1.5, "gbps": 44.7, "ok": True}]}) + "\n")
+        write(os.path.join(run_dir, "cpu_300M_float.txt"), "made-up output\n")
+        steps = ["# tune_steps", "device: Test GPU", "sms: 3", "date: 2031-02-03",
+                 "method: interleaved; median and min of 11 after 2 warm-up runs",
+                 "shape: int 2^24: 06's group 6 x 128 (2 per SM), then 1 x 128; c_04 6 x 128, then 1 x 128; "
+                 "a_03 and b_shared1 131072 x 128, 3 launches"]
+        for group, variants in (("06", ("a_05", "b_06tree", "c_06loop", "d_06")),
+                                ("04", ("a_03", "b_shared1", "c_04"))):
+            for dtype in ("int", "float"):
+                for i, variant in enumerate(variants):
+                    steps.append(f"{group} {variant} {dtype} {N24} {50.0 - i:.2f} {49.0 - i:.2f} {1300.0 + i:.1f} ok")
+        write(os.path.join(run_dir, "tune_steps.txt"), "\n".join(steps) + "\n")
+        result = run("fill_docs.py", run_dir, "--root", self.root, "--no-other-fills")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        blocks = {
+            "README.md": block(read(os.path.join(self.root, "README.md")), "results:main"),
+            "00": block(read(os.path.join(self.root, "00_cpu_baseline", "README.md")), "output:00_cpu_methods"),
+            "06": block(read(os.path.join(self.root, "06_warp_unroll", "README.md")), "results:06_steps"),
+            "04": block(read(os.path.join(self.root, "04_shared_tree", "README.md")), "results:04_steps"),
+            "page": read(os.path.join(self.root, "docs", "results.md")),
+        }
+        for name, text in blocks.items():
+            self.assertIn("CUDA 77.7", text, name)
+            self.assertIn("driver 999.1.2", text, name)
+            self.assertIn("2031-02-03", text, name)
+            for real in ("CUDA 13.0", "2026-11-22", "580.159.04", "median of 30", "H100"):
+                self.assertNotIn(real, text, name)
+        self.assertIn("median of 13 runs", blocks["README.md"])
+        self.assertIn(", 5 threads, median of 13", blocks["00"])
+        self.assertIn("median and min of 11", blocks["06"])
+        self.assertIn("(128 threads, one full wave", blocks["06"])
+        self.assertIn("one block per 128 elements per launch", blocks["04"])
+        self.assertIn(f"{1 << 24}", read(os.path.join(self.root, "docs", "data", "run1", "sweep_int.json")))
+        facts = json.loads(read(os.path.join(self.root, "docs", "data", "run1", "run.json")))
+        self.assertEqual((facts["cuda"], facts["driver"], facts["date"]), ("77.7", "999.1.2", "2031-02-03"))
+        self.assertNotIn("GPU-test-1", read(os.path.join(self.root, "docs", "data", "run1", "run.json")))
+
+    def test_multigpu_facts_come_from_the_files(self):
+        mg = os.path.join(self.tmp.name, "mg")
+        gpus = GPU_TXT.format(driver="999.1.2", uuid="GPU-a", cuda="77.7", date="2031-02-03")
+        write(os.path.join(mg, "gpu_x2.txt"), gpus.replace("date:", "Test GPU, 999.1.2, 1024 MiB, 1000 MHz, GPU-b\n"
+                                                           "date:", 0))
+        write(os.path.join(mg, "topo.txt"),
+              "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tNV7\t0-7\t0\nGPU1\tNV7\t X \t0-7\t0\n\nLegend:\n\n"
+              "  X    = Self\n  SYS  = Connection traversing PCIe as well as the SMP interconnect\n"
+              "  NV#  = Connection traversing a bonded set of # NVLinks\n")
+        records = [{"chapter": "11_multi_gpu", "mode": "one process", "gpus": g, "type": "float", "n": 1 << 30,
+                    "ms": 2.0 / g, "gbps": 2000.0 * g, "reps": 17, "flush": True, "device": "Test GPU"} for g in (1, 2)]
+        write(os.path.join(mg, "multigpu.jsonl"), "\n".join(json.dumps(r) for r in records) + "\n")
+        write(os.path.join(mg, "multigpu_large.txt"),
+              "11_multi_gpu (one process): 3000000000 float values in 2 shards, one per GPU; 09 on each\n"
+              "gpu 0      Test GPU (sm_90, 2 SMs, 1 MiB L2, 1.0 GiB) (0000:00:06.0), peak 100 GB/s, shard [0, 1)\n")
+        write(os.path.join(mg, "multigpu_mpi.txt"), "time 1 ms (median of 17, L2 flushed)\n")
+        result = run("fill_docs.py", "--multigpu", mg, "--root", self.root, "--no-other-fills")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        text = block(read(os.path.join(self.root, "11_multi_gpu", "README.md")), "results:11_multi_gpu")
+        for wanted in ("2 × Test GPU", "between GPU0 and GPU1: NV7, connection traversing a bonded set of 7 NVLinks",
+                       "driver 999.1.2", "CUDA 77.7", "2031-02-03", "median of 17", "| float | 2^30 | 2.000 |",
+                       "(3·10^9 floats = 11.2 GiB, 5.6 GiB per GPU; one Test GPU has 1.0 GiB)"):
+            self.assertIn(wanted, text)
+        for real in ("NV18", "2026-11-22", "CUDA 13.0", "median of 30", "H200", "141.6"):
+            self.assertNotIn(real, text)
+
+    def test_the_scripts_type_no_run_facts(self):
+        # The code of the docs scripts, without docstrings and comment lines (which may name examples).
+        for script in ("fill_docs.py", "results.py", "ncu_table.py", os.path.join("tuning", "tables.py")):
+            source = read(os.path.join(TOOLS, script))
+            docs = set()
+            for node in ast.walk(ast.parse(source)):
+                body = getattr(node, "body", None)
+                if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
+                        and isinstance(getattr(body[0], "value", None), ast.Constant) \
+                        and isinstance(body[0].value.value, str):
+                    docs.update(range(body[0].lineno, body[0].end_lineno + 1))
+            code = "\n".join(line for number, line in enumerate(source.splitlines(), 1)
+                             if number not in docs and not line.lstrip().startswith("#"))
+            for fact in ("CUDA 13", "2026-", "NV18", "median of 30", "580.1", "H100", "H200", "132 SMs", "396"):
+                self.assertNotIn(fact, code, f"{script} types '{fact}'")
+
+    def test_other_fill_modules_are_called_with_the_run_folders(self):
+        import fill_docs
+        tools = os.path.join(self.tmp.name, "tools")
+        out = os.path.join(self.tmp.name, "called.json")
+        write(os.path.join(tools, "fill_zz.py"),
+              "import json\nROOT = 'the repository of this file'\nMARKER = 'results:09_vs_cub'\n"
+              f"def fill(results_dirs, root=None):\n    json.dump([results_dirs, root, ROOT], open({out!r}, 'w'))\n")
+        write(os.path.join(tools, "fill_aa.py"), "VALUE = 1  # no fill(): not called\n")
+        write(os.path.join(tools, "fill_bb.py"), "def fill(results_dirs):\n    raise RuntimeError('broken')\n")
+        saved = fill_docs.HERE, fill_docs.ROOT
+        fill_docs.HERE, fill_docs.ROOT = tools, self.root
+        try:
+            with open(os.devnull, "w") as quiet:
+                stdout, stderr = sys.stdout, sys.stderr
+                sys.stdout = sys.stderr = quiet
+                try:
+                    ran, failed = fill_docs.run_plugins(["/runs/a", "/runs/b"])
+                    claimed = fill_docs.claimed_markers()  # fill_docs.py leaves these blocks to them
+                finally:
+                    sys.stdout, sys.stderr = stdout, stderr
+        finally:
+            fill_docs.HERE, fill_docs.ROOT = saved
+        self.assertEqual((ran, failed), (["fill_zz"], ["fill_bb"]))
+        self.assertEqual(claimed, {"results:09_vs_cub": "fill_zz.py"})
+        self.assertEqual(json.loads(read(out)), [["/runs/a", "/runs/b"], self.root, self.root])
 
 
 class Answers(unittest.TestCase):

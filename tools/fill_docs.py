@@ -1,48 +1,129 @@
 #!/usr/bin/env python3
-"""fill_docs.py RESULTS_DIR: puts one GPU run's measurements (tools/gpu_suite.sh) into the docs.
+"""fill_docs.py RUN_DIR [RUN_DIR ...]: puts the measurements of GPU runs (tools/gpu_suite.sh) into the docs.
 
+    python3 tools/fill_docs.py RESULTS_1 RESULTS_2 RESULTS_3 [--allow-suspect] [--root DIR]
+    python3 tools/fill_docs.py --multigpu RESULTS_X2 [--root DIR]
+
+Each RUN_DIR is the unpacked results.tgz of one separately started machine (`bash
+tools/gpu_suite.sh build test sanitize tour sweep chapters ncu sass tuning steps pitfalls`).
 Every number in the chapter READMEs, docs/results.md, docs/profiling.md, docs/pitfalls.md
-and docs/tuning.md comes from here, from the files of one run:
-  data/sweep_{int,float}.json  -> docs/data/, docs/results.md, plots, README result blocks
+and docs/tuning.md comes from here, from the files of those runs; the run facts (GPU,
+driver, CUDA version, date, repetitions, link type) are read from them too:
+  data/sweep_{int,float}.json (every run) -> docs/data/runK/, docs/results.md, plots, README
+                                 result blocks: per point the median of the runs' medians, and
+                                 the spread between runs (tools/results.py)
+  tune_steps.txt (every run that has it) -> 04's and 06's step tables, combined the same way
+  gpu.txt                      -> the "measured on" lines
+From the first run that has them (files one run is enough for):
   ncu_*.csv                    -> the <!-- ncu:NN_name --> blocks, docs/profiling.md
   sass_08.txt                  -> 08's <!-- sass:08_vectorized --> block
   pitfalls.txt                 -> docs/pitfalls.md's <!-- output:N --> blocks, 06's sanitizer block
   chapters.jsonl, cpu_300M_float.txt -> 00's block; seed_kernels.txt -> 01-06: against the articles' kernels
   tune_single_pass.txt, blocks.jsonl -> docs/tuning.md
-  gpu.txt                      -> the "measured on" lines
+For --multigpu (chapter 11): gpu_x2.txt (or gpu.txt), topo.txt, multigpu*.txt, multigpu.jsonl,
+ctest_multigpu.log.
+
+Before writing anything it checks the sweep points (tools/results.py check): a suspect point
+(a large spread within or between runs, int and float disagreeing, a time that falls or a
+GB/s that drops when N doubles) makes it refuse, exit 1 and list them; --allow-suspect
+publishes them marked with †. After its own blocks it imports every tools/fill_*.py (sorted
+by name) that defines fill(results_dirs) and calls it with the list of run folders, and says
+which ones ran (--no-other-fills: none). The repository to write reaches them as root=ROOT
+where their fill() takes a `root` argument, and as their module-level ROOT where they have one.
+A block that another tools/fill_*.py names in its source ("results:09_vs_cub") is left to it.
+
+Exit codes: 0 written; 1 suspect points (nothing written) or a fill_*.py module failed;
+2 bad usage or unreadable data.
 """
+import argparse
 import glob
+import importlib.util
+import inspect
 import json
 import os
 import re
 import shutil
-import subprocess
+import statistics
 import sys
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+ROOT = os.path.dirname(HERE)  # --root changes it (tests fill a copy of the repository)
 sys.path.insert(0, HERE)
+import results  # noqa: E402
 from results import fill_file  # noqa: E402
 import ncu_table  # noqa: E402
 
 
+def load_module(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+tuning_tables = load_module("tuning_tables", os.path.join(HERE, "tuning", "tables.py"))
+
+
 def read(path):
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8", errors="replace") as f:
         return f.read()
 
 
+CLAIMED = {}  # marker -> the other tools/fill_*.py that fills it (main() finds them)
+
+
+def claimed_markers():
+    """The marker blocks the other tools/fill_*.py name in their source: those are theirs to fill."""
+    claimed = {}
+    for path in sorted(glob.glob(os.path.join(HERE, "fill_*.py"))):
+        name = os.path.basename(path)
+        if name != "fill_docs.py":
+            for marker in re.findall(r"[\"'](\w+:[\w-]+)[\"']", read(path)):
+                claimed.setdefault(marker, name)
+    return claimed
+
+
 def fill(relpath, marker, text):
-    count = fill_file(os.path.join(ROOT, relpath), marker, text.rstrip() + "\n")
+    if marker in CLAIMED:
+        print(f"fill_docs: {marker} is left to tools/{CLAIMED[marker]}", file=sys.stderr)
+        return
+    path = os.path.join(ROOT, relpath)
+    if not os.path.exists(path):
+        print(f"fill_docs: no {relpath}; block {marker} not filled", file=sys.stderr)
+        return
+    count = fill_file(path, marker, text.rstrip() + "\n")
     if not count:
         print(f"fill_docs: no block {marker} in {relpath}", file=sys.stderr)
 
 
-def measured_on(results):
-    gpu = read(os.path.join(results, "gpu.txt")).splitlines()
-    name, driver = [x.strip() for x in gpu[1].split(",")[:2]]
-    cuda = re.search(r"release (\d+\.\d+)", read(os.path.join(results, "gpu.txt"))).group(1)
-    sweep = json.load(open(os.path.join(results, "data", "sweep_int.json")))
-    return f"{name}, CUDA {cuda}, driver {driver}, {sweep['date']}"
+def first_with(dirs, *names):
+    """The first run folder that has all these files (tables one run is enough for)."""
+    for d in dirs:
+        if all(os.path.exists(os.path.join(d, name)) for name in names):
+            return d
+    return None
+
+
+def skipped(what, names):
+    print(f"fill_docs: no run has {', '.join(names)}; {what} left as it was", file=sys.stderr)
+
+
+def facts_of(run_dir):
+    try:
+        sweeps = results.load_all(run_dir)
+    except results.DataError:
+        sweeps = None
+    return results.run_facts(run_dir, sweeps)
+
+
+def on_run(run_dir, dirs):
+    """The machine of one run, for a table from that run only: "NVIDIA H100 80GB HBM3, CUDA 13.0,
+    driver 580.159.04, 2026-11-22" (and which run it was, when there are several)."""
+    text = results.describe_runs([facts_of(run_dir)])
+    if len(dirs) > 1:
+        text += f" (run {dirs.index(run_dir) + 1} of {len(dirs)})"
+    return text
 
 
 def fenced(text, lang=""):
@@ -50,52 +131,97 @@ def fenced(text, lang=""):
 
 
 def jsonl(path):
-    with open(path) as f:
-        return [json.loads(l) for l in f if l.strip().startswith("{")]
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip().startswith("{")]
 
 
-def sweep_rows(results, dtype):
-    sweep = json.load(open(os.path.join(results, "data", f"sweep_{dtype}.json")))
-    rows = {}
-    for r in sweep["rows"]:
-        rows.setdefault(r["chapter"], {})[r["n"]] = r
-    return sweep, rows
+def reps_of(records, fallback=None):
+    """The repetition count of JSON records (the chapters' --json "reps"), as one number when all agree."""
+    found = sorted({r["reps"] for r in records if isinstance(r.get("reps"), int)})
+    if len(found) == 1:
+        return str(found[0])
+    return " / ".join(map(str, found)) if found else fallback
 
 
-def seed_blocks(results, on):
-    """01-06: our chapter against the source article's kernel (docs/README.md#sources), both measured in this run."""
-    seed_file = os.path.join(results, "seed_kernels.txt")
-    if not os.path.exists(seed_file):
+def median_text(reps):
+    return f"median of {reps}" if reps else "median of the timed runs"
+
+
+# ----------------------------------------------------------------------------- 01-06 against the articles
+
+def seed_blocks(dirs):
+    """01-06: our chapter against the source article's kernel (docs/README.md#sources), both measured in one run."""
+    run = first_with(dirs, "seed_kernels.txt", "blocks.jsonl")
+    if run is None:
+        skipped("the 01-06 blocks against the articles' kernels", ["seed_kernels.txt", "blocks.jsonl"])
         return
+    on = on_run(run, dirs)
+    seed_text = read(os.path.join(run, "seed_kernels.txt"))
     seed = {}
-    for line in read(seed_file).splitlines():
+    for line in seed_text.splitlines():
         m = re.match(r"seed (\w+) 2\^(\d+) ([\d.]+)", line)
         if m:
             seed[(m.group(1), int(m.group(2)))] = float(m.group(3))
-    blocks = {}
-    for d in jsonl(os.path.join(results, "blocks.jsonl")):
-        blocks[(d["chapter"], d["block"], d["n"].bit_length() - 1)] = d["ms"] * 1000
-    _, rows = sweep_rows(results, "int")
+    m = re.search(r"(?:median of|reps:?)\s*(\d+)", seed_text)
+    seed_reps = m.group(1) if m else None
+    records = jsonl(os.path.join(run, "blocks.jsonl"))
+    blocks = {(d["chapter"], d["block"], d["n"].bit_length() - 1): d["ms"] * 1000 for d in records}
+    reps = reps_of(records)
+    same = seed_reps is None or seed_reps == reps
+    how = median_text(reps) + ("" if same else f" (the articles' kernels: {median_text(seed_reps)})")
+    # The chapters' default block, from their runs at the default shape (chapters.jsonl of the same run).
+    defaults = {}
+    if os.path.exists(os.path.join(run, "chapters.jsonl")):
+        for d in jsonl(os.path.join(run, "chapters.jsonl")):
+            if isinstance(d.get("block"), int):
+                defaults.setdefault(d["chapter"], d["block"])
     pairs = {"01_global_naive": "reduceNeighbored", "02_neighbored_less": "reduceNeighboredLess",
              "03_interleaved": "reduceInterleaved"}
     for chapter, kernel in pairs.items():
+        if any((kernel, k) not in seed for k in (24, 28)):
+            print(f"fill_docs: seed_kernels.txt has no {kernel} at 2^24 and 2^28; {chapter} block left as it was",
+                  file=sys.stderr)
+            continue
         lines = ["| 16M / 256M ints | 2^24 µs | vs the article's | 2^28 µs | vs the article's |",
                  "|---|---|---|---|---|"]
         lines.append(f"| `{kernel}` of the Professional CUDA C Programming notes, as written, block 512, "
                      f"first launch only | {seed[(kernel, 24)]:.1f} | | "
                      f"{seed[(kernel, 28)]:.1f} | |")
-        for block in (512, 256):
-            label = f"this chapter, block {block}, every launch" + (" (the default)" if block == 256 else "")
+        for block in sorted({b for (c, b, _) in blocks if c == chapter}, reverse=True):
+            if (chapter, block, 24) not in blocks or (chapter, block, 28) not in blocks:
+                continue
+            if chapter in defaults and block not in (512, defaults[chapter]):
+                continue  # the article's block and the chapter's default (every block when that is unknown)
+            label = f"this chapter, block {block}, every launch" + (
+                " (the default)" if block == defaults.get(chapter) else "")
             t24, t28 = blocks[(chapter, block, 24)], blocks[(chapter, block, 28)]
             lines.append(f"| {label} | {t24:.1f} | {100 * (t24 / seed[(kernel, 24)] - 1):+.1f}% | {t28:.1f} | "
                          f"{100 * (t28 / seed[(kernel, 28)] - 1):+.1f}% |")
-        text = (f"Measured side by side on the {on}; L2 flushed before each run, input restored, median of 30.\n\n"
-                + "\n".join(lines))
+        text = (f"Measured side by side on the {on}; L2 flushed before each run, input restored, {how}; one run, "
+                "so no spread is known for these rows.\n\n" + "\n".join(lines))
         fill(f"{chapter}/README.md", f"results:{chapter[:2]}_seed", text)
+    # 04 and 06 against the article's kernels, both from this run's sweep.
+    try:
+        sweep = results.load_all(run)["int"]
+    except (results.DataError, KeyError):
+        print("fill_docs: the run with seed_kernels.txt has no int sweep; 04 and 06 seed blocks left as they were",
+              file=sys.stderr)
+        return
+    sms = None
+    steps = os.path.join(run, "tune_steps.txt")
+    if os.path.exists(steps):
+        m = re.search(r"^sms: (\d+)", read(steps), re.M)
+        sms = int(m.group(1)) if m else None
+    reduce4_grid = f"{3 * sms} blocks (3 × SMs)" if sms else "3 blocks per SM"
     for chapter, kernel, shape in (("04_shared_tree", "reduce2", "256 blocks × 256, then 1 × 256"),
-                                   ("06_warp_unroll", "reduce4", "396 blocks (3 × SMs) × 256, then 1 × 396")):
-        t24, t28 = rows[chapter][1 << 24]["ms"] * 1000, rows[chapter][1 << 28]["ms"] * 1000
-        text = (f"Measured side by side on the {on}; L2 flushed before each run, median of 30.\n\n"
+                                   ("06_warp_unroll", "reduce4",
+                                    f"{reduce4_grid} × 256, then 1 × {3 * sms if sms else 'that many'}")):
+        rows = sweep["table"].get(chapter, {})
+        if any((kernel, k) not in seed for k in (24, 28)) or (1 << 24) not in rows or (1 << 28) not in rows:
+            continue
+        t24, t28 = rows[1 << 24]["ms"] * 1000, rows[1 << 28]["ms"] * 1000
+        text = (f"Measured side by side on the {on}; L2 flushed before each run, "
+                f"{median_text(sweep.get('reps') if isinstance(sweep.get('reps'), int) else seed_reps)}.\n\n"
                 f"| ints | 2^24 µs | 2^28 µs |\n|---|---|---|\n"
                 f"| `{kernel}` of blakewoo's reduce analysis, as written ({shape}) | {seed[(kernel, 24)]:.1f} | "
                 f"{seed[(kernel, 28)]:.1f} |\n"
@@ -103,6 +229,8 @@ def seed_blocks(results, on):
                 f"{t28:.1f} ({seed[(kernel, 28)] / t28:.2f}× faster) |")
         fill(f"{chapter}/README.md", f"results:{chapter[:2]}_seed", text)
 
+
+# ----------------------------------------------------------------------------- 04 and 06, one change at a time
 
 STEP_LABELS = {
     "a_05": "05: one load per trip, 05's tree (a loop, a `__syncthreads()` per step)",
@@ -134,18 +262,46 @@ def parse_steps(path):
     return meta, rows
 
 
-def steps_blocks(results, on):
+def combine_steps(parsed):
+    """Several runs' tune_steps rows: per key the median of the medians (with lo, hi, n_runs),
+    the smallest min and the median GB/s."""
+    keys = []
+    for _, rows in parsed:
+        keys += [k for k in rows if k not in keys]
+    combined = {}
+    for key in keys:
+        found = [rows[key] for _, rows in parsed if key in rows]
+        medians = [r["median"] for r in found]
+        combined[key] = {"median": statistics.median(medians), "min": min(r["min"] for r in found),
+                         "gbps": statistics.median(r["gbps"] for r in found), "ok": all(r["ok"] for r in found),
+                         "lo": min(medians), "hi": max(medians), "n_runs": len(found)}
+    return combined
+
+
+def steps_blocks(dirs):
     """04 and 06: each change of the chapter timed alone (tools/tuning/steps.cu), with the
-    speed-up of each step over the one it builds on (the row above for 04; 05 for 06's three)."""
-    path = os.path.join(results, "tune_steps.txt")
-    if not os.path.exists(path):
+    speed-up of each step over the one it builds on (the row above for 04; 05 for 06's three),
+    combined over every run that has tune_steps.txt."""
+    runs = [d for d in dirs if os.path.exists(os.path.join(d, "tune_steps.txt"))]
+    if not runs:
+        skipped("the 04 and 06 step tables", ["tune_steps.txt"])
         return
-    meta, rows = parse_steps(path)
+    parsed = [parse_steps(os.path.join(d, "tune_steps.txt")) for d in runs]
+    meta = parsed[0][0]
+    rows = combine_steps(parsed)
     wrong = [" ".join(map(str, k)) for k, r in rows.items() if not r["ok"]]
     if wrong:
         print("fill_docs: tune_steps.txt has WRONG results, step blocks left as they were: " + "; ".join(wrong),
               file=sys.stderr)
         return
+    several = len(runs) >= 2
+    facts = []
+    for d, (m, _) in zip(runs, parsed):
+        f = facts_of(d)
+        if re.fullmatch(r"\d{4}-\d\d-\d\d", m.get("date", "")):
+            f["date"] = m["date"]  # the day the bench ran
+        facts.append(f)
+    on = results.describe_runs(facts)
     sizes = sorted({k[3] for k in rows})
     # The launch shapes, from the bench's "shape: int 2^K: ..." lines.
     shapes = {int(m.group(1)): m.group(2) for m in
@@ -153,20 +309,28 @@ def steps_blocks(results, on):
     first = shapes.get(sizes[0].bit_length() - 1, "") if sizes else ""
     m06 = re.search(r"06's group (\d+) x (\d+) \((\d+) per SM\)", first)
     m04 = re.search(r"c_04 (\d+) x (\d+)", first)
+    m03 = re.search(r"a_03 and b_shared1 \d+ x (\d+)", first)
     passes = [(k, re.search(r"(\d+) launches", v)) for k, v in sorted(shapes.items())]
     shape06 = f" Grid: {m06.group(1)} blocks of {m06.group(2)} ({m06.group(3)} per SM), then 1 block." if m06 else ""
     shape04 = ""
     if m04:
         shape04 = (f" 04's grid: {m04.group(1)} blocks of {m04.group(2)}, then 1 block; 03 and the step between: "
-                   "one block per 256 elements per launch, "
+                   f"one block per {m03.group(1) if m03 else 'block size of'} elements per launch, "
                    + ", ".join(f"{p.group(1)} launches at 2^{k}" for k, p in passes if p) + ".")
-    reps = re.search(r"min of (\d+)", meta.get("method", ""))
-    stats = f"median and min of {reps.group(1)}" if reps else "median and min"
+    reps = sorted({r.group(1) for r in (re.search(r"min of (\d+)", m.get("method", "")) for m, _ in parsed) if r})
+    stats = f"median and min of {' / '.join(reps)}" if reps else "median and min"
+    if several:
+        stats = (f"each run's {stats}; the table: the median of the {len(runs)} runs' medians (± the run farthest "
+                 f"from it), the smallest min, the median GB/s; {results.WITHIN_MARK} before a speed-up: the two "
+                 "rows' run ranges overlap (within the spread)")
+    else:
+        stats += " (one run: the spread between machines is not measured)"
     for group, order, base_of, readme, intro in (
             ("06", ["a_05", "b_06tree", "c_06loop", "d_06"], lambda i, order: order[0],
              "06_warp_unroll/README.md",
              "06's two changes, each alone on top of 05, then both: the same launch for all four "
-             "(256 threads, one full wave from the occupancy calculator, then one block over the partials)."
+             f"({m06.group(2) + ' threads, ' if m06 else ''}one full wave from the occupancy calculator, then one "
+             "block over the partials)."
              + shape06 + " \"vs 05\" is 05's median time over the row's."),
             ("04", ["a_03", "b_shared1", "c_04"], lambda i, order: order[i - 1],
              "04_shared_tree/README.md",
@@ -190,8 +354,14 @@ def steps_blocks(results, on):
                     speed = "—"
                     if i > 0:
                         base = rows.get((group, base_of(i, order), dtype, n))
-                        speed = f"{base['median'] / r['median']:.2f}×" if base else "—"
-                    cells += [f"{r['median']:.1f}", f"{r['min']:.1f}", f"{r['gbps']:.0f}", speed]
+                        if base:
+                            within = several and base["lo"] <= r["hi"] and r["lo"] <= base["hi"]
+                            speed = f"{results.WITHIN_MARK if within else ''}{base['median'] / r['median']:.2f}×"
+                    median = f"{r['median']:.1f}"
+                    if several and r["n_runs"] >= 2 and r["median"] > 0:
+                        median += " " + results.fmt_spread(
+                            100 * max(r["hi"] - r["median"], r["median"] - r["lo"]) / r["median"])
+                    cells += [median, f"{r['min']:.1f}", f"{r['gbps']:.0f}", speed]
                 lines.append("| " + " | ".join(cells) + " |")
         text = (f"Measured side by side on the {on} by `tune_steps` ([tools/tuning/steps.cu]"
                 f"(../tools/tuning/steps.cu)): the chapters' kernels copied into one program, each repetition "
@@ -200,40 +370,87 @@ def steps_blocks(results, on):
         fill(readme, f"results:{group}_steps", text)
 
 
-def vs_cub(results, on):
+# ----------------------------------------------------------------------------- 09 against CUB
+
+def vs_cub(sweeps):
+    """09 against CUB at the sizes of its targets, from the published (combined) sweep."""
     lines = ["| N | type | 09 µs | CUB µs | 09's speed-up | target |", "|---|---|---|---|---|---|"]
     targets = {16: "≥ 1.3×", 20: "≥ 1.3×", 22: "≥ 1.2×", 24: "≥ 1×", 26: "≥ 1×", 28: "≥ 1×", 30: "≥ 1×, ≥ 93% of peak"}
+    first = None
     for dtype in ("int", "float"):
-        sweep, rows = sweep_rows(results, dtype)
+        sweep = sweeps.get(dtype)
+        if sweep is None or "09_single_pass" not in sweep["table"] or "10_cub" not in sweep["table"]:
+            continue
+        first = first or sweep
         for k, target in targets.items():
-            a, c = rows["09_single_pass"][1 << k], rows["10_cub"][1 << k]
+            a, c = sweep["table"]["09_single_pass"].get(1 << k), sweep["table"]["10_cub"].get(1 << k)
+            if a is None or c is None or a["ms"] <= 0:
+                continue
             speed = c["ms"] / a["ms"]
             need = float(re.search(r"([\d.]+)×", target).group(1))
-            met = speed >= need and (k != 30 or a["percent_of_peak"] >= 93)
-            extra = f" ({a['percent_of_peak']:.1f}% of peak; CUB {c['percent_of_peak']:.1f}%)" if k == 30 else ""
-            lines.append(f"| 2^{k} | {dtype} | {a['ms'] * 1000:.1f} | {c['ms'] * 1000:.1f} | {speed:.2f}×{extra} | "
-                         f"{target}: {'met' if met else '**missed**'} |")
+            (a_lo, a_hi), (c_lo, c_hi) = results.band(a), results.band(c)
+            unsure = a_lo > 0 and c_lo / a_hi <= need <= c_hi / a_lo  # the target inside the speed-up's spread
+            met = speed >= need
+            extra = ""
+            if k == 30:
+                percent = a["percent_of_peak"]
+                peak_need = float(re.search(r"([\d.]+)% of peak", target).group(1))
+                met = met and percent >= peak_need
+                scale = percent * a["ms"]  # percent × time is constant: the bytes over the peak
+                unsure = unsure or (a_lo > 0 and scale / a_hi <= peak_need <= scale / a_lo)
+                extra = f" ({percent:.1f}% of peak; CUB {c['percent_of_peak']:.1f}%)"
+            within = results.WITHIN_TEXT if results.within_spread(a, c) else ""
+            lines.append(f"| 2^{k} | {dtype} | {a['ms'] * 1000:.1f} {results.fmt_spread(results.spread_percent(a))} | "
+                         f"{c['ms'] * 1000:.1f} {results.fmt_spread(results.spread_percent(c))} | "
+                         f"{speed:.2f}×{within}{extra} | "
+                         f"{target}: {'met' if met else '**missed**'}{results.WITHIN_TEXT if unsure else ''} |")
+    if first is None:
+        print("fill_docs: no 09 and CUB rows in the sweep; 09's block against CUB left as it was", file=sys.stderr)
+        return
+    runs = results.run_count(first)
+    how = (f"each point the median of the {runs} runs' medians" if runs >= 2 else "each size one `tour` run")
+    reps = first.get("reps")
+    how += f", {'each ' if runs >= 2 else ''}{median_text(reps if isinstance(reps, int) else None)}"
+    on = results.describe_runs(first.get("runs") or [])
     fill("09_single_pass/README.md", "results:09_vs_cub",
-         f"From the sweep of docs/results.md ({on}), each size one `tour` run, median of 30:\n\n" + "\n".join(lines))
+         f"From the sweep of docs/results.md ({on}), {how}. {results.spread_note(first)} \"Within the spread\": "
+         "the two times' spreads overlap (for a target: the target lies inside the spread of the speed-up or of "
+         "the % of peak).\n\n" + "\n".join(lines))
 
 
-def cpu_block(results, on):
-    rows = [d for d in jsonl(os.path.join(results, "chapters.jsonl")) if d["chapter"] == "00_cpu_baseline"]
+# ----------------------------------------------------------------------------- single-run tables
+
+def cpu_block(dirs):
+    run = first_with(dirs, "chapters.jsonl", "cpu_300M_float.txt")
+    if run is None:
+        skipped("00's block", ["chapters.jsonl", "cpu_300M_float.txt"])
+        return
+    rows = [d for d in jsonl(os.path.join(run, "chapters.jsonl")) if d.get("chapter") == "00_cpu_baseline"]
     lines = ["| n (int) | method | result | error | ms | GB/s | check |", "|---|---|---|---|---|---|---|"]
     for d in rows:
         for m in d["methods"]:
             lines.append(f"| 2^{d['n'].bit_length() - 1} | {m['name']} | {m['result']} | {m['error']:.3g} | "
                          f"{m['ms']:.3f} | {m['gbps']:.1f} | {'ok' if m['ok'] else 'WRONG'} |")
-    text = (f"On the host of the {on} ({rows[0]['threads'] if rows else '?'} threads), median of 30:\n\n"
+    threads = rows[0]["threads"] if rows and "threads" in rows[0] else "?"
+    text = (f"On the host of the {on_run(run, dirs)}, {threads} threads, {median_text(reps_of(rows))}:\n\n"
             + "\n".join(lines) + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"
-            + fenced(read(os.path.join(results, "cpu_300M_float.txt"))))
+            + fenced(read(os.path.join(run, "cpu_300M_float.txt"))))
     fill("00_cpu_baseline/README.md", "output:00_cpu_methods", text)
 
 
-def bank_conflicts(results, on):
+def bank_conflicts(dirs):
+    names = ["ncu_04_shared_tree.csv", "ncu_04_shared_tree_strided.csv"]
+    run = first_with(dirs, *names)
+    if run is None:
+        skipped("04's bank-conflict block", names)
+        return
     lines = ["| kernel | tree | smem load bank conflicts | smem store bank conflicts | time µs |", "|---|---|---|---|---|"]
     for name, scheme in (("04_shared_tree", "sequential addressing"), ("04_shared_tree_strided", "strided index")):
-        launches = ncu_table.read_launches(os.path.join(results, f"ncu_{name}.csv"))
+        launches = ncu_table.read_launches(os.path.join(run, f"ncu_{name}.csv"))
+        if not launches:
+            print(f"fill_docs: ncu_{name}.csv has no launches; 04's bank-conflict block left as it was",
+                  file=sys.stderr)
+            return
         first = launches[0]
         num = lambda key: ncu_table.number(first.get(key, "")) or 0  # noqa: E731
         lines.append(f"| `{ncu_table.short_kernel(first['Kernel Name'])}` (first launch) | {scheme} | "
@@ -244,40 +461,68 @@ def bank_conflicts(results, on):
                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,gpu__time_duration.sum "
                "build/release/bin/04_shared_tree --n 2^24 --reps 1 --no-flush")
     fill("04_shared_tree/README.md", "ncu:04_bank_conflicts",
-         f"{on}; `{command}` for the first row, the same with `--variant strided` added for the "
+         f"{on_run(run, dirs)}; `{command}` for the first row, the same with `--variant strided` added for the "
          f"second, ints:\n\n" + "\n".join(lines))
 
 
-def sass(results, on):
+def sass(dirs):
+    run = first_with(dirs, "sass_08.txt")
+    if run is None:
+        skipped("08's SASS block", ["sass_08.txt"])
+        return
     counts = {}
-    for m in re.findall(r"LDG\.E[.0-9A-Z]*", read(os.path.join(results, "sass_08.txt"))):
+    for m in re.findall(r"LDG\.E[.0-9A-Z]*", read(os.path.join(run, "sass_08.txt"))):
         counts[m] = counts.get(m, 0) + 1
     text = "\n".join(f"{v:7d} {k}" for k, v in sorted(counts.items()))
     fill("08_vectorized/README.md", "sass:08_vectorized",
-         f"On the {on} (all instantiations: int, float, double; both launches):\n\n"
+         f"On the {on_run(run, dirs)} (all instantiations: int, float, double; both launches):\n\n"
          + fenced("$ cuobjdump -sass build/release/bin/08_vectorized | grep -oE \"LDG\\.E[.0-9A-Z]*\" | sort | uniq -c\n"
                   + text))
 
 
-def pitfalls(results, on):
-    text = read(os.path.join(results, "pitfalls.txt"))
+def pitfalls(dirs):
+    run = first_with(dirs, "pitfalls.txt")
+    if run is None:
+        skipped("docs/pitfalls.md's outputs", ["pitfalls.txt"])
+        return
+    on = on_run(run, dirs)
+    text = read(os.path.join(run, "pitfalls.txt"))
     sections = re.split(r"^### (\d)\. .*$", text, flags=re.M)
     for i in range(1, len(sections), 2):
         body = sections[i + 1].strip()
-        body = "\n".join(l[:400] for l in body.splitlines())
+        body = "\n".join(line[:400] for line in body.splitlines())
         fill("docs/pitfalls.md", f"output:{sections[i]}", f"On the {on}:\n\n" + fenced(body, "text"))
     m = re.search(r"(\$ compute-sanitizer --tool racecheck \S+06_warp_unroll --n.*?)(?=\n\$ |\Z)", text, re.S)
     s = re.search(r"(\$ compute-sanitizer --tool synccheck \S+06_warp_unroll --n.*?)(?=\n\$ |\n###|\Z)", text, re.S)
     if m and s:
         fill("06_warp_unroll/README.md", "sanitize:06_warp_unroll",
-             f"On the {on} (the chapter's sanitizer tests run the same tools at 4097, 65537 and 1000 elements):\n\n"
+             f"On the {on} (the chapter's sanitizer tests run the same tools {sanitizer_sizes()}):\n\n"
              + fenced(m.group(1).strip() + "\n\n" + s.group(1).strip(), "text"))
 
 
-def profiling_table(results, on):
+def sanitizer_sizes():
+    """The sizes the sanitizer tests use, from tests/CMakeLists.txt (the `set(n ...)` lines)."""
+    path = os.path.join(os.path.dirname(HERE), "tests", "CMakeLists.txt")
+    text = read(path) if os.path.exists(path) else ""
+    start = text.find("compute-sanitizer")
+    sizes = [] if start < 0 else re.findall(r"set\(n (\d+)\)", text[start:text.find("endforeach", start)])
+    if not sizes:
+        return "at awkward sizes"
+    return "at " + (", ".join(sizes[:-1]) + " and " + sizes[-1] if len(sizes) > 1 else sizes[0]) + " elements"
+
+
+def ncu_meta(run, dirs):
+    return f"Nsight Compute on the {on_run(run, dirs)}, `--clock-control none`; 2^24 ints."
+
+
+def profiling_table(dirs):
     """docs/profiling.md: the main (first) launch of every chapter, one row each."""
+    run = next((d for d in dirs if glob.glob(os.path.join(d, "ncu_*.csv"))), None)
+    if run is None:
+        skipped("the Nsight Compute tables", ["ncu_*.csv"])
+        return
     launches = []
-    for path in sorted(glob.glob(os.path.join(results, "ncu_*.csv"))):
+    for path in sorted(glob.glob(os.path.join(run, "ncu_*.csv"))):
         name = os.path.basename(path)[4:-4]
         found = ncu_table.read_launches(path)
         if found:
@@ -285,14 +530,93 @@ def profiling_table(results, on):
             first["Kernel Name"] = name + ": " + ncu_table.short_kernel(first["Kernel Name"])
             launches.append(first)
     text = ncu_table.table(launches).replace("`", "").replace("| cub::", "| 10_cub: cub::")
-    fill("docs/profiling.md", "ncu:all", f"Nsight Compute on the {on}, `--clock-control none`; 2^24 ints.\n\n{text}")
+    fill("docs/profiling.md", "ncu:all", f"{ncu_meta(run, dirs)}\n\n{text}")
+    ncu_table.fill_readmes(run, ROOT, ncu_meta(run, dirs))
 
 
-def multigpu_block(results):
+def tuning(dirs):
+    run = first_with(dirs, "tune_single_pass.txt") or first_with(dirs, "blocks.jsonl")
+    if run is None:
+        skipped("docs/tuning.md's tables", ["tune_single_pass.txt", "blocks.jsonl"])
+        return
+    for marker in tuning_tables.fill_tables(run, ROOT, on_run(run, dirs)):
+        print(f"fill_docs: docs/tuning.md: {marker}")
+
+
+# ----------------------------------------------------------------------------- chapter 11
+
+def link_between(topo_text, a=0, b=1):
+    """The connection between GPU a and GPU b in `nvidia-smi topo -m` output, and the legend's
+    words for it: ("NV18", "Connection traversing a bonded set of 18 NVLinks")."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", topo_text)
+    lines = text.splitlines()
+    # The header row has an empty first cell (it starts with white space); GPU a's row starts with its name.
+    header = next((line.split() for line in lines if line[:1].isspace() and f"GPU{b}" in line.split()), None)
+    row = next((line.split() for line in lines if line.split()[:1] == [f"GPU{a}"] and not line[:1].isspace()), None)
+    if header is None or row is None or f"GPU{b}" not in header:
+        return None, None
+    column = header.index(f"GPU{b}")
+    if column + 1 >= len(row):
+        return None, None
+    link = row[column + 1]
+    key = re.sub(r"\d+$", "#", link)
+    meaning = None
+    for line in lines:
+        m = re.match(r"^\s*(\S+)\s+=\s+(.*\S)\s*$", line)
+        if m and m.group(1) == key:
+            meaning = m.group(2)
+            if "#" in key:
+                meaning = meaning.replace("#", link[len(key) - 1:])
+            break
+    return link, meaning
+
+
+def gib(nbytes):
+    return nbytes / (1 << 30)
+
+
+def large_run_sentence(text):
+    """The sentence before the run larger than one GPU, from its own output."""
+    m = re.search(r"(\d+) (int|float|double) values in (\d+) shards", text)
+    memory = re.search(r"\(sm_\d+,[^)]*?([\d.]+) GiB\)", text)
+    name = re.search(r"^gpu\s+\d+\s+(.+?) \(sm_", text, re.M)
+    if not m:
+        return "More than one GPU's memory in total:"
+    n, dtype, shards = int(m.group(1)), m.group(2), int(m.group(3))
+    total = gib(n * results.TYPE_BYTES[dtype])
+    count = f"{n // 10 ** 9}·10^9" if n % 10 ** 9 == 0 else f"{n:,}"
+    one = f"; one {name.group(1)} has {memory.group(1)} GiB" if memory and name else ""
+    return (f"More than one GPU's memory in total ({count} {dtype}s = {total:.1f} GiB, "
+            f"{total / shards:.1f} GiB per GPU{one}):")
+
+
+def multigpu_block(results_dir):
     """11's README: scaling from 1 to 2 GPUs, the run larger than one GPU, the MPI run."""
-    gpu = read(os.path.join(results, "gpu_x2.txt")).splitlines()
-    name, driver = [x.strip() for x in gpu[1].split(",")[:2]]
-    runs = jsonl(os.path.join(results, "multigpu.jsonl"))
+    gpu_file = next((os.path.join(results_dir, f) for f in ("gpu_x2.txt", "gpu.txt")
+                     if os.path.exists(os.path.join(results_dir, f))), None)
+    if gpu_file is None or not os.path.exists(os.path.join(results_dir, "multigpu.jsonl")):
+        print(f"fill_docs: {results_dir} has no gpu_x2.txt/gpu.txt or multigpu.jsonl (tools/gpu_suite.sh build "
+              "multigpu)", file=sys.stderr)
+        return 2
+    facts = results.parse_gpu_txt(read(gpu_file))
+    runs = jsonl(os.path.join(results_dir, "multigpu.jsonl"))
+    name = facts.get("gpu") or (runs[0].get("device") if runs else "GPU")
+    cuda = facts.get("cuda") or (runs[0].get("cuda") if runs else None)
+    date = facts.get("date") or results.file_date(os.path.join(results_dir, "multigpu.jsonl"))
+    gpus = max((r["gpus"] for r in runs), default=2)
+    topo = os.path.join(results_dir, "topo.txt")
+    link, meaning = link_between(read(topo)) if os.path.exists(topo) else (None, None)
+    if link:
+        between = f"`nvidia-smi topo -m` between GPU0 and GPU1: {link}" + (f", {meaning[0].lower()}{meaning[1:]}"
+                                                                           if meaning else "")
+    else:
+        between = "the link between them not recorded: no topo.txt"
+    mpi_text = read(os.path.join(results_dir, "multigpu_mpi.txt")) if os.path.exists(
+        os.path.join(results_dir, "multigpu_mpi.txt")) else ""
+    text_reps = re.search(r"median of (\d+), L2 (flushed|not flushed)", mpi_text)
+    reps = reps_of(runs, text_reps.group(1) if text_reps else None)
+    flushes = {r["flush"] for r in runs if isinstance(r.get("flush"), bool)}
+    flushed = flushes == {True} if flushes else (text_reps is None or text_reps.group(2) == "flushed")
     one = {(r["type"], r["n"]): r for r in runs if r["mode"] == "one process" and r["gpus"] == 1}
     lines = ["| type | N | 1 GPU ms | 1 GPU GB/s | 2 GPUs ms | 2 GPUs GB/s | speed-up | parallel efficiency |",
              "|---|---|---|---|---|---|---|---|"]
@@ -306,49 +630,171 @@ def multigpu_block(results):
         mode = "" if r["mode"] == "one process" else f" ({r['mode']})"
         lines.append(f"| {r['type']}{mode} | 2^{r['n'].bit_length() - 1} | {base['ms']:.3f} | {base['gbps']:.0f} | "
                      f"{r['ms']:.3f} | {r['gbps']:.0f} | {speed:.2f}× | {100 * speed / 2:.1f}% |")
-    text = (f"Measured on 2 × {name} (NVLink between them, `nvidia-smi topo -m`: NV18), driver {driver}, "
-            f"CUDA 13.0, 2026-11-22; each GPU's L2 flushed before each run, median of 30; every total verified "
-            f"against the CPU reference on every GPU. Sums, `--json`:\n\n" + "\n".join(lines)
-            + "\n\nMore than one GPU's memory in total (38·10^9 floats = 141.6 GiB, 70.8 GiB per GPU; one H200 "
-            "has 139.8 GiB):\n\n" + fenced(read(os.path.join(results, "multigpu_large.txt")), "text")
-            + "\n\nOne process per GPU under MPI (`mpirun -np 2 build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`):\n\n"
-            + fenced(read(os.path.join(results, "multigpu_mpi.txt")), "text")
-            + "\n\n`ctest --preset multigpu` on that machine: "
-            + re.search(r"\d+% tests passed.*", read(os.path.join(results, "ctest_multigpu.log"))).group(0) + ".")
-    fill("11_multi_gpu/README.md", "results:11_multi_gpu", text)
+    flush = "each GPU's L2 flushed" if flushed else "L2 not flushed"
+    parts = [f"Measured on {gpus} × {name} ({between}), driver {facts.get('driver', '?')}, CUDA {cuda}, {date}; "
+             f"{flush} before each run, "
+             f"{median_text(reps)}, one run; every total verified against the CPU reference on every GPU. "
+             "Sums, `--json`:\n\n" + "\n".join(lines)]
+    large = os.path.join(results_dir, "multigpu_large.txt")
+    if os.path.exists(large):
+        parts.append(large_run_sentence(read(large)) + "\n\n" + fenced(read(large), "text"))
+    if mpi_text:
+        parts.append("One process per GPU under MPI (`mpirun -np 2 build/release/bin/11_multi_gpu_mpi --n 2^30 "
+                     "--type float`):\n\n" + fenced(mpi_text, "text"))
+    log = os.path.join(results_dir, "ctest_multigpu.log")
+    passed = re.search(r"\d+% tests passed.*", read(log)) if os.path.exists(log) else None
+    if passed:
+        parts.append("`ctest --preset multigpu` on that machine: " + passed.group(0) + ".")
+    fill("11_multi_gpu/README.md", "results:11_multi_gpu", "\n\n".join(parts))
     # What the job prints when rank 1 goes silent before the all-reduce (the ranks' own
     # lines, without Open MPI's MPI_Abort banner).
-    silent = [l for l in read(os.path.join(results, "multigpu_mpi_silent_peer.txt")).splitlines()
-              if l.startswith("11_multi_gpu_mpi:")]
-    fill("11_multi_gpu/README.md", "output:11_silent_peer",
-         f"On 2 × {name}, `REDUCTION_TEST_FAIL=1:allreduce REDUCTION_NCCL_TIMEOUT=10 mpirun -np 2 "
-         f"build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`:\n\n" + fenced("\n".join(silent), "text"))
-
-
-def main():
-    if sys.argv[1] == "--multigpu":
-        multigpu_block(sys.argv[2])
-        return 0
-    results = sys.argv[1]
-    on = measured_on(results)
-    os.makedirs(os.path.join(ROOT, "docs", "data"), exist_ok=True)
-    for f in glob.glob(os.path.join(results, "data", "sweep_*.json")):
-        shutil.copy(f, os.path.join(ROOT, "docs", "data"))
-    subprocess.run([sys.executable, os.path.join(HERE, "results.py"), os.path.join(ROOT, "docs/data")],
-                   check=True)
-    subprocess.run([sys.executable, os.path.join(HERE, "ncu_table.py"), results, "--fill", "--meta",
-                    f"Nsight Compute on the {on}, `--clock-control none`; 2^24 ints."], check=True,
-                   stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, os.path.join(HERE, "tuning", "tables.py"), results], check=True)
-    seed_blocks(results, on)
-    steps_blocks(results, on)
-    vs_cub(results, on)
-    cpu_block(results, on)
-    bank_conflicts(results, on)
-    sass(results, on)
-    pitfalls(results, on)
-    profiling_table(results, on)
+    silent_file = os.path.join(results_dir, "multigpu_mpi_silent_peer.txt")
+    if os.path.exists(silent_file):
+        silent = [line for line in read(silent_file).splitlines() if line.startswith("11_multi_gpu_mpi:")]
+        fill("11_multi_gpu/README.md", "output:11_silent_peer",
+             f"On {gpus} × {name}, `REDUCTION_TEST_FAIL=1:allreduce REDUCTION_NCCL_TIMEOUT=10 mpirun -np 2 "
+             f"build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`:\n\n" + fenced("\n".join(silent), "text"))
     return 0
+
+
+# ----------------------------------------------------------------------------- docs/data and the other fill_*.py
+
+def publish_data(dirs):
+    """docs/data/runK/: each run's sweep files and its facts (run.json: GPU, driver, CUDA,
+    date, hashed GPU ids: what the pages say about the run). Removes what an earlier
+    publication left that these runs do not replace."""
+    data = os.path.join(ROOT, "docs", "data")
+    os.makedirs(data, exist_ok=True)
+    targets, removed = [], []
+    for k, run_dir in enumerate(dirs, 1):
+        target = os.path.join(data, f"run{k}")
+        os.makedirs(target, exist_ok=True)
+        sources = glob.glob(os.path.join(results.sweep_dir(run_dir), "sweep_*.json"))
+        names = {os.path.basename(s) for s in sources}
+        for old in glob.glob(os.path.join(target, "sweep_*.json")):
+            if os.path.basename(old) not in names:
+                os.remove(old)
+                removed.append(old)
+        for source in sources:
+            shutil.copy(source, target)
+        facts = facts_of(run_dir)
+        keep = {key: facts.get(key) for key in ("gpu", "driver", "cuda", "date", "memory", "gpus", "gpu_ids")}
+        with open(os.path.join(target, "run.json"), "w", encoding="utf-8") as f:
+            json.dump(keep, f, indent=1)
+            f.write("\n")
+        targets.append(target)
+    for stale in glob.glob(os.path.join(data, "run*")):
+        if re.fullmatch(r"run\d+", os.path.basename(stale)) and int(os.path.basename(stale)[3:]) > len(dirs):
+            for old in glob.glob(os.path.join(stale, "sweep_*.json")) + glob.glob(os.path.join(stale, "run.json")):
+                os.remove(old)
+                removed.append(old)
+            if not os.listdir(stale):
+                os.rmdir(stale)
+    # The one-run layout from before docs/data/runK.
+    for old in glob.glob(os.path.join(data, "sweep_*.json")) + glob.glob(os.path.join(data, "sweep_*.csv")):
+        os.remove(old)
+        removed.append(old)
+    for old in removed:
+        print("fill_docs: removed", os.path.relpath(old, ROOT))
+    return targets
+
+
+def run_plugins(dirs):
+    """Every tools/fill_*.py but this one, sorted by name, that defines fill(results_dirs).
+    Returns (ran, failed)."""
+    ran, failed, without = [], [], []
+    for path in sorted(glob.glob(os.path.join(HERE, "fill_*.py"))):
+        name = os.path.splitext(os.path.basename(path))[0]
+        if name == "fill_docs":
+            continue
+        try:
+            module = load_module(name, path)
+        except Exception:  # noqa: BLE001 - a broken helper must not stop the others
+            print(f"fill_docs: cannot import tools/{name}.py:\n{traceback.format_exc()}", file=sys.stderr)
+            failed.append(name)
+            continue
+        function = getattr(module, "fill", None)
+        if not callable(function):
+            without.append(name)
+            continue
+        if isinstance(getattr(module, "ROOT", None), str):
+            module.ROOT = ROOT  # a module that keeps its repository in ROOT writes where --root says
+        try:
+            parameters = inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            parameters = {}
+        try:
+            function(list(dirs), **({"root": ROOT} if "root" in parameters else {}))
+        except Exception:  # noqa: BLE001
+            print(f"fill_docs: tools/{name}.py fill() failed:\n{traceback.format_exc()}", file=sys.stderr)
+            failed.append(name)
+            continue
+        ran.append(name)
+    print("fill_docs: ran " + (", ".join(f"tools/{n}.py" for n in ran) if ran else "no other tools/fill_*.py")
+          + (f"; without fill(results_dirs): {', '.join(without)}" if without else "")
+          + (f"; FAILED: {', '.join(failed)}" if failed else ""))
+    return ran, failed
+
+
+def main(argv=None):
+    global ROOT
+    sys.modules.setdefault("fill_docs", sys.modules[__name__])  # fill_*.py modules that import us see this ROOT
+    parser = argparse.ArgumentParser(description="Put the measurements of GPU runs (tools/gpu_suite.sh) into the docs.")
+    parser.add_argument("runs", nargs="*", help="unpacked results folders, one per separately started machine")
+    parser.add_argument("--multigpu", metavar="DIR", help="fill chapter 11 from a multi-GPU run instead")
+    parser.add_argument("--root", default=ROOT, help="repository to write (default: this script's repository)")
+    parser.add_argument("--allow-suspect", action="store_true",
+                        help="publish suspect points, marked with †, instead of refusing")
+    parser.add_argument("--no-other-fills", action="store_true",
+                        help="do not call the other tools/fill_*.py (the tests of this script use it)")
+    args = parser.parse_args(argv)
+    ROOT = os.path.abspath(args.root)
+    if args.multigpu:
+        if args.runs:
+            parser.error("--multigpu takes one folder and no run folders")
+        return multigpu_block(args.multigpu)
+    if not args.runs:
+        parser.error("give at least one run folder (the unpacked results of tools/gpu_suite.sh)")
+    dirs = [os.path.abspath(d) for d in args.runs]
+    for d in dirs:
+        if not os.path.isdir(d):
+            print(f"fill_docs: '{d}' is not a folder", file=sys.stderr)
+            return 2
+    try:
+        runs = results.load_runs(dirs)
+        suspects = results.check(runs)
+    except results.DataError as e:
+        print(f"fill_docs: {e}", file=sys.stderr)
+        return 2
+    if suspects and not args.allow_suspect:
+        print(f"fill_docs: {len(suspects)} suspect point{'s' if len(suspects) != 1 else ''}; nothing written. Measure "
+              "them again (tools/gpu_suite.sh sweep does), or publish them marked with --allow-suspect:",
+              file=sys.stderr)
+        for s in suspects:
+            print("  " + results.describe_suspect(s), file=sys.stderr)
+        return 1
+    if not args.no_other_fills:
+        CLAIMED.update(claimed_markers())
+    published = publish_data(dirs)
+    try:
+        results.update(published, ROOT, allow_suspect=args.allow_suspect)
+    except (results.DataError, results.SuspectError) as e:  # the copies say what the runs said: not expected
+        print(f"fill_docs: {e}", file=sys.stderr)
+        return 2
+    sweeps = results.combine(results.load_runs(published))
+    seed_blocks(dirs)
+    steps_blocks(dirs)
+    vs_cub(sweeps)
+    cpu_block(dirs)
+    bank_conflicts(dirs)
+    sass(dirs)
+    pitfalls(dirs)
+    profiling_table(dirs)
+    tuning(dirs)
+    if args.no_other_fills:
+        return 0
+    _, failed = run_plugins(dirs)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -8,18 +8,26 @@
 #   test      ctest: CPU and GPU tests
 #   sanitize  ctest: compute-sanitizer's four tools on every chapter
 #   tour      the tour for int and float at 2^24 and 2^28
-#   sweep     tour --sweep for int and float (docs/results.md, the plot)
+#   sweep     tour --sweep for int and float (docs/results.md, the plot); then the suspect points
+#             (tools/results.py check) measured again with the tour, up to twice
 #   chapters  every chapter's --json at the seeds' settings (2^24 and 2^28 ints)
 #   ncu       Nsight Compute metrics for every chapter at 2^24 ints
 #   sass      cuobjdump -sass of 08: the 128-bit loads
 #   tuning    docs/tuning.md: the single-pass bench, and 01-03 at every block size
 #   steps     tune_steps: 04's and 06's changes timed one at a time (their READMEs' step tables)
 #   pitfalls  the demonstrations of docs/pitfalls.md
+#   accuracy  bash tools/accuracy_study.sh (when it exists)
+#   rows      bash tools/rows_bench.sh (when it exists)
+#   smalln    build/release/bin/tune_small_n > tune_small_n.txt (when it was built)
 #   multigpu  chapter 11 on 2+ GPUs: ctest --preset multigpu, scaling runs, MPI runs (one rank
-#             per GPU, two ranks placed as two nodes, a rank that stops answering)
+#             per GPU, two ranks placed as two nodes, a rank that stops answering); topo.txt
+#             (nvidia-smi topo -m) and gpu_x2.txt for 11's "measured on" line
+# The run's facts for the docs (tools/fill_docs.py reads them; nothing is typed there):
+# gpu.txt (GPU, driver, memory, UUID, nvcc --version, the date), written by the build step.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 RESULTS=${RESULTS:-$PWD/build/gpu-results}
+export RESULTS  # for the scripts the steps run (accuracy_study.sh, rows_bench.sh)
 mkdir -p "$RESULTS"
 BIN=build/release/bin
 summary="$RESULTS/summary.txt"
@@ -33,17 +41,42 @@ trap pack EXIT
 gtest_arg=()
 [ -d .gtest-src ] && gtest_arg=(-DFETCHCONTENT_SOURCE_DIR_GOOGLETEST="$PWD/.gtest-src")
 
+# gpu_facts FILE: what the docs say about the machine. The UUID only tells the docs whether
+# runs were on different GPUs (tools/results.py keeps a hash of it, never the UUID).
+gpu_facts() {
+  {
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory,uuid --format=csv
+    nvcc --version
+    echo "date: $(date -u +%F)"
+  } >"$1" 2>&1
+}
+
+# has_target NAME: the configured release build has a target NAME. `--target help` lists the
+# targets with Makefiles; with Ninja (CMake 3.25) it lists only CMake's own, so build.ninja too.
+has_target() {
+  cmake --build build/release --target help 2>/dev/null | grep -qE "^(\.\.\. )?$1(:| |\$)" ||
+    grep -qE "^build $1:" build/release/build.ninja 2>/dev/null
+}
+
 for step in "$@"; do
   start=$(date +%s)
   case "$step" in
     build)
-      nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv >"$RESULTS/gpu.txt" 2>&1
-      nvcc --version >>"$RESULTS/gpu.txt"
+      gpu_facts "$RESULTS/gpu.txt"
       cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1 &&
         cmake --build --preset release >"$RESULTS/build.log" 2>&1 &&
         cmake --build --preset release --target pitfall_no_restore pitfall_timing tune_single_pass tune_steps \
           >>"$RESULTS/build.log" 2>&1
       note "build (and the demos and tuning bench): exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
+      # Benches that other chapters add, where this tree has their targets.
+      extra=()
+      for target in accuracy_study tune_small_n; do has_target "$target" && extra+=("$target"); done
+      if [ ${#extra[@]} -gt 0 ]; then
+        cmake --build --preset release --target "${extra[@]}" >>"$RESULTS/build.log" 2>&1
+        note "build ${extra[*]}: exit $?"
+      else
+        note "build: no accuracy_study or tune_small_n target in this tree"
+      fi
       cmake --preset debug "${gtest_arg[@]}" >"$RESULTS/configure_debug.log" 2>&1 &&
         cmake --build --preset debug --target 01_global_naive 06_warp_unroll >"$RESULTS/build_debug.log" 2>&1
       note "build debug (01, 06): exit $?"
@@ -73,10 +106,38 @@ for step in "$@"; do
         $BIN/tour --sweep --type $type --out "$RESULTS/data" >"$RESULTS/sweep_$type.log" 2>&1
         note "tour --sweep --type $type: exit $?"
       done
+      # Suspect points (tools/results.py check: a large spread of the repetitions, int and float
+      # disagreeing at one N, a time that falls or a GB/s that drops when N doubles) are measured
+      # again by the tour at that type and N, up to twice; each re-measurement replaces the
+      # sweep's rows there (the rows record "remeasured" and the sweep's own "sweep_ms"). What
+      # is still suspect afterwards goes to check.txt and summary.txt.
+      if ! command -v python3 >/dev/null; then
+        note "sweep check: no python3 here; suspect points not checked (tools/fill_docs.py will check them)"
+      else
+        mkdir -p "$RESULTS/remeasure"
+        for attempt in 1 2; do
+          points="$RESULTS/remeasure/points_$attempt.txt"
+          python3 tools/results.py check "$RESULTS" --list >"$points" 2>>"$RESULTS/remeasure/check.log"
+          [ -s "$points" ] || break
+          note "sweep check, attempt $attempt: $(wc -l <"$points") size(s) to measure again"
+          files=()
+          while read -r type n reps; do
+            out="$RESULTS/remeasure/tour_${type}_${n}_$attempt.json"
+            $BIN/tour --type "$type" --n "$n" --reps "$reps" --json >"$out" 2>>"$RESULTS/remeasure/tour.err" </dev/null
+            note "  tour --type $type --n $n --reps $reps --json: exit $?"
+            [ -s "$out" ] && files+=("$out")
+          done <"$points"
+          python3 tools/results.py remeasure "$RESULTS" ${files[@]+"${files[@]}"} --attempt $attempt 2>&1 |
+            tee -a "$summary"
+        done
+        python3 tools/results.py check "$RESULTS" >"$RESULTS/check.txt" 2>&1
+        note "sweep check after re-measuring: exit $? (0: no suspect point left; 1: see below)"
+        grep -v "^0 suspect" "$RESULTS/check.txt" | tee -a "$summary"
+      fi
       ;;
     chapters)
       : >"$RESULTS/chapters.jsonl"
-      for exe in $BIN/0[0-9]_* $BIN/10_*; do
+      for exe in $BIN/0[0-9]_* $BIN/10_* $BIN/12_*; do
         for n in 2^24 2^28; do
           $exe --n $n --json >>"$RESULTS/chapters.jsonl" 2>>"$RESULTS/chapters.err"
         done
@@ -125,8 +186,35 @@ for step in "$@"; do
       bash tools/pitfalls.sh >"$RESULTS/pitfalls.txt" 2>&1
       note "pitfalls: exit $?"
       ;;
+    accuracy)
+      if [ -f tools/accuracy_study.sh ]; then
+        bash tools/accuracy_study.sh >"$RESULTS/accuracy_study.txt" 2>&1
+        note "accuracy_study.sh: exit $?"
+      else
+        note "accuracy: tools/accuracy_study.sh is missing; step skipped"
+      fi
+      ;;
+    rows)
+      if [ -f tools/rows_bench.sh ]; then
+        bash tools/rows_bench.sh >"$RESULTS/rows_bench.txt" 2>&1
+        note "rows_bench.sh: exit $?"
+      else
+        note "rows: tools/rows_bench.sh is missing; step skipped"
+      fi
+      ;;
+    smalln)
+      if [ -x $BIN/tune_small_n ]; then
+        $BIN/tune_small_n >"$RESULTS/tune_small_n.txt" 2>"$RESULTS/tune_small_n.err"
+        note "tune_small_n: exit $?"
+      else
+        note "smalln: $BIN/tune_small_n was not built (no such target, or the build step not run); step skipped"
+      fi
+      ;;
     multigpu)
       export NCCL_NVLS_ENABLE=0  # never NVLink multicast on shared hosts
+      gpu_facts "$RESULTS/gpu_x2.txt"
+      nvidia-smi topo -m >"$RESULTS/topo.txt" 2>&1
+      note "nvidia-smi topo -m: exit $? (topo.txt: the link between GPU0 and GPU1 for 11's README)"
       ctest --preset multigpu >"$RESULTS/ctest_multigpu.log" 2>&1
       note "ctest --preset multigpu: exit $? :: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest_multigpu.log")"
       grep -E "Failed|Skipped|Timeout|No tests were found" "$RESULTS/ctest_multigpu.log" | head -20 | tee -a "$summary"

@@ -3,6 +3,8 @@
 
     python3 tools/ncu_table.py RESULTS_DIR            # prints one table per chapter
     python3 tools/ncu_table.py RESULTS_DIR --fill     # and fills the <!-- ncu:NN_name --> blocks
+        [--meta TEXT]   the line above each table (tools/fill_docs.py: the run's GPU, CUDA, driver, date)
+        [--root DIR]    the repository whose READMEs are filled (default: this script's)
 
 Each chapter was profiled with `--n 2^24 --reps 1 --no-flush`, which runs the launcher
 three times (the verified run, the warm-up, one timed run); the table lists the distinct
@@ -129,32 +131,46 @@ def table(launches, columns=None):
     return "\n".join(out)
 
 
+def chapter_tables(results):
+    """{chapter: launches} for every ncu_NN_name.csv of a results folder that has launches."""
+    tables = {}
+    for path in sorted(glob.glob(os.path.join(results, "ncu_*.csv"))):
+        launches = read_launches(path)
+        if launches:
+            tables[os.path.basename(path)[4:-4]] = launches
+    return tables
+
+
+def fill_readmes(results, root, meta):
+    """Fills each chapter README's <!-- ncu:NN_name --> block under root; returns the chapters filled."""
+    from results import fill_file  # tools/results.py
+
+    filled = []
+    for chapter, launches in chapter_tables(results).items():
+        readme = os.path.join(root, chapter, "README.md")
+        if not os.path.exists(readme):
+            continue
+        columns = columns_for(chapter, launches)
+        cmd = command_for(chapter, columns)
+        text = f"{meta}\n\n{table(launches, columns)}\n\nCommand: `{cmd}`; ints; one run's launches shown."
+        if fill_file(readme, f"ncu:{chapter}", text):
+            filled.append(chapter)
+    return filled
+
+
 def main():
-    if len(sys.argv) < 2:
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
         print(__doc__)
         return 2
     results = sys.argv[1]
     fill = "--fill" in sys.argv
     meta = sys.argv[sys.argv.index("--meta") + 1] if "--meta" in sys.argv else ""
-    tables = {}
-    for path in sorted(glob.glob(os.path.join(results, "ncu_*.csv"))):
-        chapter = os.path.basename(path)[4:-4]
-        launches = read_launches(path)
-        if not launches:
-            continue
-        tables[chapter] = launches
+    root = (sys.argv[sys.argv.index("--root") + 1] if "--root" in sys.argv
+            else os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    for chapter, launches in chapter_tables(results).items():
         print(f"## {chapter}\n\n{table(launches, columns_for(chapter, launches))}\n")
     if fill:
-        from results import fill_file  # tools/results.py
-
-        for chapter, launches in tables.items():
-            readme = os.path.join(os.path.dirname(__file__), "..", chapter, "README.md")
-            if not os.path.exists(readme):
-                continue
-            columns = columns_for(chapter, launches)
-            cmd = command_for(chapter, columns)
-            text = f"{meta}\n\n{table(launches, columns)}\n\nCommand: `{cmd}`; ints; one run's launches shown."
-            fill_file(readme, f"ncu:{chapter}", text)
+        fill_readmes(results, root, meta)
     return 0
 
 

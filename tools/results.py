@@ -1,18 +1,43 @@
 #!/usr/bin/env python3
-"""Turns the tour's sweep files into the results pages, the plots and the README tables.
+"""Turns the tour's sweep files of one or more runs into the results pages, the plots and the README tables.
 
-    python3 tools/results.py docs/data          (or: results.py update docs/data)
+    python3 tools/results.py RUN_DIR [RUN_DIR ...]     (or: results.py update RUN_DIR ...)
+    python3 tools/results.py                           docs/data/run1, run2, ... (or docs/data)
 
-reads DATA/sweep_int.json and DATA/sweep_float.json (written by
-`build/release/bin/tour --sweep --type int --out docs/data`) and writes
+A RUN_DIR holds sweep_int.json and sweep_float.json (written by
+`build/release/bin/tour --sweep --type int --out DIR`), directly or in its data/ folder
+(the layout of tools/gpu_suite.sh's results), and optionally the run's facts: gpu.txt
+(gpu_suite.sh) or run.json (what tools/fill_docs.py keeps in docs/data/runK). Each run is
+one separately started machine. For every point (chapter, type, N) the published time is
+the median over the runs of each run's median; its spread is stated beside it. It writes
 
     docs/results.md                 every chapter at N = 2^16 .. 2^30, and every size in
-                                    a collapsible table, for each type
+                                    a collapsible table, for each type, with the spread
     docs/images/results_int.svg     GB/s against N, one line per chapter (and _float)
     README.md                       the block <!-- results:main --> ... <!-- /results -->:
                                     the 2^24 and 2^28 int tables and the plot
     NN_name/README.md (any *.md)    each block <!-- results:NN_name --> ... <!-- /results -->:
                                     that chapter's times, GB/s and % of peak
+
+It first checks the points (see `check` below) and refuses to write anything while a
+point is suspect, unless --allow-suspect is given: then the suspect points are published
+with the mark †.
+
+    python3 tools/results.py check RUN_DIR [RUN_DIR ...] [--list]
+
+lists the suspect points (exit 1 if any, 0 if none): a large spread within a run or
+between runs, int and float disagreeing at the same N, a time that falls when N doubles,
+GB/s that drops when N doubles. With --list it prints "TYPE N REPS" for every size to
+measure again (tools/gpu_suite.sh's sweep step does, with the tour, then calls
+
+    python3 tools/results.py remeasure RUN_DIR TOUR_JSON... --attempt K
+
+which puts the tour's --json rows in place of the sweep's rows at that type and N and
+records it in the rows: "remeasured": K, "sweep_ms": the sweep's own median).
+
+    python3 tools/results.py noise RUN_DIR [RUN_DIR ...]
+
+prints what the noise model below is derived from, measured on those runs.
 
 Other marker blocks (<!-- ncu:... --> and so on) are left alone; fill them with
 
@@ -26,10 +51,13 @@ Python 3 standard library only.
 """
 
 import argparse
+import datetime
+import hashlib
 import json
 import math
 import os
 import re
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -43,8 +71,10 @@ CPU = "00_cpu_baseline"
 FIRST_GPU = "01_global_naive"
 CUB = "10_cub"
 FLOOR = "read-only floor"  # the tour's kernel that only reads the input: a yardstick, not a chapter
-REPRODUCE = "build/release/bin/tour --sweep --type int --out docs/data"
+REPRODUCE = "build/release/bin/tour --sweep --type int --out docs/data/run1"
 SKIP_DIRS = {"build", "node_modules", "__pycache__"}
+SUSPECT_MARK = " †"
+WITHIN_MARK = "≈"
 
 
 class DataError(Exception):
@@ -52,6 +82,18 @@ class DataError(Exception):
 
 
 # ----------------------------------------------------------------------------- reading
+
+def index_rows(sweep):
+    """Adds table (chapter -> n -> row), floor (n -> row), chapters and sizes to a sweep."""
+    table = {}
+    for row in sweep["rows"]:
+        table.setdefault(row["chapter"], {})[row["n"]] = row
+    sweep["floor"] = table.pop(FLOOR, {})  # older sweeps have none
+    sweep["table"] = table
+    sweep["chapters"] = sorted(table)
+    sweep["sizes"] = sorted({row["n"] for row in sweep["rows"]})
+    return sweep
+
 
 def load_sweep(path):
     try:
@@ -61,6 +103,8 @@ def load_sweep(path):
         raise DataError(f"cannot read {path}: {e.strerror}")
     except json.JSONDecodeError as e:
         raise DataError(f"{path} is not valid JSON: {e}")
+    if not isinstance(sweep, dict):
+        raise DataError(f"{path}: not a JSON object (is this a tour --sweep file?)")
     needed = {"device": str, "cuda": str, "date": str, "peak_gbps": (int, float), "type": str, "rows": list}
     for key, kind in needed.items():
         if not isinstance(sweep.get(key), kind):
@@ -71,29 +115,374 @@ def load_sweep(path):
                 raise DataError(f"{path}: row {k} has no valid '{key}'")
     if not sweep["rows"]:
         raise DataError(f"{path}: no rows")
-    table = {}
-    for row in sweep["rows"]:
-        table.setdefault(row["chapter"], {})[row["n"]] = row
-    sweep["floor"] = table.pop(FLOOR, {})  # older sweeps have none
-    sweep["table"] = table
-    sweep["chapters"] = sorted(table)
-    sweep["sizes"] = sorted({row["n"] for row in sweep["rows"]})
     sweep["path"] = path
-    return sweep
+    return index_rows(sweep)
+
+
+def sweep_dir(run_dir):
+    """Where a run's sweep files lie: RUN_DIR/data (tools/gpu_suite.sh's layout) or RUN_DIR."""
+    data = os.path.join(run_dir, "data")
+    if any(os.path.exists(os.path.join(data, f"sweep_{t}.json")) for t in TYPES):
+        return data
+    return run_dir
 
 
 def load_all(data_dir):
+    """The sweeps of one run: {type: sweep}."""
+    folder = sweep_dir(data_dir)
     sweeps = {}
     for dtype in TYPES:
-        path = os.path.join(data_dir, f"sweep_{dtype}.json")
+        path = os.path.join(folder, f"sweep_{dtype}.json")
         if os.path.exists(path):
             sweep = load_sweep(path)
             if sweep["type"] != dtype:
                 raise DataError(f"{path} holds type '{sweep['type']}', expected '{dtype}'")
             sweeps[dtype] = sweep
     if not sweeps:
-        raise DataError(f"no sweep_int.json or sweep_float.json in '{data_dir}'; make them with: {REPRODUCE}")
+        raise DataError(f"no sweep_int.json or sweep_float.json in '{data_dir}' (nor in its data/); "
+                        f"make them with: {REPRODUCE}")
     return sweeps
+
+
+def parse_gpu_txt(text):
+    """tools/gpu_suite.sh's gpu.txt: nvidia-smi's CSV (a header line naming the columns, then
+    one line per GPU), `nvcc --version` and a line "date: YYYY-MM-DD". Returns a dict with
+    what it finds: gpu, driver, memory, cuda, date, gpu_ids (one per GPU, hashed), gpus."""
+    facts, lines = {}, text.splitlines()
+    for i, line in enumerate(lines):
+        columns = [c.strip().split(" ")[0] for c in line.split(",")]
+        if columns and columns[0] == "name" and "driver_version" in columns:
+            gpus = []
+            for data in lines[i + 1:]:
+                cells = [c.strip() for c in data.split(",")]
+                if len(cells) < len(columns) or not cells[0] or cells[0].startswith(("Cuda", "nvcc", "Built", "date")):
+                    break
+                gpus.append(dict(zip(columns, cells)))
+            if gpus:
+                facts["gpu"] = gpus[0].get("name")
+                facts["driver"] = gpus[0].get("driver_version")
+                facts["memory"] = gpus[0].get("memory.total")
+                facts["gpus"] = len(gpus)
+                ids = [g["uuid"] for g in gpus if g.get("uuid")]
+                if ids:
+                    facts["gpu_ids"] = [hashlib.sha256(u.encode()).hexdigest()[:12] for u in ids]
+            break
+    m = re.search(r"release (\d+\.\d+)", text)
+    if m:
+        facts["cuda"] = m.group(1)
+    m = re.search(r"^date: (\d{4}-\d\d-\d\d)", text, re.M)
+    if m:
+        facts["date"] = m.group(1)
+    return facts
+
+
+def file_date(path):
+    """The UTC date a file was last written (tar keeps it): the fallback for a run's date."""
+    return datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc).strftime("%Y-%m-%d")
+
+
+def run_facts(run_dir, sweeps=None):
+    """What a run was measured on, read from its files (nothing typed): gpu, driver, cuda,
+    date, gpu_ids. Sources, first found wins per key: run.json (docs/data/runK), gpu.txt,
+    the sweep files (device, cuda). The date is the sweep's (the day the tour ran) where
+    there is a sweep, else gpu.txt's, else the day gpu.txt was written."""
+    facts, folder = {}, sweep_dir(run_dir)
+    for place in (run_dir, folder):
+        path = os.path.join(place, "run.json")
+        if os.path.exists(path):
+            try:
+                with open(path, encoding="utf-8") as f:
+                    facts.update({k: v for k, v in json.load(f).items() if v is not None})
+            except (OSError, json.JSONDecodeError) as e:
+                raise DataError(f"{path}: {e}")
+            break
+    for place in (run_dir, os.path.dirname(os.path.abspath(folder))):
+        path = os.path.join(place, "gpu.txt")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for key, value in parse_gpu_txt(f.read()).items():
+                    facts.setdefault(key, value)
+            facts.setdefault("date_file", path)
+            break
+    if sweeps:
+        first = sweeps.get("int") or next(iter(sweeps.values()))
+        facts["date"] = first["date"]  # the day the sweep ran (the tour writes it), before gpu.txt's
+        facts.setdefault("gpu", first["device"])
+        facts.setdefault("cuda", first["cuda"])
+        facts["device"] = first["device"]
+    if "date" not in facts and facts.get("date_file"):
+        facts["date"] = file_date(facts["date_file"])
+    facts.pop("date_file", None)
+    facts["dir"] = run_dir
+    return facts
+
+
+def load_runs(run_dirs):
+    """Every run: [{"dir", "sweeps": {type: sweep}, "facts": {...}}], in the order given."""
+    runs = []
+    for run_dir in run_dirs:
+        sweeps = load_all(run_dir)
+        runs.append({"dir": run_dir, "sweeps": sweeps, "facts": run_facts(run_dir, sweeps)})
+    if not runs:
+        raise DataError("no run given")
+    return runs
+
+
+def default_run_dirs(root):
+    """docs/data/run1, run2, ... when they exist, else docs/data itself."""
+    data = os.path.join(root, "docs", "data")
+    found = [d for d in os.listdir(data) if re.fullmatch(r"run\d+", d)] if os.path.isdir(data) else []
+    return [os.path.join(data, d) for d in sorted(found, key=lambda d: int(d[3:]))] or [data]
+
+
+# ----------------------------------------------------------------------------- combining runs
+
+def combine(runs):
+    """One sweep per type from several runs, in the format of one sweep. Each row's ms is the
+    median over the runs of the run's median; gbps and percent_of_peak follow from it. Added
+    to each row: run_ms (each run's median, None where a run lacks the point), lo and hi
+    (the smallest and largest of them), n_runs, iqr_ms (the median of the runs' IQRs),
+    min_ms (the fastest repetition of any run), remeasured (the runs, 1-based, that
+    measured the point again). The sweep gets runs (each run's facts) and reps."""
+    devices = sorted({s["device"] for run in runs for s in run["sweeps"].values()})
+    if len(devices) > 1:
+        raise DataError("the runs were measured on different GPUs (" + ", ".join(devices) + "): "
+                        "combine runs of one GPU model only")
+    combined = {}
+    for dtype in TYPES:
+        present = [(k, run) for k, run in enumerate(runs) if dtype in run["sweeps"]]
+        if not present:
+            continue
+        sweeps = [run["sweeps"][dtype] for _, run in present]
+        peak = statistics.median(s["peak_gbps"] for s in sweeps)
+        keys, points = [], {}
+        for slot, sweep in enumerate(sweeps):
+            for row in sweep["rows"]:
+                key = (row["n"], row["chapter"])
+                if key not in points:
+                    keys.append(key)
+                    points[key] = [None] * len(sweeps)
+                points[key][slot] = row
+        rows = []
+        for n, chapter in sorted(keys, key=lambda key: key[0]):
+            per_run = points[(n, chapter)]
+            found = [r for r in per_run if r is not None]
+            times = [r["ms"] for r in found]
+            ms = statistics.median(times)
+            if len(found) == 1:
+                gbps = found[0]["gbps"]
+            else:
+                gbps = n * TYPE_BYTES.get(dtype, 4) / (ms * 1e6) if ms > 0 else 0.0
+            iqrs = [r["iqr_ms"] for r in found if isinstance(r.get("iqr_ms"), (int, float))]
+            mins = [r["min_ms"] for r in found if isinstance(r.get("min_ms"), (int, float))]
+            rows.append({
+                "n": n, "chapter": chapter, "ms": ms, "gbps": gbps,
+                "percent_of_peak": 0.0 if chapter == CPU or peak <= 0 else 100 * gbps / peak,
+                "ok": all(r["ok"] for r in found),
+                "iqr_ms": statistics.median(iqrs) if iqrs else None,
+                "min_ms": min(mins) if mins else None,
+                "run_ms": [None if r is None else r["ms"] for r in per_run],
+                "lo": min(times), "hi": max(times), "n_runs": len(found),
+                "remeasured": [present[slot][0] + 1 for slot, r in enumerate(per_run) if r and r.get("remeasured")],
+            })
+        reps = sorted({s.get("reps") for s in sweeps if isinstance(s.get("reps"), int)})
+        flush = {s.get("flush", True) for s in sweeps}
+        facts = [dict(run["facts"], number=k + 1, reps=s.get("reps")) for (k, run), s in zip(present, sweeps)]
+        sweep = {"device": devices[0], "peak_gbps": peak, "type": dtype, "rows": rows,
+                 "reps": reps[0] if len(reps) == 1 else None, "reps_all": reps,
+                 "flush": flush == {True}, "runs": facts, "paths": [s["path"] for s in sweeps],
+                 "path": sweeps[0]["path"], "cuda": facts[0].get("cuda", sweeps[0]["cuda"]),
+                 "date": facts[0].get("date", sweeps[0]["date"])}
+        combined[dtype] = index_rows(sweep)
+    return combined
+
+
+def run_count(sweep):
+    return len(sweep.get("runs", [None]))
+
+
+def describe_runs(facts):
+    """The machines behind a set of runs, from their files: "NVIDIA H100 80GB HBM3, CUDA 13.0,
+    driver 580.159.04, 2026-11-22" for one run; for several, the values that differ joined by
+    " / ", then how many runs on how many different GPUs and their dates."""
+    def field(key, prefix=""):
+        values = []
+        for f in facts:
+            value = f.get(key)
+            if value and value not in values:
+                values.append(value)
+        return prefix + " / ".join(values) if values else None
+
+    gpu = field("gpu") or "the GPU"
+    parts = [gpu, field("cuda", "CUDA "), field("driver", "driver ")]
+    dates = sorted({f["date"] for f in facts if f.get("date")})
+    if len(facts) > 1:
+        ids = [(f.get("gpu_ids") or [None])[0] for f in facts]
+        machines = f"{len(facts)} runs"
+        if all(ids):
+            distinct = len(set(ids))
+            machines += f" on {distinct} different GPU{'s' if distinct != 1 else ''}"
+        when = ", ".join(dates[:-1]) + " and " + dates[-1] if len(dates) > 1 else "".join(dates)
+        parts.append(machines + (", " + when if when else ""))
+        return ", ".join(p for p in parts[:3] if p) + "; " + parts[3]
+    parts.append(dates[0] if dates else None)
+    return ", ".join(p for p in parts if p)
+
+
+# ----------------------------------------------------------------------------- noise and suspect points
+#
+# What counts as noise is derived from the reference run behind the docs until now
+# (docs/data as of 2026-11-22: tour --sweep on an H100, 30 repetitions per point, int and
+# float, N = 2^10 .. 2^30, 252 rows per type; `results.py noise DIR` prints these figures
+# for any run):
+# - GPU rows (chapters 01-10 and the floor). Where the median is under 20 µs (143 rows
+#   per type) the interquartile range (IQR) of the repetitions is at most 1.12 µs (int) and
+#   1.15 µs (float): launch and event jitter, 8-16 % of those medians. Above 20 µs the IQR
+#   exceeds that jitter by at most 0.75 % of the median (08 at 2^25 float: 1.53 µs of
+#   50.3 µs). So a GPU median carries noise(ms) = 1.2 µs + 0.75 % of ms.
+# - The CPU row (00: host threads on a shared machine): IQR up to 41 % of the median
+#   (float at 2^16), with no constant part to separate: noise(ms) = 41 % of ms.
+# - Between runs a GPU point also moves with the machine: 09 at 2^30 ints took
+#   1371-1395 µs (1.7 %) on four H100 instances, CUB within 0.1 % (the instance table of
+#   09_single_pass/README.md, "Where the targets are met", as of commit e7e2f3b). Between
+#   runs the relative part of the GPU noise is therefore 1.7 % instead of 0.75 %.
+# A point is suspect where a difference exceeds SUSPECT_FACTOR = 2 times the noise (for two
+# medians, the larger one's noise). On the reference run the largest ratio of each checked
+# difference to its noise is: IQR 0.97 (GPU, 08 at 2^25 float) and 0.99 (CPU), both near 1
+# by the model's construction; |int - float| 0.74 (10_cub at 2^25); a time that falls when
+# N doubles 0.89 (10_cub, 2^11 -> 2^12), CPU 0.42; time beyond twice when N doubles 0.14
+# (09, 2^29 -> 2^30), CPU 0.62. The factor 2 keeps that run clean with a
+# margin and flags what is twice as far off as anything on it. The CPU row is left out of
+# int vs float: its wide accumulator (int64 vs double adds on the host) makes float up to
+# 2.4 times slower in that run, a property of the CPU sum, not noise.
+
+NOISE_MODEL = {"gpu": (0.0012, 0.0075), "cpu": (0.0, 0.41)}  # (constant part in ms, share of the median)
+BETWEEN_RUNS_SHARE = 0.017
+SUSPECT_FACTOR = 2.0
+SMALL_MS = 0.02  # the noise model's split between jitter-bound and bandwidth-bound medians
+
+
+def noise_ms(chapter, ms, between_runs=False):
+    """How much a median of this chapter at this time moves by noise alone (see above)."""
+    constant, share = NOISE_MODEL["cpu" if chapter == CPU else "gpu"]
+    if between_runs and chapter != CPU:
+        share = max(share, BETWEEN_RUNS_SHARE)
+    return constant + share * ms
+
+
+def fmt_us(ms):
+    return fmt_time(ms) if ms and ms > 0 else "0"
+
+
+def check(runs, combined=None):
+    """The suspect points of a set of runs. Returns a list of dicts: kind, type, chapter, n,
+    n2 (the other size of a pair), run (1-based, for a within-run spread), why (a sentence),
+    marks ((type, chapter, n) points to mark) and sizes ((type, n) to measure again)."""
+    combined = combine(runs) if combined is None else combined
+    suspects = []
+
+    def add(kind, dtype, chapter, n, why, run=None, n2=None, marks=None, sizes=None):
+        suspects.append({"kind": kind, "type": dtype, "chapter": chapter, "n": n, "n2": n2, "run": run, "why": why,
+                         "marks": marks or [(dtype, chapter, n)], "sizes": sizes or [(dtype, n)]})
+
+    # 1. Within a run: the repetitions of one point spread too far.
+    for k, run in enumerate(runs):
+        for dtype, sweep in run["sweeps"].items():
+            for row in sweep["rows"]:
+                iqr = row.get("iqr_ms")
+                if not isinstance(iqr, (int, float)) or row["ms"] <= 0:
+                    continue
+                limit = SUSPECT_FACTOR * noise_ms(row["chapter"], row["ms"])
+                if iqr > limit:
+                    add("spread within the run", dtype, row["chapter"], row["n"],
+                        f"IQR {fmt_us(iqr)} = {100 * iqr / row['ms']:.1f}% of the median {fmt_us(row['ms'])} "
+                        f"(limit {fmt_us(limit)})", run=k + 1)
+    # 2. Between runs: the runs' medians of one point spread too far.
+    for dtype, sweep in combined.items():
+        for row in sweep["rows"]:
+            if row.get("n_runs", 1) < 2 or row["ms"] <= 0:
+                continue
+            limit = SUSPECT_FACTOR * noise_ms(row["chapter"], row["ms"], between_runs=True)
+            if row["hi"] - row["lo"] > limit:
+                medians = ", ".join("—" if t is None else fmt_time(t) for t in row["run_ms"])
+                add("spread between runs", dtype, row["chapter"], row["n"],
+                    f"the runs' medians {medians} differ by {fmt_us(row['hi'] - row['lo'])} (limit {fmt_us(limit)})")
+    # 3. int against float at the same N: the same bytes, so a memory-bound kernel takes the same time.
+    if "int" in combined and "float" in combined:
+        ints, floats = combined["int"], combined["float"]
+        for chapter, points in list(ints["table"].items()) + [(FLOOR, ints["floor"])]:
+            if chapter == CPU:
+                continue
+            other = floats["floor"] if chapter == FLOOR else floats["table"].get(chapter, {})
+            for n, a in sorted(points.items()):
+                b = other.get(n)
+                if b is None or a["ms"] <= 0 or b["ms"] <= 0:
+                    continue
+                limit = SUSPECT_FACTOR * max(noise_ms(chapter, a["ms"]), noise_ms(chapter, b["ms"]))
+                if abs(a["ms"] - b["ms"]) > limit:
+                    add("int and float disagree", "int", chapter, n,
+                        f"int {fmt_time(a['ms'])}, float {fmt_time(b['ms'])}: {a['ms'] / b['ms']:.2f}× for the same "
+                        f"bytes (limit: a difference of {fmt_us(limit)})",
+                        marks=[("int", chapter, n), ("float", chapter, n)], sizes=[("int", n), ("float", n)])
+    # 4. N against 2N: the time must not fall, and GB/s must not drop (time more than doubling).
+    for dtype, sweep in combined.items():
+        for chapter, points in list(sweep["table"].items()) + [(FLOOR, sweep["floor"])]:
+            for n, a in sorted(points.items()):
+                b = points.get(2 * n)
+                if b is None or a["ms"] <= 0 or b["ms"] <= 0:
+                    continue
+                pair = dict(n2=2 * n, marks=[(dtype, chapter, n), (dtype, chapter, 2 * n)],
+                            sizes=[(dtype, n), (dtype, 2 * n)])
+                limit = SUSPECT_FACTOR * max(noise_ms(chapter, a["ms"]), noise_ms(chapter, b["ms"]))
+                if a["ms"] - b["ms"] > limit:
+                    add("time falls when N doubles", dtype, chapter, n,
+                        f"{fmt_time(a['ms'])} at {power_label(n)}, {fmt_time(b['ms'])} at {power_label(2 * n)} "
+                        f"(limit: a fall of {fmt_us(limit)})", **pair)
+                limit = SUSPECT_FACTOR * max(noise_ms(chapter, b["ms"]), 2 * noise_ms(chapter, a["ms"]))
+                if b["ms"] - 2 * a["ms"] > limit:
+                    add("GB/s drops when N doubles", dtype, chapter, n,
+                        f"{fmt_gbps(a['gbps'])} GB/s at {power_label(n)}, {fmt_gbps(b['gbps'])} GB/s at "
+                        f"{power_label(2 * n)}: the time grows {b['ms'] / a['ms']:.2f}× "
+                        f"(limit: twice plus {fmt_us(limit)})", **pair)
+    return suspects
+
+
+def describe_suspect(s):
+    where = power_label(s["n"]) + (f" and {power_label(s['n2'])}" if s.get("n2") else "")
+    run = f" (run {s['run']})" if s.get("run") else ""
+    return f"{s['type']} {s['chapter']} at N = {where}: {s['kind']}{run}: {s['why']}"
+
+
+def suspect_marks(suspects):
+    return {mark for s in suspects for mark in s["marks"]}
+
+
+def noise_report(runs):
+    """What the noise model is derived from, measured on these runs (the `noise` command)."""
+    out = []
+    for k, run in enumerate(runs):
+        for dtype, sweep in run["sweeps"].items():
+            gpu = [r for r in sweep["rows"] if r["chapter"] != CPU and isinstance(r.get("iqr_ms"), (int, float))]
+            cpu = [r for r in sweep["rows"] if r["chapter"] == CPU and isinstance(r.get("iqr_ms"), (int, float))]
+            small = [r for r in gpu if 0 < r["ms"] < SMALL_MS]
+            jitter = max((r["iqr_ms"] for r in small), default=0.0)
+            large = [r for r in gpu if r["ms"] >= SMALL_MS]
+            share = max(((r["iqr_ms"] - jitter) / r["ms"] for r in large), default=0.0)
+            cpu_share = max((r["iqr_ms"] / r["ms"] for r in cpu if r["ms"] > 0), default=0.0)
+            out.append(f"run {k + 1} {dtype}: GPU rows under {SMALL_MS * 1000:.0f} µs: largest IQR "
+                       f"{jitter * 1000:.3f} µs ({len(small)} rows); above: largest IQR beyond that, as a share of "
+                       f"the median, {100 * share:.2f}% ({len(large)} rows); CPU row: largest IQR/median "
+                       f"{100 * cpu_share:.1f}%")
+    combined = combine(runs)
+    worst = {}
+    for s in check(runs, combined):
+        worst.setdefault(s["kind"], []).append(s)
+    out.append(f"model: GPU {NOISE_MODEL['gpu'][0] * 1000:.2f} µs + {100 * NOISE_MODEL['gpu'][1]:.2f}% "
+               f"(between runs {100 * BETWEEN_RUNS_SHARE:.1f}%), CPU {100 * NOISE_MODEL['cpu'][1]:.0f}%; "
+               f"suspect beyond {SUSPECT_FACTOR:g}× the noise")
+    out.append(f"suspect points under this model: {sum(len(v) for v in worst.values())}"
+               + "".join(f"; {kind}: {len(v)}" for kind, v in worst.items()))
+    return "\n".join(out)
 
 
 # ----------------------------------------------------------------------------- formatting
@@ -169,6 +558,69 @@ def ratio(a_row, b_row):
     return a_row["ms"] / b_row["ms"]
 
 
+def spread_percent(row):
+    """The spread of a published time, as a share of it: across runs, the run median farthest
+    from the published one; with one run, half the interquartile range of its repetitions."""
+    if row is None or row["ms"] <= 0:
+        return None
+    if row.get("n_runs", 1) >= 2:
+        return 100 * max(row["hi"] - row["ms"], row["ms"] - row["lo"]) / row["ms"]
+    iqr = row.get("iqr_ms")
+    return None if not isinstance(iqr, (int, float)) else 100 * iqr / 2 / row["ms"]
+
+
+def fmt_spread(p):
+    if p is None:
+        return "—"
+    return f"±{p:.2f}%" if p < 0.095 else f"±{p:.1f}%" if p < 9.95 else f"±{p:.0f}%"
+
+
+def band(row):
+    """The interval a published time stands for: the runs' medians (several runs) or the
+    middle half of the repetitions (one run)."""
+    if row.get("n_runs", 1) >= 2:
+        return row["lo"], row["hi"]
+    half = row.get("iqr_ms") / 2 if isinstance(row.get("iqr_ms"), (int, float)) else 0.0
+    return row["ms"] - half, row["ms"] + half
+
+
+def within_spread(a_row, b_row):
+    """True when two published times cannot be told apart: their bands overlap."""
+    if a_row is None or b_row is None:
+        return False
+    a_lo, a_hi = band(a_row)
+    b_lo, b_hi = band(b_row)
+    return a_lo <= b_hi and b_lo <= a_hi
+
+
+def spread_note(sweep):
+    runs = run_count(sweep)
+    if runs >= 2:
+        return (f"± is the spread between the {runs} runs: how far the run median farthest from the published one "
+                "lies from it, as a share of it.")
+    return ("± is half the interquartile range of the run's repetitions, as a share of the median "
+            "(one run: the spread between machines is not measured).")
+
+
+WITHIN_NOTE = (f"{WITHIN_MARK} before a ratio or a percentage: the two times' spreads overlap, so the difference is "
+               "within the spread.")
+
+
+def timed(row, marks, dtype, with_spread=True):
+    """A time cell: the time, its spread, the WRONG and suspect marks."""
+    if row is None:
+        return "—"
+    text = fmt_time(row["ms"])
+    p = spread_percent(row) if with_spread else None
+    if p is not None:
+        text += f" {fmt_spread(p)}"
+    return text + wrong(row) + suspect(row, marks, dtype)
+
+
+def suspect(row, marks, dtype):
+    return SUSPECT_MARK if row is not None and (dtype, row["chapter"], row["n"]) in marks else ""
+
+
 def rel_link(from_file, target):
     return os.path.relpath(target, os.path.dirname(os.path.abspath(from_file))).replace(os.sep, "/")
 
@@ -184,12 +636,28 @@ def chapter_note(chapter):
     return " (CPU)" if chapter == CPU else " (yardstick)" if chapter == CUB else ""
 
 
+def reps_text(sweep):
+    reps = sweep.get("reps")
+    if isinstance(reps, int):
+        return f"median of {reps} runs" if run_count(sweep) < 2 else f"median of {reps} repetitions"
+    if sweep.get("reps_all"):
+        return "median of " + " / ".join(map(str, sweep["reps_all"])) + " repetitions"
+    return "median of the timed runs"
+
+
 def measured_on(sweep, dtype=None):
-    reps = f"median of {sweep['reps']} runs" if isinstance(sweep.get("reps"), int) else "median of the timed runs"
+    """One sentence: on what, how many runs, how each point was taken (from the files)."""
     flush = "L2 flushed before each" if sweep.get("flush", True) else "L2 not flushed (--no-flush)"
     what = f"`{dtype}` sums, " if dtype else ""
-    return (f"Measured on **{sweep['device']}** (peak {sweep['peak_gbps']:.0f} GB/s), CUDA {sweep['cuda']}, "
-            f"{sweep['date']}: {what}{reps}, {flush}")
+    runs = sweep.get("runs") or [{"gpu": sweep["device"], "cuda": sweep["cuda"], "date": sweep["date"]}]
+    peak = f" (peak {sweep['peak_gbps']:.0f} GB/s)"
+    facts = describe_runs(runs)
+    gpu = facts.split(",")[0]
+    facts = f"**{gpu}**{peak}" + facts[len(gpu):]
+    if len(runs) >= 2:
+        return (f"Measured on {facts}: {what}each run's {reps_text(sweep)}, {flush}; published: the median of the "
+                f"{len(runs)} runs' medians")
+    return f"Measured on {facts}: {what}{reps_text(sweep)}, {flush}"
 
 
 def table(header, aligns, rows):
@@ -203,58 +671,85 @@ def any_wrong(sweeps):
 
 
 WRONG_NOTE = "⚠: the chapter's result was WRONG at that size; the time is shown but does not count."
+SUSPECT_NOTE = (f"{SUSPECT_MARK.strip()}: a suspect point (`tools/results.py check`: spread or neighbours out of "
+                "line), published only because --allow-suspect was given; docs/results.md lists the reasons.")
 
 
 # ----------------------------------------------------------------------------- results.md
 
-def results_page(sweeps, root, page):
+def results_page(sweeps, root, page, suspects=()):
+    marks = suspect_marks(suspects)
     out = ["# Results", "",
-           "<!-- Generated by tools/results.py from docs/data/sweep_*.json: do not edit by hand. -->", ""]
-    sources = []
-    for dtype, sweep in sweeps.items():
-        reps = f"the median of {sweep['reps']} timed runs" if isinstance(sweep.get("reps"), int) else "the median"
-        flush = "the L2 cache flushed before each run" if sweep.get("flush", True) else "the L2 cache not flushed"
-        name = os.path.basename(sweep["path"])
-        inside = not os.path.relpath(os.path.abspath(sweep["path"]), root).startswith("..")
-        source = f"[{name}]({rel_link(page, sweep['path'])})" if inside else f"`{name}`"
-        sources.append(f"`{dtype}`: {source}, "
-                       f"measured on **{sweep['device']}** with CUDA {sweep['cuda']} on {sweep['date']}, "
-                       f"{reps}, {flush}")
-    out += ["Every number on this page comes from the tour's sweep (`tour --sweep`), one file per element type:", ""]
-    out += [f"- {s}" for s in sources]
+           "<!-- Generated by tools/results.py from docs/data/run*/sweep_*.json: do not edit by hand. -->", ""]
+    first = next(iter(sweeps.values()))
+    runs = first.get("runs") or []
+    count = len(runs) or 1
+    out += ["Every number on this page comes from the tour's sweep (`tour --sweep`), one file per element type "
+            + (f"and run; {count} runs, each on a separately started machine:" if count > 1 else "(one run):"), ""]
+    for k, facts in enumerate(runs or [None]):
+        files = []
+        for dtype, sweep in sweeps.items():
+            path = sweep["paths"][k] if "paths" in sweep and k < len(sweep["paths"]) else sweep["path"]
+            name = os.path.basename(path)
+            inside = not os.path.relpath(os.path.abspath(path), root).startswith("..")
+            files.append(f"[{name}]({rel_link(page, path)})" if inside else f"`{name}`")
+        reps = facts.get("reps") if facts else first.get("reps")
+        how = f", the median of {reps} timed runs per point" if isinstance(reps, int) else ""
+        label = f"run {k + 1}: " if len(runs) > 1 else ""
+        out.append(f"- {label}{', '.join(files)}: {describe_runs([facts]) if facts else first['device']}{how}")
     peaks = {f"{s['peak_gbps']:.0f}" for s in sweeps.values()}
+    flush = ("the L2 cache flushed before each repetition" if all(s.get("flush", True) for s in sweeps.values())
+             else "the L2 cache not flushed")
     out += ["",
             "Each GPU chapter runs at its own default launch shape on the same input and is checked against the "
-            "CPU reference. The time covers every launch that turns the input into the final value; GB/s is the "
-            f"input's bytes divided by that time, and % of peak compares it with the GPU's peak bandwidth "
+            "CPU reference, " + flush + ". The time covers every launch that turns the input into the final value; "
+            "GB/s is the input's bytes divided by that time, and % of peak compares it with the GPU's peak bandwidth "
             f"({' / '.join(sorted(peaks))} GB/s, 2 × memory clock × bus width). Chapter 00 is the multi-threaded "
             "CPU sum: the GPU's peak does not apply to it. CUB (10_cub) is the yardstick.", ""]
+    if len(runs) >= 2:
+        out += [f"Each point is the median of the {len(runs)} runs' medians. " + spread_note(first), ""]
+    else:
+        out += [spread_note(first), ""]
     if any_wrong(sweeps):
         out += [WRONG_NOTE, ""]
+    if marks:
+        out += [SUSPECT_NOTE, ""]
     for dtype, sweep in sweeps.items():
-        out += section(dtype, sweep, root, page)
+        out += section(dtype, sweep, root, page, marks)
+    if suspects:
+        out += ["## Suspect points", "",
+                "Published with --allow-suspect; `python3 tools/results.py check` on the runs lists them:", ""]
+        out += [f"- {describe_suspect(s)}" for s in suspects] + [""]
     out += ["## How to reproduce", "",
-            "On a machine with a CUDA GPU, from the repository root:", "", "```sh",
+            "On each of several separately started machines with a CUDA GPU, from the repository root "
+            "(tools/gpu_suite.sh's sweep step measures suspect points again, see tools/results.py):", "", "```sh",
+            "bash tools/gpu_suite.sh build sweep      # writes build/gpu-results/ (data/sweep_*.json, gpu.txt)",
+            "```", "",
+            "then, with the runs' folders side by side on one machine:", "", "```sh",
+            "python3 tools/fill_docs.py RESULTS_1 RESULTS_2 RESULTS_3   # docs/data/runK, this page, the plots, "
+            "the READMEs",
+            "python3 tools/results.py                                   # again from docs/data/run*", "```", "",
+            "One sweep by hand:", "", "```sh",
             "cmake --preset release && cmake --build --preset release",
-            "mkdir -p docs/data"]
+            "mkdir -p docs/data/run1"]
     out += [REPRODUCE.replace("--type int", f"--type {t}") for t in TYPES]
-    out += ["python3 tools/results.py docs/data   # this page, the plots, the README tables", "```", "",
+    out += ["python3 tools/results.py docs/data/run1", "```", "",
             "A sweep runs every chapter at N = 2^10 .. 2^30 (stopping early if the GPU's memory runs out) and takes "
             "a while. Keep the machine otherwise idle while it runs.", ""]
     return "\n".join(out)
 
 
-def section(dtype, sweep, root, page):
+def section(dtype, sweep, root, page, marks=frozenset()):
     sizes = [1 << k for k in TABLE_POWERS]
+    several = run_count(sweep) >= 2
     plot = os.path.join(root, "docs", "images", f"results_{dtype}.svg")
     out = [f"## {dtype}", "", f"![GB/s against N for every chapter, {dtype}]({rel_link(page, plot)})", "",
-           f"### Time (median), {dtype}", ""]
+           f"### Time (median{' of the runs' if several else ''}, ± spread), {dtype}", ""]
     rows = []
     for chapter in sweep["chapters"]:
         cells = [chapter_link(chapter, root, page) + chapter_note(chapter)]
         for n in sizes:
-            row = sweep["table"][chapter].get(n)
-            cells.append(fmt_time(row["ms"] if row else None) + wrong(row))
+            cells.append(timed(sweep["table"][chapter].get(n), marks, dtype))
         rows.append(cells)
     header = ["chapter"] + [f"N = {power_label(n)}" for n in sizes]
     out += [table(header, ["---"] + ["---:"] * len(sizes), rows), ""]
@@ -268,34 +763,57 @@ def section(dtype, sweep, root, page):
                 cells.append("—")
                 continue
             p = percent_of_peak(row, sweep)
-            cells.append(fmt_gbps(row["gbps"]) + ("" if p is None else f" ({fmt_percent(p)})") + wrong(row))
+            cells.append(fmt_gbps(row["gbps"]) + ("" if p is None else f" ({fmt_percent(p)})") + wrong(row)
+                         + suspect(row, marks, dtype))
         rows.append(cells)
     out += [table(header, ["---"] + ["---:"] * len(sizes), rows), ""]
     out += ["<details>", f"<summary>Every size, {dtype} (N = {power_label(sweep['sizes'][0])} .. "
             f"{power_label(sweep['sizes'][-1])})</summary>", ""]
     rows = []
     for n in sweep["sizes"]:
-        for chapter in sweep["chapters"]:
-            row = sweep["table"][chapter].get(n)
+        for chapter in sweep["chapters"] + ([FLOOR] if n in sweep["floor"] else []):
+            row = sweep["floor"].get(n) if chapter == FLOOR else sweep["table"][chapter].get(n)
             if row is None:
                 continue
-            rows.append([power_label(n), chapter, fmt_time(row["ms"]), fmt_gbps(row["gbps"]),
-                         fmt_percent(percent_of_peak(row, sweep)), "ok" if row["ok"] else "**WRONG**"])
-    out += [table(["N", "chapter", "time", "GB/s", "% of peak", "check"], ["---:", "---", "---:", "---:", "---:", "---"],
-                  rows), "", "</details>", ""]
+            notes = ["ok" if row["ok"] else "**WRONG**"]
+            if row.get("remeasured"):
+                notes.append("re-measured" + (f" (run {', '.join(map(str, row['remeasured']))})" if several else ""))
+            if suspect(row, marks, dtype):
+                notes.append("suspect" + SUSPECT_MARK)
+            cells = [power_label(n), chapter, fmt_time(row["ms"]), fmt_spread(spread_percent(row))]
+            if several:
+                cells.append(", ".join("—" if t is None else fmt_time(t) for t in row["run_ms"]))
+            cells += [fmt_gbps(row["gbps"]), fmt_percent(percent_of_peak(row, sweep)), ", ".join(notes)]
+            rows.append(cells)
+    header = ["N", "chapter", "time", "spread"] + (["each run's median"] if several else []) + \
+             ["GB/s", "% of peak", "check"]
+    aligns = ["---:", "---", "---:", "---:"] + (["---:"] if several else []) + ["---:", "---:", "---"]
+    out += [table(header, aligns, rows), "", "</details>", ""]
     return out
 
 
 # ----------------------------------------------------------------------------- README blocks
 
-def main_block(sweeps, root, readme):
+def marked_ratio(a_row, b_row):
+    """a's time over b's, with ≈ when the two are within the spread."""
+    r = ratio(a_row, b_row)
+    if r is None:
+        return "—"
+    return (WITHIN_MARK if a_row is not b_row and within_spread(a_row, b_row) else "") + fmt_ratio(r)
+
+
+def main_block(sweeps, root, readme, suspects=()):
+    marks = suspect_marks(suspects)
     dtype = "int" if "int" in sweeps else next(iter(sweeps))
     sweep = sweeps[dtype]
     results = os.path.join(root, "docs", "results.md")
     out = [f"{measured_on(sweep, dtype)}. \"vs previous\" is the speed-up over the row above, \"vs 01\" over "
-           f"chapter 01. Every size and `float`: [docs/results.md]({rel_link(readme, results)}).", ""]
+           f"chapter 01. {spread_note(sweep)} {WITHIN_NOTE} Every size and `float`: "
+           f"[docs/results.md]({rel_link(readme, results)}).", ""]
     if any_wrong({dtype: sweep}):
         out += [WRONG_NOTE, ""]
+    if marks:
+        out += [SUSPECT_NOTE, ""]
     for k in MAIN_POWERS:
         n = 1 << k
         present = [c for c in sweep["chapters"] if n in sweep["table"][c]]
@@ -303,21 +821,25 @@ def main_block(sweeps, root, readme):
             out += [f"N = 2^{k}: not measured (the sweep stopped before this size).", ""]
             continue
         first = sweep["table"].get(FIRST_GPU, {}).get(n)
+        floor = sweep["floor"].get(n)
         rows, previous = [], None
         for chapter in present:
             row = sweep["table"][chapter][n]
-            rows.append([chapter_link(chapter, root, readme) + chapter_note(chapter), fmt_time(row["ms"]) + wrong(row),
-                         fmt_gbps(row["gbps"]), fmt_percent(percent_of_peak(row, sweep)),
-                         fmt_percent(percent_of_floor(row, sweep)),
-                         fmt_ratio(ratio(previous, row)), fmt_ratio(ratio(first, row))])
+            of_floor = percent_of_floor(row, sweep)
+            rows.append([chapter_link(chapter, root, readme) + chapter_note(chapter),
+                         fmt_time(row["ms"]) + wrong(row) + suspect(row, marks, dtype),
+                         fmt_spread(spread_percent(row)), fmt_gbps(row["gbps"]),
+                         fmt_percent(percent_of_peak(row, sweep)),
+                         ("" if of_floor is None or not within_spread(row, floor) else WITHIN_MARK)
+                         + fmt_percent(of_floor),
+                         marked_ratio(previous, row), marked_ratio(first, row)])
             previous = row
         out += [f"**N = 2^{k} {dtype}s ({size_label(n, dtype)})**", ""]
-        out += [table(["chapter", "time", "GB/s", "% of peak", "% of floor", "vs previous", "vs 01"],
-                      ["---", "---:", "---:", "---:", "---:", "---:", "---:"], rows), ""]
-        floor = sweep["floor"].get(n)
+        out += [table(["chapter", "time", "spread", "GB/s", "% of peak", "% of floor", "vs previous", "vs 01"],
+                      ["---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"], rows), ""]
         if floor:
             out += [f"The read-only floor (a kernel that only reads the input, with 16-byte loads): "
-                    f"{fmt_time(floor['ms'])}, {fmt_gbps(floor['gbps'])} GB/s, "
+                    f"{fmt_time(floor['ms'])} {fmt_spread(spread_percent(floor))}, {fmt_gbps(floor['gbps'])} GB/s, "
                     f"{fmt_percent(100 * floor['gbps'] / sweep['peak_gbps'])} of peak. \"% of floor\" is a chapter's "
                     f"share of that bandwidth: what this GPU can actually read, where \"% of peak\" is the datasheet's.",
                     ""]
@@ -326,24 +848,30 @@ def main_block(sweeps, root, readme):
     return "\n".join(out)
 
 
-def chapter_block(chapter, sweeps, root, readme):
+def chapter_block(chapter, sweeps, root, readme, suspects=()):
+    marks = suspect_marks(suspects)
     present = {t: s for t, s in sweeps.items() if chapter in s["table"]}
     if not present:
         return None
     first = next(iter(present.values()))
-    same = all((s["device"], s["cuda"], s["date"]) == (first["device"], first["cuda"], first["date"])
+    same = all(describe_runs(s.get("runs", [])) == describe_runs(first.get("runs", []))
+               and (s["device"], s["cuda"], s["date"]) == (first["device"], first["cuda"], first["date"])
                for s in present.values())
     results = os.path.join(root, "docs", "results.md")
     if chapter == CPU:
-        intro = (f"Measured by the tour on the host CPU of the machine with **{first['device']}**, {first['date']} "
-                 "(the same sweep as the GPU chapters; GB/s = input bytes / median time).")
+        runs = first.get("runs") or [{"gpu": first["device"], "date": first["date"]}]
+        intro = (f"Measured by the tour on the host CPU of the machine{'s' if len(runs) > 1 else ''} with "
+                 f"{describe_runs(runs)} (the same sweep as the GPU chapters; GB/s = input bytes / median time).")
     elif same:
         intro = measured_on(first) + "."
     else:
         intro = " ".join(f"{measured_on(s, t)}." for t, s in present.items())
-    out = [f"{intro} Every chapter at every size: [docs/results.md]({rel_link(readme, results)}).", ""]
+    out = [f"{intro} {spread_note(first)} Every chapter at every size: [docs/results.md]({rel_link(readme, results)}).",
+           ""]
     if any(not r["ok"] for s in present.values() for r in s["table"][chapter].values()):
         out += [WRONG_NOTE, ""]
+    if any((t, chapter, n) in marks for t in present for n in present[t]["table"][chapter]):
+        out += [SUSPECT_NOTE, ""]
     header, aligns = ["N"], ["---:"]
     for dtype in present:
         header += [f"{dtype} time", f"{dtype} GB/s"] + ([] if chapter == CPU else [f"{dtype} % of peak"])
@@ -354,7 +882,7 @@ def chapter_block(chapter, sweeps, root, readme):
         cells = [f"2^{k}"]
         for dtype, sweep in present.items():
             row = sweep["table"][chapter].get(n)
-            cells += [fmt_time(row["ms"] if row else None) + wrong(row), fmt_gbps(row["gbps"] if row else None)]
+            cells += [timed(row, marks, dtype), fmt_gbps(row["gbps"] if row else None)]
             if chapter != CPU:
                 cells.append(fmt_percent(percent_of_peak(row, sweep)))
         rows.append(cells)
@@ -365,8 +893,12 @@ def chapter_block(chapter, sweeps, root, readme):
     return "\n".join(out)
 
 
+WITHIN_TEXT = " (within the spread)"
+
+
 def compare_line(chapter, sweeps):
-    """One sentence: this chapter against the previous one, 01 and CUB, at N = 2^24 of the first type."""
+    """One sentence: this chapter against the previous one, 01 and CUB, at N = 2^24 of the first
+    type, each comparison marked where the difference is within the spread."""
     n = 1 << 24
     dtype, sweep = next(iter(sweeps.items()))
     row = sweep["table"][chapter].get(n)
@@ -377,19 +909,22 @@ def compare_line(chapter, sweeps):
     parts = []
     previous = chapters[index - 1] if index > 0 else None
     if previous is not None:
-        r = ratio(sweep["table"][previous].get(n), row)
+        other = sweep["table"][previous].get(n)
+        r = ratio(other, row)
         if r is not None:
-            parts.append(f"{r:.2f}× as fast as {previous}")
+            parts.append(f"{r:.2f}× as fast as {previous}" + (WITHIN_TEXT if within_spread(other, row) else ""))
     # Against 01 as well, unless 01 is the previous chapter (already named) or this one.
     if (chapter not in (FIRST_GPU, CUB) and previous != FIRST_GPU and FIRST_GPU in chapters
             and chapters.index(FIRST_GPU) < index and FIRST_GPU in sweep["table"]):
-        r = ratio(sweep["table"][FIRST_GPU].get(n), row)
+        other = sweep["table"][FIRST_GPU].get(n)
+        r = ratio(other, row)
         if r is not None:
-            parts.append(f"{r:.2f}× as fast as {FIRST_GPU}")
+            parts.append(f"{r:.2f}× as fast as {FIRST_GPU}" + (WITHIN_TEXT if within_spread(other, row) else ""))
     if chapter != CUB and CUB in sweep["table"]:
         cub = sweep["table"][CUB].get(n)
         if cub is not None and cub["gbps"] > 0:
-            parts.append(f"{100 * row['gbps'] / cub['gbps']:.0f}% of CUB's bandwidth")
+            parts.append(f"{100 * row['gbps'] / cub['gbps']:.0f}% of CUB's bandwidth"
+                         + (WITHIN_TEXT if within_spread(cub, row) else ""))
     if not parts:
         return None
     return f"At N = 2^24 {dtype}s this chapter runs " + ", ".join(parts) + "."
@@ -476,6 +1011,7 @@ def plot(dtype, sweep, path):
     top_value = max([peak] + [r["gbps"] for r in sweep["rows"]])
     step = nice_step(top_value * 1.08, ticks=8)
     y_max = step * math.ceil(top_value * 1.08 / step)
+    runs = run_count(sweep)
 
     def px(n):
         return x0 + (math.log2(n) - k_min) / (k_max - k_min) * (x1 - x0)
@@ -483,13 +1019,22 @@ def plot(dtype, sweep, path):
     def py(gbps):
         return y1 - min(gbps, y_max) / y_max * (y1 - y0)
 
-    title = f"{dtype} sum, GB/s against N: {sweep['device']}, CUDA {sweep['cuda']}, {sweep['date']}"
-    subtitle = (f"every chapter at its default launch shape; median of {sweep.get('reps', '?')} runs, "
-                f"{'L2 flushed before each' if sweep.get('flush', True) else 'L2 not flushed'}; "
-                "GB/s = input bytes / time")
-    svg = Svg(width, height, title, subtitle)
+    facts = describe_runs(sweep.get("runs") or [{"gpu": sweep["device"], "cuda": sweep["cuda"],
+                                                "date": sweep["date"]}])
+    gpu = facts.split(",")[0]
+    title = f"{dtype} sum, GB/s against N: {gpu}"
+    machine = facts[len(gpu):].lstrip(", ")
+    each = f"each a median of {sweep['reps']} repetitions" if isinstance(sweep.get("reps"), int) else ""
+    if runs >= 2:
+        how = f"median of {runs} runs ({each}{'; ' if each else ''}bars: the runs' range)"
+    else:
+        how = f"median of {sweep['reps']} runs" if isinstance(sweep.get("reps"), int) else "median of the timed runs"
+    method = (f"every chapter at its default launch shape; {how}; "
+              f"{'L2 flushed before each' if sweep.get('flush', True) else 'L2 not flushed'}")
+    svg = Svg(width, height, title, f"{machine}. {method}")
     svg.text(20, 30, title, size=18, weight="bold")
-    svg.text(20, 52, subtitle, size=13, color="#444")
+    svg.text(20, 52, machine, size=13 if len(machine) < 120 else 11, color="#444")
+    svg.text(20, 72, method, size=12 if len(method) < 135 else 10, color="#444")
 
     # Grid and axes.
     value = 0.0
@@ -526,14 +1071,19 @@ def plot(dtype, sweep, path):
             colors[chapter] = PALETTE[k % len(PALETTE)]
             k += 1
     for chapter in chapters:
-        points = sorted(sweep["table"][chapter].items())
-        xy = [(px(n), py(r["gbps"])) for n, r in points if n >= 1 << k_min]
+        points = [p for p in sorted(sweep["table"][chapter].items()) if p[0] >= 1 << k_min]
+        xy = [(px(n), py(r["gbps"])) for n, r in points]
         color = colors[chapter]
         thick = 4.0 if chapter == CUB else 2.0
         dash = "2 4" if chapter == CPU else None
         if len(xy) > 1:
             svg.polyline(xy, stroke=color, width=thick, stroke_dasharray=dash)
-        for (x, y), (n, r) in zip(xy, [p for p in points if p[0] >= 1 << k_min]):
+        for (x, y), (n, r) in zip(xy, points):
+            if r.get("n_runs", 1) >= 2 and r["lo"] > 0:
+                nbytes = n * TYPE_BYTES.get(dtype, 4)
+                top, bottom = py(nbytes / (r["lo"] * 1e6)), py(nbytes / (r["hi"] * 1e6))
+                if bottom - top >= 2.0:  # the runs' range, where it shows
+                    svg.line(x, top, x, bottom, stroke=color, width=1.2)
             if r["ok"]:
                 svg.circle(x, y, 3.5 if chapter == CUB else 2.6, fill=color)
             else:
@@ -563,8 +1113,25 @@ def plot(dtype, sweep, path):
 
 # ----------------------------------------------------------------------------- commands
 
-def update(data_dir, root, readmes=True):
-    sweeps = load_all(data_dir)
+class SuspectError(Exception):
+    """Suspect points, and no --allow-suspect."""
+
+    def __init__(self, suspects):
+        super().__init__(f"{len(suspects)} suspect point{'s' if len(suspects) != 1 else ''}")
+        self.suspects = suspects
+
+
+def update(data_dirs, root, readmes=True, allow_suspect=False):
+    """Writes results.md, the plots and the README blocks from one or more runs. Raises
+    SuspectError (writing nothing) when the check finds suspect points and allow_suspect is
+    False. Returns the list of suspect points that were published with their mark."""
+    if isinstance(data_dirs, str):
+        data_dirs = [data_dirs]
+    runs = load_runs(data_dirs)
+    sweeps = combine(runs)
+    suspects = check(runs, sweeps)
+    if suspects and not allow_suspect:
+        raise SuspectError(suspects)
     images = os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
     written = []
@@ -574,7 +1141,7 @@ def update(data_dir, root, readmes=True):
         written.append(path)
     page = os.path.join(root, "docs", "results.md")
     with open(page, "w", encoding="utf-8") as f:
-        f.write(results_page(sweeps, root, page))
+        f.write(results_page(sweeps, root, page, suspects))
     written.append(page)
     warnings = []
     if readmes:
@@ -583,10 +1150,15 @@ def update(data_dir, root, readmes=True):
                 text = f.read()
             for marker in sorted(set(RESULTS_MARKER.findall(text))):
                 key = marker.split(":", 1)[1]
-                content = main_block(sweeps, root, path) if key == "main" else chapter_block(key, sweeps, root, path)
+                if key == "main":
+                    content = main_block(sweeps, root, path, suspects)
+                else:
+                    content = chapter_block(key, sweeps, root, path, suspects)
                 if content is None:
-                    warnings.append(f"{os.path.relpath(path, root)}: no data for '{key}' in the sweep; "
-                                    "block left as it was")
+                    # Blocks of other scripts (results:01_seed, results:tuning_blocks, ...) are not ours;
+                    # a chapter's own block without sweep data (11_multi_gpu: fill_docs.py --multigpu) is noted.
+                    if os.path.isdir(os.path.join(root, key)):
+                        print(f"note: {os.path.relpath(path, root)}: no sweep data for '{key}'; block left as it was")
                     continue
                 try:
                     fill_file(path, marker, content)
@@ -601,7 +1173,112 @@ def update(data_dir, root, readmes=True):
     bad = [f"{t} {r['chapter']} at N = {r['n']}" for t, s in sweeps.items() for r in s["rows"] if not r["ok"]]
     if bad:
         print("warning: WRONG results in the sweep (marked ⚠): " + "; ".join(bad), file=sys.stderr)
-    return 0
+    if suspects:
+        print(f"warning: {len(suspects)} suspect point(s) published with the mark †:", file=sys.stderr)
+        for s in suspects:
+            print("  " + describe_suspect(s), file=sys.stderr)
+    return suspects
+
+
+def remeasure(run_dir, tour_files, attempt=1):
+    """Puts the rows of `tour --json` outputs in place of the sweep's rows at their type and N.
+    Returns (replaced points, warnings)."""
+    folder = sweep_dir(run_dir)
+    replaced, warnings = [], []
+    by_type = {}
+    for path in tour_files:
+        try:
+            with open(path, encoding="utf-8") as f:
+                tour = json.load(f)
+            dtype, n, rows = tour["type"], int(tour["n"]), tour["rows"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            warnings.append(f"{path}: not a tour --json output ({e.__class__.__name__}); skipped")
+            continue
+        by_type.setdefault(dtype, []).append((path, tour, n, rows))
+    for dtype, found in by_type.items():
+        path = os.path.join(folder, f"sweep_{dtype}.json")
+        try:
+            with open(path, encoding="utf-8") as f:
+                sweep = json.load(f)
+        except (OSError, ValueError) as e:
+            warnings.append(f"{path}: cannot read ({e}); {len(found)} re-measurement(s) of {dtype} not used")
+            continue
+        peak = sweep.get("peak_gbps") or 0
+        for source, tour, n, rows in found:
+            if tour.get("device") != sweep.get("device"):
+                warnings.append(f"{source}: measured on '{tour.get('device')}', the sweep on "
+                                f"'{sweep.get('device')}'; skipped")
+                continue
+            if tour.get("reps") != sweep.get("reps"):
+                warnings.append(f"{source}: {tour.get('reps')} repetitions where the sweep has {sweep.get('reps')}")
+            index = {(r["n"], r["chapter"]): r for r in sweep["rows"]}
+            for new in rows:
+                old = index.get((n, new.get("chapter")))
+                if old is None:
+                    warnings.append(f"{source}: {new.get('chapter')} at n = {n} is not in the sweep; not added")
+                    continue
+                old.setdefault("sweep_ms", old["ms"])
+                if "iqr_ms" in old:
+                    old.setdefault("sweep_iqr_ms", old["iqr_ms"])
+                for key in ("ms", "min_ms", "iqr_ms", "gbps", "ok"):
+                    if key in new and new[key] is not None:
+                        old[key] = new[key]
+                old["percent_of_peak"] = 0 if old["chapter"] == CPU or peak <= 0 else 100 * old["gbps"] / peak
+                old["remeasured"] = attempt
+                replaced.append((dtype, new["chapter"], n))
+            missing = [r["chapter"] for r in sweep["rows"] if r["n"] == n
+                       and r["chapter"] not in {x.get("chapter") for x in rows}]
+            if missing:
+                warnings.append(f"{source}: no new row for {', '.join(missing)} at n = {n}; kept the sweep's")
+        write_sweep(path, sweep)
+    return replaced, warnings
+
+
+def write_sweep(path, sweep):
+    """A sweep file in the tour's layout (one row per line), and its CSV beside it when there is one."""
+    head = {k: v for k, v in sweep.items() if k != "rows"}
+    text = json.dumps(head)[:-1] + ", \"rows\": ["
+    text += ",".join("\n  " + json.dumps(row) for row in sweep["rows"]) + "\n]}\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    csv = path[:-len(".json")] + ".csv"
+    if os.path.exists(csv):
+        with open(csv, "w", encoding="utf-8") as f:
+            f.write("type,n,chapter,ms,min_ms,iqr_ms,gbps,percent_of_peak,ok\n")
+            for r in sweep["rows"]:
+                f.write(f"{sweep['type']},{r['n']},{r['chapter']},{r['ms']},{r.get('min_ms', '')},"
+                        f"{r.get('iqr_ms', '')},{r['gbps']},{r.get('percent_of_peak', '')},"
+                        f"{'ok' if r['ok'] else 'WRONG'}\n")
+
+
+def check_command(argv):
+    parser = argparse.ArgumentParser(prog="results.py check",
+                                     description="List the suspect points of one or more runs (exit 1 if any).")
+    parser.add_argument("runs", nargs="+", help="run folders (sweep_*.json in them or in their data/)")
+    parser.add_argument("--list", action="store_true",
+                        help="print only 'TYPE N REPS' for each size to measure again (tools/gpu_suite.sh)")
+    args = parser.parse_args(argv)
+    try:
+        runs = load_runs(args.runs)
+        suspects = check(runs)
+    except DataError as e:
+        print(f"results.py check: {e}", file=sys.stderr)
+        return 2
+    if args.list:
+        sizes = []
+        for s in suspects:
+            for size in s["sizes"]:
+                if size not in sizes:
+                    sizes.append(size)
+        for dtype, n in sorted(sizes):
+            reps = next((run["sweeps"][dtype].get("reps") for run in runs if dtype in run["sweeps"]), None)
+            print(f"{dtype} {n} {reps if isinstance(reps, int) else 30}")
+    else:
+        for s in suspects:
+            print(describe_suspect(s))
+        print(f"{len(suspects)} suspect point{'s' if len(suspects) != 1 else ''} in {len(runs)} "
+              f"run{'s' if len(runs) != 1 else ''}" + ("" if suspects else ": all clean"))
+    return 1 if suspects else 0
 
 
 def main(argv=None):
@@ -625,21 +1302,58 @@ def main(argv=None):
             return 1
         print(f"filled {count} block{'s' if count != 1 else ''} '{args.marker}' in {args.file}")
         return 0
+    if argv and argv[0] == "check":
+        return check_command(argv[1:])
+    if argv and argv[0] == "noise":
+        try:
+            print(noise_report(load_runs(argv[1:] or default_run_dirs(root_default))))
+        except DataError as e:
+            print(f"results.py noise: {e}", file=sys.stderr)
+            return 2
+        return 0
+    if argv and argv[0] == "remeasure":
+        parser = argparse.ArgumentParser(prog="results.py remeasure",
+                                         description="Put tour --json outputs in place of a sweep's rows at their "
+                                                     "type and N (tools/gpu_suite.sh's sweep step).")
+        parser.add_argument("run")
+        parser.add_argument("tour_json", nargs="*")
+        parser.add_argument("--attempt", type=int, default=1)
+        args = parser.parse_args(argv[1:])
+        replaced, warnings = remeasure(args.run, args.tour_json, args.attempt)
+        for w in warnings:
+            print("warning:", w, file=sys.stderr)
+        points = sorted({(t, n) for t, _, n in replaced})
+        print(f"re-measured (attempt {args.attempt}): " + (", ".join(f"{t} {power_label(n)}" for t, n in points)
+                                                          or "nothing"))
+        return 0
     if argv and argv[0] == "update":
         argv = argv[1:]
     parser = argparse.ArgumentParser(
-        description="Write docs/results.md, the plots and the README results blocks from the tour's sweep files. "
-                    "(Also: results.py fill FILE MARKER < text.)")
-    parser.add_argument("data", nargs="?", default=os.path.join(root_default, "docs", "data"),
-                        help="folder with sweep_int.json and sweep_float.json (default docs/data)")
+        description="Write docs/results.md, the plots and the README results blocks from the tour's sweep files of "
+                    "one or more runs. (Also: results.py fill FILE MARKER < text; results.py check RUN...; "
+                    "results.py remeasure RUN TOUR_JSON...; results.py noise RUN...)")
+    parser.add_argument("data", nargs="*",
+                        help="run folders with sweep_int.json and sweep_float.json (in them or in their data/); "
+                             "default docs/data/run1, run2, ... or docs/data")
     parser.add_argument("--root", default=root_default, help="repository root (default: this script's repository)")
     parser.add_argument("--no-readmes", action="store_true", help="write results.md and the plots only")
+    parser.add_argument("--allow-suspect", action="store_true",
+                        help="publish suspect points (marked †) instead of refusing")
     args = parser.parse_args(argv)
+    root = os.path.abspath(args.root)
     try:
-        return update(args.data, os.path.abspath(args.root), readmes=not args.no_readmes)
+        update(args.data or default_run_dirs(root), root, readmes=not args.no_readmes,
+               allow_suspect=args.allow_suspect)
     except DataError as e:
         print(f"results.py: {e}", file=sys.stderr)
         return 2
+    except SuspectError as e:
+        print(f"results.py: {e}; nothing written (measure them again, or publish them marked with "
+              "--allow-suspect):", file=sys.stderr)
+        for s in e.suspects:
+            print("  " + describe_suspect(s), file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

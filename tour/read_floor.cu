@@ -5,6 +5,7 @@
 // peak", which is a datasheet product no kernel reaches.
 #include "read_floor.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "cuda_check.h"
@@ -18,7 +19,7 @@ constexpr int kVectorsInFlight = 4;
 // Reads every 16-byte vector of [bytes, bytes + count * 16) and then the tail bytes.
 // The loads cannot be optimized away: what they read decides whether *sink is written
 // (OR of the data equal to a value it practically never has).
-__global__ void __launch_bounds__(kBlock) read_only(const uint4* vectors, std::size_t count, const unsigned char* tail,
+__global__ void __launch_bounds__(1024) read_only(const uint4* vectors, std::size_t count, const unsigned char* tail,
                                                     std::size_t tail_bytes, unsigned* sink) {
   const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
   std::size_t v = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -34,16 +35,16 @@ __global__ void __launch_bounds__(kBlock) read_only(const uint4* vectors, std::s
     const uint4 last = __ldg(vectors + v);
     bits |= last.x | last.y | last.z | last.w;
   }
-  if (blockIdx.x == 0 && threadIdx.x < tail_bytes) bits |= tail[threadIdx.x];
+  for (std::size_t i = threadIdx.x; blockIdx.x == 0 && i < tail_bytes; i += blockDim.x) bits |= tail[i];
   if (bits == 0x5EEDF1A7u) *sink = bits;
 }
 
 template <typename T>
-cudaError_t launch_read_only(T* data, std::size_t n, T* /*result*/, void* scratch, int /*block*/, int grid,
+cudaError_t launch_read_only(T* data, std::size_t n, T* /*result*/, void* scratch, int block, int grid,
                              cudaStream_t stream) {
   const std::size_t bytes = n * sizeof(T);  // cudaMalloc'd: 16-byte aligned
   const std::size_t count = bytes / 16;
-  read_only<<<grid, kBlock, 0, stream>>>(reinterpret_cast<const uint4*>(data), count,
+  read_only<<<grid, block, 0, stream>>>(reinterpret_cast<const uint4*>(data), count,
                                          reinterpret_cast<const unsigned char*>(data) + count * 16, bytes % 16,
                                          static_cast<unsigned*>(scratch));
   return cudaGetLastError();
@@ -51,21 +52,41 @@ cudaError_t launch_read_only(T* data, std::size_t n, T* /*result*/, void* scratc
 
 }  // namespace
 
+cudaError_t read_floor_wave(int block, int* grid) {
+  int device = 0, blocks_per_sm = 0, sm_count = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (status == cudaSuccess) status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_only, block, 0);
+  *grid = sm_count * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+  return status;
+}
+
 Variant read_floor_variant() {
   Variant floor;
   floor.chapter = kReadFloor;
   floor.summary = "reads the input with 16-byte loads, four in flight per thread, and adds nothing";
   floor.default_block = kBlock;
   floor.check_shape = [](int, int) { return std::string(); };
-  // One full wave of 256-thread blocks.
-  floor.default_grid = [](std::size_t, int, int* grid) {
-    int device = 0, blocks_per_sm = 0, sm_count = 0;
+  // At most one full wave, no more threads than one trip of four 16-byte loads each needs.
+  floor.default_grid = [](std::size_t n, int block, int* grid) {
+    const cudaError_t status = read_floor_wave(block, grid);
+    const std::size_t threads = (n * sizeof(int) / 16 + kVectorsInFlight - 1) / kVectorsInFlight;  // as 4-byte data
+    *grid = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(*grid, (threads + block - 1) / block)));
+    return status;
+  };
+  // The fastest shapes the small-n bench found for this kernel (tools/tuning/small_n.cu):
+  // blocks of 256 threads while the input is small, of 1024 once there are 1024 threads'
+  // trips for every two SMs (the same rule as 09's default_shape).
+  floor.default_shape = [](std::size_t n, int* block, int* grid) {
+    int device = 0, sm_count = 0;
     cudaError_t status = cudaGetDevice(&device);
     if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
-    if (status == cudaSuccess) {
-      status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, read_only, kBlock, 0);
-    }
-    *grid = sm_count * (blocks_per_sm > 0 ? blocks_per_sm : 1);
+    const std::size_t threads = (n * sizeof(int) / 16 + kVectorsInFlight - 1) / kVectorsInFlight;
+    *block = threads < std::size_t(1024) * sm_count / 2 ? 256 : 1024;
+    if (status != cudaSuccess) return status;
+    int wave = 0;
+    status = read_floor_wave(*block, &wave);
+    *grid = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(wave, (threads + *block - 1) / *block)));
     return status;
   };
   floor.scratch_bytes = [](std::size_t, int, int) { return sizeof(unsigned); };

@@ -1,0 +1,61 @@
+// 12_accuracy: 09's single pass, with a float sum that keeps what every rounding drops:
+// accurate to about one rounding of the result, whatever n is. Sum only. What changes
+// since 09, and why, is at the top of compensated_sum.cu.
+//
+// Use it in your code (input: n floats in device memory):
+//   #include "compensated_sum.cuh"
+//   int block = 0, grid = 0;
+//   cudaError_t status = compensated_sum::default_shape(n, &block, &grid);
+//   const std::size_t bytes = compensated_sum::scratch_bytes(n, block, grid);
+//   void* scratch = nullptr;
+//   float* result = nullptr;
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, bytes);
+//   if (status == cudaSuccess) status = cudaMemset(scratch, 0, bytes);  // once: every call leaves it at 0
+//   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
+//   if (status == cudaSuccess) status = compensated_sum::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernel's own errors show here
+//   float sum = 0;
+//   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
+//   cudaFree(scratch);
+//   cudaFree(result);
+//
+// Compile: nvcc -std=c++17 -c compensated_sum.cu (int, float and double are built in).
+// Not with --use_fast_math: it flushes tiny values to zero, and with them the smallest
+// of the rounding errors this code keeps.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+namespace compensated_sum {
+
+// Threads per block at large n (default_shape picks fewer at small n), as 09. Any size
+// from 1 to 1024 works (multiples of 32 waste no lanes).
+constexpr int kDefaultBlock = 1024;
+
+// The launch shape for n elements, read off the current device, by 09's rule: one
+// block at small n, blocks of 256 threads at medium n, a wave of 1024-thread blocks.
+cudaError_t default_shape(std::size_t n, int* block, int* grid);
+
+// A grid for n elements when you choose the block size (1 to 1024) yourself: one trip
+// per thread, at most as many blocks as fit on the device at once.
+cudaError_t default_grid(std::size_t n, int block, int* grid);
+
+// Device memory reduce() needs besides input and result: the ticket counter and one
+// partial (a sum and its compensation) per block. Zero it once, before the first call
+// (cudaMemset); every call leaves the counter at 0 again, so the same scratch serves
+// any number of calls (one stream at a time).
+std::size_t scratch_bytes(std::size_t n, int block, int grid);
+
+// Writes the sum of input[0, n) to *result (device memory), in one launch on `stream`.
+// Floats and doubles are summed with compensation (the result is about as accurate as a
+// sum in twice the precision, rounded once at the end); ints are summed exactly, modulo
+// 2^32, as in every chapter. block: 1 to 1024; grid: at least 1, and scratch sized for it.
+// Returns the first CUDA error (cudaErrorInvalidValue for a shape it cannot run); like
+// any launch, it returns before the GPU is done: synchronize before reading *result.
+template <typename T>
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream = 0);
+
+}  // namespace compensated_sum

@@ -1,0 +1,525 @@
+// 13_rows: one reduction per row of a row-major M x K matrix (sum, max, argmax, mean and
+// variance), from float, __half or __nv_bfloat16 input, accumulated in float.
+//
+// What changes since 09: 09 spreads one long array over the whole grid and combines the
+// block partials at the end. Here there are M independent reductions, and nothing needs
+// combining across blocks: each row goes to one thread, one group of lanes, one warp or
+// one block, and whoever reduces a row writes its result. The shape decides which: a
+// warp per row wastes 30 of its 32 lanes on rows of 8 floats, a thread per row reads a
+// 32 KiB row alone. Each row is read as 09 reads its array (a head before the first
+// 16-byte-aligned address, 16-byte vectors four in flight, a tail), but per row, since
+// rows of odd K start at every alignment; the threads of a row take its vectors in turn,
+// so that neighbouring lanes read neighbouring vectors. The lanes of a group combine
+// with __shfl_xor_sync inside the warp, the warps of a block through shared memory (09's
+// block_reduce). The operator is a type with a state, an identity and a combine: for
+// mean and variance the state is (count, mean, M2), combined with Chan et al.'s formula.
+//
+// Build and run:  cmake --build --preset release --target 13_rows
+//                 build/release/bin/13_rows --rows 2^21 --cols 32
+//                 build/release/bin/13_rows --cols 33 --type bf16 --op meanvar
+#include "rows.cuh"
+
+#include <cuda/std/limits>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <type_traits>
+
+namespace rows {
+namespace {
+
+constexpr unsigned kWarpSize = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// The widest load a thread can make in one instruction: 16 bytes (LDG.E.128 in SASS).
+constexpr std::size_t kVectorBytes = 16;
+// Independent 16-byte loads a thread issues before it combines any of them (as in 09).
+constexpr int kVectorsInFlight = 4;
+// Threads per block of the thread, group and warp kernels.
+constexpr int kBlock = 256;
+// Rows per thread when a row is shorter than one vector: four loads in flight.
+constexpr int kShortRowsPerThread = 4;
+// Auto's bounds (rows.cuh): vectors per row up to which a group, then a warp, is used,
+// and the row count below which long rows get a block each.
+constexpr std::size_t kGroupMaxVectors = 64, kWarpMaxVectors = 128, kWarpMaxVectorsManyRows = 512;
+constexpr std::size_t kFewRows = 4096;
+constexpr int kMaxBlockPerRow = 256;
+
+// The column ArgMax's identity carries: larger than any real column, so that a real
+// element always wins a tie against the identity.
+constexpr std::int64_t kNoIndex = cuda::std::numeric_limits<std::int64_t>::max();
+
+// ---------------------------------------------------------------- input elements as float
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+// Elements in one 16-byte vector: 4 floats, 8 halves or 8 bfloat16s.
+template <typename In>
+constexpr int kPerVector = int(kVectorBytes / sizeof(In));
+
+// The elements of one 16-byte vector (loaded as a uint4), widened to float.
+template <typename In>
+__device__ __forceinline__ void widen(const uint4& bits, float (&x)[kPerVector<In>]) {
+  const unsigned words[4] = {bits.x, bits.y, bits.z, bits.w};
+#pragma unroll
+  for (int w = 0; w < 4; ++w) {
+    if constexpr (std::is_same_v<In, float>) {
+      x[w] = __uint_as_float(words[w]);
+    } else if constexpr (std::is_same_v<In, __half>) {  // the lower half of a word comes first in memory
+      x[2 * w] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[w] & 0xffffu)));
+      x[2 * w + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[w] >> 16)));
+    } else {  // bfloat16 is the upper 16 bits of a float: widening is a shift
+      x[2 * w] = __uint_as_float(words[w] << 16);
+      x[2 * w + 1] = __uint_as_float(words[w] & 0xffff0000u);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- the operators
+
+// [snippet:reducers]
+// What the kernels need of an operator: a State that partial results are kept in, its
+// identity (what threads without input contribute), the state of one element and of one
+// vector's elements, combine (any order gives the same answer, up to float rounding for
+// Sum and MeanVar), a shuffle of the state between lanes, and the row's result.
+template <typename Op> struct Reducer;
+
+template <> struct Reducer<Sum> {
+  using State = float;
+  __device__ static State identity() { return 0.0f; }
+  __device__ static State element(float x, std::int64_t /*column*/) { return x; }
+  template <int N> __device__ static State vector(const float (&x)[N], std::int64_t /*first_column*/) {
+    float sums[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) sums[k] = x[k];
+#pragma unroll
+    for (int width = N / 2; width > 0; width /= 2) {  // in pairs: log2(N) additions deep
+#pragma unroll
+      for (int k = 0; k < width; ++k) sums[k] += sums[k + width];
+    }
+    return sums[0];
+  }
+  __device__ static State combine(State a, State b) { return a + b; }
+  __device__ static State shuffle_xor(State s, int offset) { return __shfl_xor_sync(kFullMask, s, offset); }
+  __device__ static float result(State s, std::size_t /*cols*/) { return s; }
+};
+
+// NaN propagates, as in numpy.max: (a > b || a != a) ? a : b keeps a NaN from either side.
+template <> struct Reducer<Max> {
+  using State = float;
+  __device__ static State identity() { return -cuda::std::numeric_limits<float>::infinity(); }
+  __device__ static State element(float x, std::int64_t /*column*/) { return x; }
+  template <int N> __device__ static State vector(const float (&x)[N], std::int64_t /*first_column*/) {
+    State best = x[0];
+#pragma unroll
+    for (int k = 1; k < N; ++k) best = combine(best, x[k]);
+    return best;
+  }
+  __device__ static State combine(State a, State b) { return (a > b || a != a) ? a : b; }
+  __device__ static State shuffle_xor(State s, int offset) { return __shfl_xor_sync(kFullMask, s, offset); }
+  __device__ static float result(State s, std::size_t /*cols*/) { return s; }
+};
+
+// The order that decides ArgMax: NaN above every number, then the larger value, and
+// between equal values (or two NaNs) the smaller column. It is a total order on
+// (value, column) pairs, so the winner does not depend on who combines with whom.
+template <> struct Reducer<ArgMax> {
+  struct State {
+    float value;
+    std::int64_t index;
+  };
+  __device__ static State identity() { return {-cuda::std::numeric_limits<float>::infinity(), kNoIndex}; }
+  __device__ static State element(float x, std::int64_t column) { return {x, column}; }
+  template <int N> __device__ static State vector(const float (&x)[N], std::int64_t first_column) {
+    State best = {x[0], first_column};
+#pragma unroll
+    for (int k = 1; k < N; ++k) best = combine(best, {x[k], first_column + k});
+    return best;
+  }
+  __device__ static bool beats(const State& b, const State& a) {
+    const bool b_nan = b.value != b.value, a_nan = a.value != a.value;
+    if (b_nan || a_nan) return b_nan && (!a_nan || b.index < a.index);
+    return b.value > a.value || (b.value == a.value && b.index < a.index);
+  }
+  __device__ static State combine(State a, State b) { return beats(b, a) ? b : a; }
+  __device__ static State shuffle_xor(State s, int offset) {
+    return {__shfl_xor_sync(kFullMask, s.value, offset),
+            static_cast<std::int64_t>(__shfl_xor_sync(kFullMask, static_cast<long long>(s.index), offset))};
+  }
+  __device__ static ValueIndex result(State s, std::size_t /*cols*/) {
+    return {s.value, s.index == kNoIndex ? std::int64_t(-1) : s.index};
+  }
+};
+
+// Mean and variance in one pass. The state of a set of n values is (n, mean, M2), M2 the
+// sum of squared deviations from the mean. Two states merge exactly (Chan, Golub and
+// LeVeque):
+//   n = na + nb,  delta = mean_b - mean_a,
+//   mean = mean_a + delta * nb / n,   M2 = M2a + M2b + delta^2 * na * nb / n.
+// With nb = 1 (one new element x, M2b = 0) this is Welford's update. A thread merges one
+// vector of 4 or 8 elements at a time, whose own mean and M2 it computes directly (one
+// division per vector instead of one per element); lanes, warps and blocks merge the
+// same way. The population variance is M2 / n.
+template <> struct Reducer<MeanVar> {
+  struct State {
+    std::int64_t count;
+    float mean, m2;
+  };
+  __device__ static State identity() { return {0, 0.0f, 0.0f}; }
+  // One element: mean x, M2 0. Written x - x, which is 0 for a finite x and NaN for an
+  // infinity or a NaN, as numpy's var([inf]) is nan (inf - inf has no value).
+  __device__ static State element(float x, std::int64_t /*column*/) { return {1, x, x - x}; }
+  template <int N> __device__ static State vector(const float (&x)[N], std::int64_t first_column) {
+    const float mean = Reducer<Sum>::vector(x, first_column) * (1.0f / N);  // N = 4 or 8: 1/N is exact
+    float m2 = 0.0f;
+#pragma unroll
+    for (int k = 0; k < N; ++k) m2 = fmaf(x[k] - mean, x[k] - mean, m2);
+    return {N, mean, m2};
+  }
+  __device__ static State combine(State a, State b) {
+    if (b.count == 0) return a;  // the identity changes nothing (and n = 0 would divide by 0)
+    if (a.count == 0) return b;
+    const std::int64_t n = a.count + b.count;
+    const float delta = b.mean - a.mean;
+    const float weight_b = static_cast<float>(b.count) / static_cast<float>(n);  // nb / n
+    return {n, fmaf(delta, weight_b, a.mean), a.m2 + b.m2 + delta * delta * (static_cast<float>(a.count) * weight_b)};
+  }
+  __device__ static State shuffle_xor(State s, int offset) {
+    return {static_cast<std::int64_t>(__shfl_xor_sync(kFullMask, static_cast<long long>(s.count), offset)),
+            __shfl_xor_sync(kFullMask, s.mean, offset), __shfl_xor_sync(kFullMask, s.m2, offset)};
+  }
+  __device__ static MeanVariance result(State s, std::size_t /*cols*/) {
+    if (s.count == 0) {
+      const float nan = cuda::std::numeric_limits<float>::quiet_NaN();
+      return {nan, nan};
+    }
+    return {s.mean, s.m2 / static_cast<float>(s.count)};
+  }
+};
+// [/snippet:reducers]
+
+template <typename Op> using StateOf = typename Reducer<Op>::State;
+
+// ---------------------------------------------------------------- one row, many lanes
+
+// The states of one trip's vectors combined in pairs (two levels for four vectors).
+template <typename Op>
+__device__ StateOf<Op> combine_trip(StateOf<Op> (&states)[kVectorsInFlight]) {
+#pragma unroll
+  for (int width = kVectorsInFlight / 2; width > 0; width /= 2) {
+#pragma unroll
+    for (int k = 0; k < width; ++k) states[k] = Reducer<Op>::combine(states[k], states[k + width]);
+  }
+  return states[0];
+}
+
+// The state of the vector that starts at column `column`, loaded as 16 bytes.
+template <typename In, typename Op>
+__device__ StateOf<Op> vector_state(const uint4& bits, std::int64_t column) {
+  float x[kPerVector<In>];
+  widen<In>(bits, x);
+  return Reducer<Op>::template vector<kPerVector<In>>(x, column);
+}
+
+// [snippet:lane_reduce_row]
+// One lane's share of one row of `cols` elements, when `lanes` threads share the row
+// (lane = 0 .. lanes - 1; at least kMinLanes of them). As 09 splits its array, the row
+// is split into
+//   head:    the elements before its first 16-byte-aligned address (rows of odd K start
+//            at every alignment, so each row has its own),
+//   vectors: whole 16-byte vectors from there on; lane l takes vectors l, l + lanes,
+//            l + 2*lanes, ...: neighbouring lanes read neighbouring vectors,
+//   tail:    the elements after the last whole vector.
+// Head and tail hold fewer than one vector's elements, so a lane takes at most kScalars
+// of each: their loads are unrolled, all issued at once. The vectors go four per trip,
+// all four loads issued before the first is combined, as in 09.
+template <int kMinLanes, typename In, typename Op>
+__device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t cols, unsigned lane,
+                                       unsigned lanes) {
+  using R = Reducer<Op>;
+  constexpr int kPer = kPerVector<In>;
+  const std::size_t misaligned_bytes = reinterpret_cast<std::uintptr_t>(row) % kVectorBytes;
+  const std::size_t head_elements = misaligned_bytes ? (kVectorBytes - misaligned_bytes) / sizeof(In) : 0;
+  const std::size_t head = head_elements < cols ? head_elements : cols;
+  const std::size_t vector_count = (cols - head) / kPer;
+  const std::size_t tail_start = head + vector_count * kPer;
+  const uint4* vectors = reinterpret_cast<const uint4*>(row + head);
+
+  typename R::State partial = R::identity();
+  constexpr int kScalars = (kPer - 1 + kMinLanes - 1) / kMinLanes;
+#pragma unroll
+  for (int k = 0; k < kScalars; ++k) {
+    const std::size_t h = lane + std::size_t(k) * lanes;
+    if (h < head) partial = R::combine(partial, R::element(to_float(__ldg(row + h)), h));
+    const std::size_t t = tail_start + lane + std::size_t(k) * lanes;
+    if (t < cols) partial = R::combine(partial, R::element(to_float(__ldg(row + t)), t));
+  }
+
+  // Main loop: only trips where all kVectorsInFlight vectors exist.
+  std::size_t v = lane;
+  for (; v + (kVectorsInFlight - 1) * lanes < vector_count; v += kVectorsInFlight * lanes) {
+    uint4 loaded[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * lanes);  // all loads first
+    typename R::State trip[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      trip[k] = vector_state<In, Op>(loaded[k], head + (v + k * lanes) * kPer);  // then each vector
+    }
+    partial = R::combine(partial, combine_trip<Op>(trip));
+  }
+  // The last, partial trip: the same loads, each guarded, all issued before the first
+  // is combined.
+  if (v < vector_count) {
+    typename R::State trip[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      const std::size_t index = v + k * lanes;
+      trip[k] = index < vector_count ? vector_state<In, Op>(__ldg(vectors + index), head + index * kPer)
+                                     : R::identity();
+    }
+    partial = R::combine(partial, combine_trip<Op>(trip));
+  }
+  return partial;
+}
+// [/snippet:lane_reduce_row]
+
+// The states of kLanes neighbouring lanes (an aligned group of a warp) combined with
+// __shfl_xor_sync: after log2(kLanes) steps every lane of the group holds the group's
+// state. Every lane of the warp must call it (the mask names all 32).
+template <int kLanes, typename Op>
+__device__ StateOf<Op> lanes_reduce(StateOf<Op> state) {
+#pragma unroll
+  for (int offset = kLanes / 2; offset > 0; offset /= 2) {
+    state = Reducer<Op>::combine(state, Reducer<Op>::shuffle_xor(state, offset));
+  }
+  return state;
+}
+
+// 09's block_reduce for a state: thread 0 gets the block's state. blockDim.x is a
+// multiple of 32 here. Calling it again needs a __syncthreads() in between (warp 0 may
+// still be reading warp_states when another warp writes its next state).
+template <typename Op>
+__device__ StateOf<Op> block_reduce(StateOf<Op> state) {
+  __shared__ StateOf<Op> warp_states[kWarpSize];  // one per warp: at most 1024 / 32
+  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  const unsigned warps = blockDim.x / kWarpSize;
+  state = lanes_reduce<kWarpSize, Op>(state);
+  if (lane == 0) warp_states[warp] = state;
+  __syncthreads();  // every warp's state is written before warp 0 reads them
+  if (warp == 0) {
+    state = lane < warps ? warp_states[lane] : Reducer<Op>::identity();
+    state = lanes_reduce<kWarpSize, Op>(state);
+  }
+  return state;
+}
+
+// ---------------------------------------------------------------- the kernels
+
+// [snippet:short_rows]
+// One thread per row, for rows shorter than one 16-byte vector (K * element size < 16:
+// up to 3 floats or 7 halves). One such row is only a few bytes, so each thread takes
+// kShortRowsPerThread rows and issues all their loads before it combines any: enough
+// bytes in flight. Thread t of a block takes rows t, t + kBlock, t + 2*kBlock, ... of
+// the block's rows, so the 32 threads of a warp read 32 neighbouring rows per load.
+template <typename In, typename Op>
+__global__ void __launch_bounds__(kBlock)
+    short_rows(const In* __restrict__ input, std::size_t rows, std::size_t cols,
+               typename Op::Result* __restrict__ output) {
+  using R = Reducer<Op>;
+  constexpr int kMaxCols = kPerVector<In> - 1;
+  constexpr std::size_t kRowsPerBlock = std::size_t(kBlock) * kShortRowsPerThread;
+  for (std::size_t first = blockIdx.x * kRowsPerBlock; first < rows; first += gridDim.x * kRowsPerBlock) {
+    float values[kShortRowsPerThread][kMaxCols];
+#pragma unroll
+    for (int r = 0; r < kShortRowsPerThread; ++r) {  // every load first
+      const std::size_t row = first + threadIdx.x + std::size_t(r) * kBlock;
+#pragma unroll
+      for (int j = 0; j < kMaxCols; ++j) {
+        values[r][j] = row < rows && std::size_t(j) < cols ? to_float(__ldg(input + row * cols + j)) : 0.0f;
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kShortRowsPerThread; ++r) {  // then each row, element by element
+      const std::size_t row = first + threadIdx.x + std::size_t(r) * kBlock;
+      typename R::State state = R::identity();
+#pragma unroll
+      for (int j = 0; j < kMaxCols; ++j) {
+        if (std::size_t(j) < cols) state = R::combine(state, R::element(values[r][j], j));
+      }
+      if (row < rows) output[row] = R::result(state, cols);
+    }
+  }
+}
+// [/snippet:short_rows]
+
+// [snippet:rows_by_lanes]
+// kLanes neighbouring lanes per row: 1 (a thread per row), 2 to 16 (a group of a warp),
+// or 32 (a warp per row). A block of kBlock threads takes kBlock / kLanes neighbouring
+// rows per trip, then jumps by the whole grid. The loop runs while the first row of the
+// thread's *warp* exists, so that all 32 lanes stay in it together and every shuffle in
+// lanes_reduce has its partners; a lane past the last row brings the identity and
+// writes nothing.
+template <int kLanes, typename In, typename Op>
+__global__ void __launch_bounds__(kBlock)
+    rows_by_lanes(const In* __restrict__ input, std::size_t rows, std::size_t cols,
+                  typename Op::Result* __restrict__ output) {
+  using R = Reducer<Op>;
+  constexpr unsigned kRowsPerBlock = kBlock / kLanes;
+  const unsigned lane = threadIdx.x % kLanes;
+  const unsigned my_row = threadIdx.x / kLanes;                                // within the block's rows
+  const unsigned warp_row = (threadIdx.x / kWarpSize) * (kWarpSize / kLanes);  // the first row of my warp
+  const std::size_t rows_per_grid = std::size_t(gridDim.x) * kRowsPerBlock;
+  for (std::size_t block_row = std::size_t(blockIdx.x) * kRowsPerBlock; block_row + warp_row < rows;
+       block_row += rows_per_grid) {
+    const std::size_t row = block_row + my_row;
+    typename R::State state =
+        row < rows ? lane_reduce_row<kLanes, In, Op>(input + row * cols, cols, lane, kLanes) : R::identity();
+    state = lanes_reduce<kLanes, Op>(state);
+    if (lane == 0 && row < rows) output[row] = R::result(state, cols);
+  }
+}
+// [/snippet:rows_by_lanes]
+
+// [snippet:rows_by_block]
+// One block per row (blockDim.x = 32 to 256 threads, a multiple of 32): every thread
+// takes its share of the row as in rows_by_lanes, then 09's block_reduce. Block b takes
+// rows b, b + gridDim.x, ...
+template <typename In, typename Op>
+__global__ void __launch_bounds__(kMaxBlockPerRow)
+    rows_by_block(const In* __restrict__ input, std::size_t rows, std::size_t cols,
+                  typename Op::Result* __restrict__ output) {
+  using R = Reducer<Op>;
+  for (std::size_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    typename R::State state = lane_reduce_row<kWarpSize, In, Op>(input + row * cols, cols, threadIdx.x, blockDim.x);
+    state = block_reduce<Op>(state);
+    if (threadIdx.x == 0) output[row] = R::result(state, cols);
+    __syncthreads();  // warp 0 is done with warp_states before the next row writes them
+  }
+}
+// [/snippet:rows_by_block]
+
+// ---------------------------------------------------------------- the plan
+
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// The smallest power of two >= x, clamped to [low, high] (both powers of two).
+int power_of_two_within(std::size_t x, int low, int high) {
+  int p = low;
+  while (p < high && std::size_t(p) < x) p *= 2;
+  return p;
+}
+
+// The 16-byte vectors a row spans (V in rows.cuh), without overflowing for huge K.
+std::size_t vectors_per_row(std::size_t cols, std::size_t element_bytes) {
+  return ceil_div(cols, kVectorBytes / element_bytes);
+}
+
+// Threads sharing a row when each should get about kVectorsInFlight vectors.
+std::size_t threads_for(std::size_t vectors) { return ceil_div(vectors, kVectorsInFlight); }
+
+bool known_element_size(std::size_t element_bytes) {
+  return element_bytes == 2 || element_bytes == 4;
+}
+
+// Grid size for `rows` rows at `rows_per_block` rows per block and trip: every row
+// covered by one trip where the grid limit allows (the kernels loop past it).
+unsigned grid_for(std::size_t rows, std::size_t rows_per_block) {
+  return static_cast<unsigned>(std::min<std::size_t>(ceil_div(rows, rows_per_block), INT_MAX));
+}
+
+template <int kLanes, typename In, typename Op>
+void launch_lanes(const In* input, std::size_t rows, std::size_t cols, typename Op::Result* output,
+                  cudaStream_t stream) {
+  rows_by_lanes<kLanes, In, Op><<<grid_for(rows, kBlock / kLanes), kBlock, 0, stream>>>(input, rows, cols, output);
+}
+
+}  // namespace
+
+const char* method_name(Method method) {
+  switch (method) {
+    case Method::Auto: return "auto";
+    case Method::Thread: return "thread";
+    case Method::Group: return "group";
+    case Method::Warp: return "warp";
+    case Method::Block: return "block";
+  }
+  return "?";
+}
+
+// [snippet:choose_method]
+Method choose_method(std::size_t rows, std::size_t cols, std::size_t element_bytes) {
+  if (!known_element_size(element_bytes)) element_bytes = 4;
+  const std::size_t vectors = vectors_per_row(cols, element_bytes);
+  if (vectors <= 1) return Method::Thread;                 // the row fits in one vector
+  if (vectors <= kGroupMaxVectors) return Method::Group;   // up to 1 KiB: 2 to 16 lanes
+  if (vectors <= kWarpMaxVectors) return Method::Warp;     // up to 2 KiB: a warp
+  if (vectors <= kWarpMaxVectorsManyRows && rows >= kFewRows) return Method::Warp;  // up to 8 KiB
+  return Method::Block;  // long rows, or too few rows to fill the GPU with warps
+}
+// [/snippet:choose_method]
+
+Plan plan_rows(std::size_t rows, std::size_t cols, std::size_t element_bytes, Method method) {
+  if (!known_element_size(element_bytes)) element_bytes = 4;
+  if (method == Method::Auto) method = choose_method(rows, cols, element_bytes);
+  const std::size_t threads = threads_for(vectors_per_row(cols, element_bytes));
+  Plan plan{method, 1, false};
+  switch (method) {
+    case Method::Auto:
+    case Method::Thread: plan.short_rows = cols < kVectorBytes / element_bytes; break;  // fewer bytes than a vector
+    case Method::Group: plan.threads_per_row = power_of_two_within(threads, 2, 16); break;
+    case Method::Warp: plan.threads_per_row = int(kWarpSize); break;
+    case Method::Block: plan.threads_per_row = power_of_two_within(threads, int(kWarpSize), kMaxBlockPerRow); break;
+  }
+  return plan;
+}
+
+// [snippet:reduce_rows]
+template <typename In, typename Op>
+cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typename Op::Result* output,
+                        Method method, cudaStream_t stream) {
+  const int method_number = static_cast<int>(method);
+  if (method_number < static_cast<int>(Method::Auto) || method_number > static_cast<int>(Method::Block)) {
+    return cudaErrorInvalidValue;
+  }
+  if (rows == 0) return cudaSuccess;  // no rows: nothing to write
+  if (output == nullptr || reinterpret_cast<std::uintptr_t>(output) % alignof(typename Op::Result) != 0) {
+    return cudaErrorInvalidValue;
+  }
+  if (cols != 0 && (input == nullptr || rows > SIZE_MAX / sizeof(In) / cols)) return cudaErrorInvalidValue;
+  if (reinterpret_cast<std::uintptr_t>(input) % alignof(In) != 0) return cudaErrorInvalidValue;
+
+  const Plan plan = plan_rows(rows, cols, sizeof(In), method);
+  if (plan.short_rows) {
+    const std::size_t rows_per_block = std::size_t(kBlock) * kShortRowsPerThread;
+    short_rows<In, Op><<<grid_for(rows, rows_per_block), kBlock, 0, stream>>>(input, rows, cols, output);
+  } else if (plan.method == Method::Block) {
+    rows_by_block<In, Op><<<grid_for(rows, 1), plan.threads_per_row, 0, stream>>>(input, rows, cols, output);
+  } else {
+    switch (plan.threads_per_row) {
+      case 1: launch_lanes<1, In, Op>(input, rows, cols, output, stream); break;
+      case 2: launch_lanes<2, In, Op>(input, rows, cols, output, stream); break;
+      case 4: launch_lanes<4, In, Op>(input, rows, cols, output, stream); break;
+      case 8: launch_lanes<8, In, Op>(input, rows, cols, output, stream); break;
+      case 16: launch_lanes<16, In, Op>(input, rows, cols, output, stream); break;
+      default: launch_lanes<32, In, Op>(input, rows, cols, output, stream); break;
+    }
+  }
+  return cudaGetLastError();
+}
+// [/snippet:reduce_rows]
+
+#define ROWS_INSTANTIATE(In, OP) \
+  template cudaError_t reduce_rows<In, OP>(const In*, std::size_t, std::size_t, OP::Result*, Method, cudaStream_t);
+#define ROWS_INSTANTIATE_OPS(In) \
+  ROWS_INSTANTIATE(In, Sum) ROWS_INSTANTIATE(In, Max) ROWS_INSTANTIATE(In, ArgMax) ROWS_INSTANTIATE(In, MeanVar)
+ROWS_INSTANTIATE_OPS(float)
+ROWS_INSTANTIATE_OPS(__half)
+ROWS_INSTANTIATE_OPS(__nv_bfloat16)
+#undef ROWS_INSTANTIATE_OPS
+#undef ROWS_INSTANTIATE
+
+}  // namespace rows

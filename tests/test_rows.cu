@@ -1,0 +1,736 @@
+// Chapter 13 (13_rows): every method of the copy unit and both CUB yardsticks, for
+// every operator and input type, against a CPU reference in double at awkward shapes
+// (K = 0, 1, 3, 31, 33, 1000, 4097; M = 1, 2, 3, 65537; input 16-byte aligned and not);
+// NaN, infinities and ties; indices past 2^31; bad arguments; the program's command
+// line. The GPU tests report SKIPPED without a device; the rule, the argument checks and
+// the command lines that stop before the device run anywhere.
+#include <gtest/gtest.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cub_rows.cuh"
+#include "gpu_test.h"
+#include "program_runner.h"
+#include "reference.h"
+#include "rows.cuh"
+#include "rows_harness.h"
+
+namespace reduction {
+rows_harness::RowsProgram rows_program();  // 13_rows/main.cu
+}
+
+namespace reduction::testing {
+namespace {
+
+using namespace rows_harness;
+
+const RowsProgram& program() {
+  static const RowsProgram description = rows_program();
+  return description;
+}
+
+constexpr RowOp kAllOps[] = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};
+constexpr ElementType kAllTypes[] = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
+constexpr RowMethod kAllMethods[] = {RowMethod::Auto,  RowMethod::Thread,       RowMethod::Group,   RowMethod::Warp,
+                                     RowMethod::Block, RowMethod::CubSegmented, RowMethod::CubBlock};
+constexpr double kFloatU = 0x1.0p-24, kDoubleU = 0x1.0p-53;
+
+// ---------------------------------------------------------------- matrices
+
+// A matrix whose element i is value(i), rounded to `type` (the reference reads the
+// rounded values).
+template <typename Value>
+HostMatrix make_matrix(std::size_t rows, std::size_t cols, ElementType type, Value value) {
+  HostMatrix m;
+  m.rows = rows;
+  m.cols = cols;
+  m.type = type;
+  m.values.resize(rows * cols);
+  m.bytes.resize(rows * cols * element_bytes(type));
+  for (std::size_t i = 0; i < rows * cols; ++i) {
+    const float x = value(i);
+    if (type == ElementType::Float) {
+      m.values[i] = x;
+      std::memcpy(&m.bytes[4 * i], &x, 4);
+    } else if (type == ElementType::Half) {
+      const __half h = __float2half_rn(x);
+      const std::uint16_t bits = __half_as_ushort(h);
+      m.values[i] = __half2float(h);
+      std::memcpy(&m.bytes[2 * i], &bits, 2);
+    } else {
+      const __nv_bfloat16 b = __float2bfloat16_rn(x);
+      const std::uint16_t bits = __bfloat16_as_ushort(b);
+      m.values[i] = __bfloat162float(b);
+      std::memcpy(&m.bytes[2 * i], &bits, 2);
+    }
+  }
+  return m;
+}
+
+// Fresh random values in [-1, 1): both signs, so sums cancel.
+HostMatrix random_rows(std::size_t rows, std::size_t cols, ElementType type, std::uint64_t seed) {
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  return make_matrix(rows, cols, type, [&](std::size_t) { return uniform(random); });
+}
+
+// ---------------------------------------------------------------- the reference, written here again
+
+// The result a row must have, in double, with its tolerance (0: exact), computed
+// without the harness's reference.
+struct Expected {
+  double value = 0, second = 0;           // sum / max / argmax value / mean; variance
+  std::int64_t index = -1;                // argmax
+  double tolerance = 0, second_tolerance = 0;
+  bool non_finite_only = false;           // meanvar of a row with an infinity: any inf or NaN
+};
+
+Expected expected_row(const float* x, std::size_t cols, RowOp op, std::size_t depth) {
+  Expected e;
+  std::size_t nans = 0, pos = 0, neg = 0;
+  double sum = 0, sum_abs = 0, max_abs = 0;
+  float best = -std::numeric_limits<float>::infinity();
+  std::int64_t first_nan = -1, best_index = -1;
+  for (std::size_t j = 0; j < cols; ++j) {
+    const float v = x[j];
+    if (std::isnan(v)) {
+      if (nans++ == 0) first_nan = std::int64_t(j);
+      continue;
+    }
+    if (std::isinf(v)) ++(v > 0 ? pos : neg);
+    if (best_index < 0 || v > best) {
+      best = v;
+      best_index = std::int64_t(j);
+    }
+    if (std::isfinite(v)) {
+      sum += v;
+      sum_abs += std::fabs(v);
+      max_abs = std::max(max_abs, double(std::fabs(v)));
+    }
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  switch (op) {
+    case RowOp::Sum:
+      e.value = nans || (pos && neg) ? nan : pos ? inf : neg ? -inf : sum;
+      // The float bound of reference.h, plus this plain double sum's own error.
+      e.tolerance = sum_error_bound(kFloatU, kFloatU, depth, sum_abs, sum) + double(cols) * kDoubleU * sum_abs;
+      break;
+    case RowOp::Max: e.value = nans ? nan : best; break;
+    case RowOp::ArgMax:
+      e.index = nans ? first_nan : best_index;
+      e.value = nans ? nan : cols ? double(best) : -inf;
+      break;
+    case RowOp::MeanVar: {
+      if (cols == 0 || nans) {
+        e.value = e.second = nan;
+        break;
+      }
+      if (pos || neg) {
+        e.non_finite_only = true;
+        break;
+      }
+      e.value = sum / double(cols);
+      double m2 = 0;
+      for (std::size_t j = 0; j < cols; ++j) m2 += (x[j] - e.value) * (x[j] - e.value);
+      e.second = m2 / double(cols);
+      // The bounds derived in rows_harness.cu, plus this reference's own error (plain
+      // double sums: K*u of each).
+      e.tolerance = mean_error_bound(depth, max_abs) + double(cols) * kDoubleU * max_abs;
+      e.second_tolerance = variance_error_bound(depth, max_abs, e.second) + double(cols + 3) * kDoubleU * e.second +
+                           std::pow(double(cols) * kDoubleU * max_abs, 2);
+      break;
+    }
+  }
+  return e;
+}
+
+bool same_or_within(double got, double want, double tolerance) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  return std::isfinite(got) && std::fabs(got - want) <= tolerance;
+}
+
+// Checks every row of `results` (as the device wrote them); returns the number of
+// wrong rows, reporting the first few.
+std::size_t count_wrong_rows(const HostMatrix& m, RowOp op, const std::vector<unsigned char>& results,
+                             std::size_t depth, const std::string& where) {
+  std::size_t wrong = 0;
+  const std::size_t stride = result_bytes(op);
+  for (std::size_t r = 0; r < m.rows; ++r) {
+    const unsigned char* result = results.data() + r * stride;
+    const Expected e = expected_row(m.values.data() + r * m.cols, m.cols, op, depth);
+    bool ok = false;
+    std::string got;
+    if (op == RowOp::Sum || op == RowOp::Max) {
+      float value = 0;
+      std::memcpy(&value, result, 4);
+      ok = same_or_within(value, e.value, e.tolerance);
+      got = std::to_string(value);
+    } else if (op == RowOp::ArgMax) {
+      rows::ValueIndex found{};
+      std::memcpy(&found, result, sizeof found);
+      ok = found.index == e.index && same_or_within(found.value, e.value, 0.0);
+      got = std::to_string(found.value) + " at " + std::to_string(found.index) + ", expected column " +
+            std::to_string(e.index);
+    } else {
+      rows::MeanVariance found{};
+      std::memcpy(&found, result, sizeof found);
+      ok = e.non_finite_only ? !std::isfinite(found.mean) && !std::isfinite(found.variance)
+                             : same_or_within(found.mean, e.value, e.tolerance) &&
+                                   same_or_within(found.variance, e.second, e.second_tolerance);
+      got = "mean " + std::to_string(found.mean) + " variance " + std::to_string(found.variance);
+    }
+    if (!ok && wrong++ < 3) {
+      ADD_FAILURE() << where << ": row " << r << " of " << m.rows << ": got " << got << ", reference " << e.value
+                    << " / " << e.second << " (tolerance " << e.tolerance << " / " << e.second_tolerance << ")";
+    }
+  }
+  return wrong;
+}
+
+// ---------------------------------------------------------------- running a method
+
+// The input on the device, `offset` elements past a 256-byte-aligned allocation.
+class DeviceInput {
+ public:
+  DeviceInput(const HostMatrix& m, std::size_t offset)
+      : offset_bytes_(offset * element_bytes(m.type)), buffer_(m.bytes.size() + offset_bytes_ + 1) {
+    if (!m.bytes.empty()) {
+      CUDA_CHECK(cudaMemcpy(buffer_.get() + offset_bytes_, m.bytes.data(), m.bytes.size(), cudaMemcpyHostToDevice));
+    }
+  }
+  const void* data() const { return buffer_.get() + offset_bytes_; }
+
+ private:
+  std::size_t offset_bytes_;
+  DeviceBuffer<unsigned char> buffer_;
+};
+
+// Runs the program's launcher of `method` once on `input`, with the output array
+// poisoned first; returns what it wrote.
+std::vector<unsigned char> run_method(const HostMatrix& m, const DeviceInput& input, RowMethod method, RowOp op,
+                                      unsigned char poison) {
+  const RowLaunch launch = program().launcher(method, m.type, op);
+  EXPECT_NE(launch.launch, nullptr);
+  std::size_t temp_bytes = 0;
+  if (launch.temp_bytes_for) CUDA_CHECK(launch.temp_bytes_for(m.rows, m.cols, &temp_bytes));
+  DeviceBuffer<unsigned char> temp(temp_bytes), output(m.rows * result_bytes(op));
+  if (output.bytes()) CUDA_CHECK(cudaMemset(output.get(), poison, output.bytes()));
+  CUDA_CHECK(launch.launch(input.data(), m.rows, m.cols, output.get(), temp.get(), temp_bytes, nullptr));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<unsigned char> results(output.bytes());
+  if (!results.empty()) CUDA_CHECK(cudaMemcpy(results.data(), output.get(), results.size(), cudaMemcpyDeviceToHost));
+  return results;
+}
+
+bool offered(RowMethod method, RowOp op, const HostMatrix& m) {
+  return program().launcher(method, m.type, op).launch != nullptr &&
+         program().refuse(method, op, m.rows, m.cols, m.type).empty();
+}
+
+std::string where(RowMethod method, RowOp op, const HostMatrix& m, std::size_t offset) {
+  return std::string(method_name(method)) + " --op " + op_name(op) + " --type " + element_name(m.type) + " " +
+         std::to_string(m.rows) + " x " + std::to_string(m.cols) + (offset ? " (input 1 element past alignment)" : "") +
+         ", " + program().describe(method, m.rows, m.cols, m.type);
+}
+
+// Two runs' results agree to the bit in every field (ArgMax's ValueIndex has 4 bytes of
+// padding after the float, which no kernel writes: they keep each run's poison pattern).
+bool same_results(RowOp op, const std::vector<unsigned char>& a, const std::vector<unsigned char>& b) {
+  if (a.size() != b.size()) return false;
+  if (op != RowOp::ArgMax) return a == b;
+  for (std::size_t at = 0; at < a.size(); at += sizeof(rows::ValueIndex)) {
+    rows::ValueIndex x{}, y{};
+    std::memcpy(&x, a.data() + at, sizeof x);
+    std::memcpy(&y, b.data() + at, sizeof y);
+    if (std::memcmp(&x.value, &y.value, sizeof x.value) != 0 || x.index != y.index) return false;
+  }
+  return true;
+}
+
+// Every offered method on one matrix: checked against the reference, twice (two
+// poison patterns), and the two runs must agree to the bit.
+void check_every_method(const HostMatrix& m, RowOp op, std::size_t offset) {
+  const DeviceInput input(m, offset);
+  for (RowMethod method : kAllMethods) {
+    if (!offered(method, op, m)) continue;
+    const std::string at = where(method, op, m, offset);
+    const std::vector<unsigned char> first = run_method(m, input, method, op, 0xCD);
+    const std::size_t depth = program().depth(method, m.rows, m.cols, m.type);
+    EXPECT_EQ(count_wrong_rows(m, op, first, depth, at), 0u) << at;
+    EXPECT_TRUE(same_results(op, first, run_method(m, input, method, op, 0xAB)))
+        << at << ": a second run wrote another result";
+  }
+}
+
+// ---------------------------------------------------------------- the rule (no device needed)
+
+TEST(RowsRule, ChooseMethodFollowsTheDocumentedRule) {
+  struct Case {
+    std::size_t rows, cols, bytes;
+    rows::Method method;
+    int threads;
+    bool short_rows;
+  };
+  const Case cases[] = {
+      {1u << 26, 1, 4, rows::Method::Thread, 1, true},     {22369621, 3, 4, rows::Method::Thread, 1, true},
+      {1u << 24, 4, 4, rows::Method::Thread, 1, false},    {1u << 23, 8, 4, rows::Method::Group, 2, false},
+      {1u << 21, 32, 4, rows::Method::Group, 2, false},    {2033602, 33, 4, rows::Method::Group, 4, false},
+      {1u << 19, 128, 4, rows::Method::Group, 8, false},   {1u << 18, 256, 4, rows::Method::Group, 16, false},
+      {1u << 18, 257, 4, rows::Method::Warp, 32, false},   {67109, 1000, 4, rows::Method::Warp, 32, false},
+      {65536, 1024, 4, rows::Method::Warp, 32, false},     {8192, 2048, 4, rows::Method::Warp, 32, false},
+      {1000, 2048, 4, rows::Method::Block, 128, false},    {1000, 512, 4, rows::Method::Warp, 32, false},
+      {8192, 8192, 4, rows::Method::Block, 256, false},    {1024, 65536, 4, rows::Method::Block, 256, false},
+      {1u << 23, 7, 2, rows::Method::Thread, 1, true},     {1u << 23, 8, 2, rows::Method::Thread, 1, false},
+      {1u << 21, 32, 2, rows::Method::Group, 2, false},    {2033602, 33, 2, rows::Method::Group, 2, false},
+      {1u << 19, 128, 2, rows::Method::Group, 4, false},   {67109, 1000, 2, rows::Method::Warp, 32, false},
+      {8192, 8192, 2, rows::Method::Block, 256, false},    {5, 0, 4, rows::Method::Thread, 1, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.rows) + " x " + std::to_string(c.cols) + " of " + std::to_string(c.bytes) + " bytes");
+    EXPECT_EQ(rows::choose_method(c.rows, c.cols, c.bytes), c.method);
+    const rows::Plan plan = rows::plan_rows(c.rows, c.cols, c.bytes);
+    EXPECT_EQ(plan.method, c.method);
+    EXPECT_EQ(plan.threads_per_row, c.threads);
+    EXPECT_EQ(plan.short_rows, c.short_rows);
+  }
+  // A forced method keeps to its own range.
+  EXPECT_EQ(rows::plan_rows(100, 1, 4, rows::Method::Group).threads_per_row, 2);
+  EXPECT_EQ(rows::plan_rows(100, 65536, 4, rows::Method::Group).threads_per_row, 16);
+  EXPECT_EQ(rows::plan_rows(100, 8, 4, rows::Method::Block).threads_per_row, 32);
+  EXPECT_EQ(rows::plan_rows(100, 3, 4, rows::Method::Warp).threads_per_row, 32);
+  EXPECT_FALSE(rows::plan_rows(100, 65536, 4, rows::Method::Thread).short_rows);
+  EXPECT_STREQ(rows::method_name(rows::Method::Group), "group");
+}
+
+TEST(RowsApi, RefusesBadArgumentsBeforeAnyLaunch) {
+  // Made-up addresses: every one of these calls must stop at its argument check.
+  const auto* input = reinterpret_cast<const float*>(std::uintptr_t(0x10000));
+  auto* sums = reinterpret_cast<float*>(std::uintptr_t(0x20000));
+  auto* pairs = reinterpret_cast<rows::ValueIndex*>(std::uintptr_t(0x20000));
+  const auto bad = cudaErrorInvalidValue;
+  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(nullptr, 3, 4, sums)), bad);
+  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(input, 3, 4, nullptr)), bad);
+  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(input + 0, 3, 4, sums, static_cast<rows::Method>(99))), bad);
+  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(reinterpret_cast<const float*>(std::uintptr_t(0x10002)), 3, 4, sums)),
+            bad);
+  EXPECT_EQ((rows::reduce_rows<__half, rows::Max>(reinterpret_cast<const __half*>(std::uintptr_t(0x10001)), 3, 4,
+                                                  sums)),
+            bad);
+  EXPECT_EQ((rows::reduce_rows<float, rows::ArgMax>(input, 3, 4, reinterpret_cast<rows::ValueIndex*>(0x20004))), bad);
+  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(input, SIZE_MAX / 2, 4, sums)), bad);
+  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(nullptr, 0, 4, nullptr)), cudaSuccess);  // no rows: nothing to do
+  EXPECT_EQ((cub_rows::collective_reduce<float, rows::ArgMax>(input, 3, 4, nullptr)), bad);
+  EXPECT_EQ((cub_rows::segmented_reduce<float, rows::Sum>(input, 3, 0, sums, sums, 64)), bad);       // K = 0
+  EXPECT_EQ((cub_rows::segmented_reduce<float, rows::Sum>(input, 3, 4, sums, nullptr, 64)), bad);    // no storage
+  EXPECT_EQ((cub_rows::segmented_reduce<float, rows::ArgMax>(input, 1u << 20, 1u << 12, pairs, sums, 64)), bad);
+  std::size_t bytes = 0;
+  EXPECT_EQ((cub_rows::segmented_temp_bytes<float, rows::ArgMax>(1u << 20, 1u << 12, &bytes)), bad);  // 2^32 elements
+}
+
+// ---------------------------------------------------------------- the harness's own checks (no device needed)
+
+// Results as a correct kernel would write them: the reference rounded to float.
+std::vector<unsigned char> rounded_results(const HostMatrix& m, RowOp op) {
+  std::vector<unsigned char> results(m.rows * result_bytes(op));
+  for (std::size_t r = 0; r < m.rows; ++r) {
+    const Expected e = expected_row(m.values.data() + r * m.cols, m.cols, op, 1);
+    unsigned char* slot = results.data() + r * result_bytes(op);
+    if (op == RowOp::ArgMax) {
+      const rows::ValueIndex found{float(e.value), e.index};
+      std::memcpy(slot, &found, sizeof found);
+    } else if (op == RowOp::MeanVar) {
+      const rows::MeanVariance found{float(e.value), float(e.second)};
+      std::memcpy(slot, &found, sizeof found);
+    } else {
+      const float value = float(e.value);
+      std::memcpy(slot, &value, 4);
+    }
+  }
+  return results;
+}
+
+TEST(RowsHarness, CheckRowsTakesRightResultsAndFlagsWrongOnes) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  HostMatrix m = random_rows(50, 37, ElementType::Float, fresh_seed());
+  m.values[3 * 37 + 5] = nan;  // row 3 holds a NaN at column 5
+  m.values[4 * 37 + 9] = m.values[4 * 37 + 30] = 7.0f;  // row 4: its largest value twice
+  for (RowOp op : kAllOps) {
+    SCOPED_TRACE(op_name(op));
+    std::vector<unsigned char> results = rounded_results(m, op);
+    const RowsCheck right = check_rows(m, op, results.data(), 12);
+    EXPECT_TRUE(right.ok) << right.first_wrong;
+    EXPECT_EQ(right.wrong_rows, 0u);
+    // Row 17 made wrong: by 1% for the float results, by one column for argmax.
+    unsigned char* slot = results.data() + 17 * result_bytes(op);
+    if (op == RowOp::ArgMax) {
+      rows::ValueIndex found{};
+      std::memcpy(&found, slot, sizeof found);
+      found.index = (found.index + 1) % 37;
+      std::memcpy(slot, &found, sizeof found);
+    } else {
+      const std::size_t at = op == RowOp::MeanVar ? 4 : 0;  // the variance
+      float value = 0;
+      std::memcpy(&value, slot + at, 4);
+      value = value * 1.01f + (op == RowOp::Max ? 0.001f : 0.0f);
+      std::memcpy(slot + at, &value, 4);
+    }
+    const RowsCheck wrong = check_rows(m, op, results.data(), 12);
+    EXPECT_FALSE(wrong.ok);
+    EXPECT_EQ(wrong.wrong_rows, 1u);
+    EXPECT_EQ(wrong.first_wrong.rfind("row 17:", 0), 0u) << wrong.first_wrong;
+  }
+  // The NaN row: numpy's rules, and a finite answer is wrong.
+  std::vector<unsigned char> pairs = rounded_results(m, RowOp::ArgMax);
+  rows::ValueIndex row3{}, row4{};
+  std::memcpy(&row3, pairs.data() + 3 * sizeof row3, sizeof row3);
+  std::memcpy(&row4, pairs.data() + 4 * sizeof row4, sizeof row4);
+  EXPECT_EQ(row3.index, 5);
+  EXPECT_TRUE(std::isnan(row3.value));
+  EXPECT_EQ(row4.index, 9);
+  std::vector<unsigned char> sums = rounded_results(m, RowOp::Sum);
+  const float finite = 1.0f;
+  std::memcpy(sums.data() + 3 * 4, &finite, 4);
+  EXPECT_EQ(check_rows(m, RowOp::Sum, sums.data(), 12).wrong_rows, 1u);
+}
+
+TEST(RowsHarness, BoundsGrowWithTheDepth) {
+  EXPECT_LT(mean_error_bound(1, 1.0), mean_error_bound(20, 1.0));
+  EXPECT_LT(variance_error_bound(1, 1.0, 0.25), variance_error_bound(20, 1.0, 0.25));
+  // First order: (4 + 7D) u A for the mean.
+  EXPECT_NEAR(mean_error_bound(10, 2.0) / (74 * kFloatU * 2.0), 1.0, 1e-5);
+  EXPECT_TRUE(std::isinf(mean_error_bound(std::size_t(1) << 22, 1.0)));  // (4 + 7D) u >= 1: no bound
+}
+
+TEST(RowsHarness, NpyFilesRoundTrip) {
+  std::mt19937_64 random(fresh_seed());
+  std::uniform_real_distribution<float> uniform(-3.0f, 3.0f);
+  std::vector<float> values(7 * 13);
+  for (float& v : values) v = uniform(random);
+  const std::string path = ::testing::TempDir() + "rows_round_trip.npy";
+  save_matrix_npy(path, 7, 13, values);
+  const HostMatrix as_float = load_matrix(path, ElementType::Float);
+  EXPECT_EQ(as_float.rows, 7u);
+  EXPECT_EQ(as_float.cols, 13u);
+  EXPECT_TRUE(as_float.values == values);
+  const HostMatrix as_bf16 = load_matrix(path, ElementType::BFloat16);
+  EXPECT_NE(as_bf16.source.find("rounded to bf16"), std::string::npos) << as_bf16.source;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(as_bf16.values[i], __bfloat162float(__float2bfloat16_rn(values[i])));
+  }
+  save_matrix_npy(path, 7, 13, values, true);  // float16: exact as half, and as float
+  const HostMatrix as_half = load_matrix(path, ElementType::Half);
+  const HostMatrix widened = load_matrix(path, ElementType::Float);
+  EXPECT_EQ(as_half.source.find("rounded"), std::string::npos) << as_half.source;
+  EXPECT_NE(widened.source.find("converted exactly"), std::string::npos) << widened.source;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(as_half.values[i], __half2float(__float2half_rn(values[i])));
+    EXPECT_EQ(widened.values[i], as_half.values[i]);
+  }
+  std::uint16_t bits = 0;
+  std::memcpy(&bits, as_half.bytes.data() + 2 * 5, 2);
+  EXPECT_EQ(bits, __half_as_ushort(__float2half_rn(values[5])));
+}
+
+// ---------------------------------------------------------------- on the GPU
+
+TEST(RowsGpu, EveryMethodOperatorAndTypeAtAwkwardShapes) {
+  REQUIRE_GPU();
+  struct Shape {
+    std::size_t rows, cols;
+  };
+  const Shape shapes[] = {{1, 1},    {65537, 1}, {2, 3},    {3, 31}, {65537, 31},
+                          {1, 33},   {65537, 33}, {3, 1000}, {1, 4097}, {3, 4097}};
+  for (ElementType type : kAllTypes) {
+    for (RowOp op : kAllOps) {
+      for (const Shape& shape : shapes) {
+        const HostMatrix m = random_rows(shape.rows, shape.cols, type, fresh_seed());
+        check_every_method(m, op, 0);
+        if (shape.rows <= 3) check_every_method(m, op, 1);  // rows start at other alignments
+      }
+    }
+  }
+}
+
+TEST(RowsGpu, NaNAndInfinityFollowNumpy) {
+  REQUIRE_GPU();
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  for (std::size_t cols : {1, 3, 33, 1000, 4097}) {
+    // Row 0: a NaN first. Row 1: NaNs in the middle and at the end (the first wins).
+    // Row 2: every value -inf. Row 3: +inf twice. Row 4: one NaN at the end.
+    std::mt19937_64 random(fresh_seed());
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    auto value = [&](std::size_t i) {
+      const std::size_t r = i / cols, j = i % cols;
+      if (r == 0 && j == 0) return nan;
+      if (r == 1 && (j == cols / 2 || j == cols - 1)) return nan;
+      if (r == 2) return -inf;
+      if (r == 3 && (j == cols / 3 || j == cols - 1)) return inf;
+      if (r == 4 && j == cols - 1) return nan;
+      return uniform(random);
+    };
+    for (ElementType type : kAllTypes) {
+      const HostMatrix m = make_matrix(5, cols, type, value);
+      for (RowOp op : kAllOps) {
+        const DeviceInput input(m, 0);
+        for (RowMethod method : kAllMethods) {
+          // CUB's DeviceSegmentedReduce::ArgMax follows its own NaN rule (cub_rows.cuh).
+          if ((method == RowMethod::CubSegmented && op == RowOp::ArgMax) || !offered(method, op, m)) continue;
+          const std::string at = where(method, op, m, 0);
+          const std::vector<unsigned char> results = run_method(m, input, method, op, 0xCD);
+          EXPECT_EQ(count_wrong_rows(m, op, results, program().depth(method, m.rows, m.cols, type), at), 0u) << at;
+        }
+      }
+    }
+  }
+}
+
+TEST(RowsGpu, TiesGoToTheFirstColumn) {
+  REQUIRE_GPU();
+  for (std::size_t cols : {3, 31, 33, 1000, 4097}) {
+    std::mt19937_64 random(fresh_seed());
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    // Row 0 all equal; rows 1..: the largest value 5 at three columns, in no order.
+    auto value = [&](std::size_t i) {
+      const std::size_t r = i / cols, j = i % cols;
+      if (r == 0) return 0.5f;
+      if (j == cols - 1 || j == (cols / 2 + r) % cols || j == (7 * r) % cols) return 5.0f;
+      return uniform(random);
+    };
+    for (ElementType type : kAllTypes) {
+      const HostMatrix m = make_matrix(7, cols, type, value);
+      const DeviceInput input(m, 1);
+      for (RowMethod method : kAllMethods) {
+        const std::string at = where(method, RowOp::ArgMax, m, 1);
+        const std::vector<unsigned char> results = run_method(m, input, method, RowOp::ArgMax, 0xCD);
+        EXPECT_EQ(count_wrong_rows(m, RowOp::ArgMax, results, 0, at), 0u) << at;
+      }
+    }
+  }
+}
+
+TEST(RowsGpu, RowsOfNoColumnsAndNoRows) {
+  REQUIRE_GPU();
+  const HostMatrix empty_rows = make_matrix(3, 0, ElementType::Float, [](std::size_t) { return 0.0f; });
+  const DeviceInput input(empty_rows, 0);
+  for (RowMethod method : kAllMethods) {
+    if (method == RowMethod::CubSegmented) continue;  // refuses K = 0 (cub_rows.cuh)
+    const std::vector<unsigned char> sums = run_method(empty_rows, input, method, RowOp::Sum, 0xCD);
+    const std::vector<unsigned char> maxes = run_method(empty_rows, input, method, RowOp::Max, 0xCD);
+    const std::vector<unsigned char> pairs = run_method(empty_rows, input, method, RowOp::ArgMax, 0xCD);
+    const std::vector<unsigned char> stats = run_method(empty_rows, input, method, RowOp::MeanVar, 0xCD);
+    for (std::size_t r = 0; r < 3; ++r) {
+      SCOPED_TRACE(std::string(method_name(method)) + " row " + std::to_string(r));
+      float sum = 1, max = 1;
+      rows::ValueIndex pair{};
+      rows::MeanVariance stat{};
+      std::memcpy(&sum, sums.data() + 4 * r, 4);
+      std::memcpy(&max, maxes.data() + 4 * r, 4);
+      std::memcpy(&pair, pairs.data() + sizeof pair * r, sizeof pair);
+      std::memcpy(&stat, stats.data() + sizeof stat * r, sizeof stat);
+      EXPECT_EQ(sum, 0.0f);
+      EXPECT_EQ(max, -std::numeric_limits<float>::infinity());
+      EXPECT_EQ(pair.index, -1);
+      EXPECT_EQ(pair.value, -std::numeric_limits<float>::infinity());
+      EXPECT_TRUE(std::isnan(stat.mean) && std::isnan(stat.variance));
+    }
+  }
+  // No rows: success, and the output is not touched.
+  DeviceBuffer<float> untouched(1);
+  CUDA_CHECK(cudaMemset(untouched.get(), 0xCD, sizeof(float)));
+  const float* nothing = nullptr;
+  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(nothing, 0, 1000, untouched.get())), cudaSuccess);
+  EXPECT_EQ((cub_rows::collective_reduce<float, rows::Sum>(nothing, 0, 1000, untouched.get())), cudaSuccess);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  std::uint32_t bits = 0;
+  CUDA_CHECK(cudaMemcpy(&bits, untouched.get(), 4, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(bits, 0xCDCDCDCDu);
+}
+
+// A pattern whose every row differs: the largest value, 2, at column (7919 r) mod K; the
+// others 0.25 * (r mod 3). Its sums are multiples of 0.25 below 2^10: exact in float.
+__host__ __device__ std::size_t peak_column(std::size_t row, std::size_t cols) { return (row * 7919) % cols; }
+__host__ __device__ float pattern(std::size_t row, std::size_t col, std::size_t cols) {
+  return col == peak_column(row, cols) ? 2.0f : 0.25f * float(row % 3);
+}
+
+__global__ void fill_pattern(__nv_bfloat16* x, std::size_t rows, std::size_t cols) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < rows * cols; i += stride) {
+    x[i] = __float2bfloat16(pattern(i / cols, i % cols, cols));
+  }
+}
+
+TEST(RowsGpu, IndicesPast2To31) {
+  REQUIRE_GPU();
+  const std::size_t row_count = (std::size_t(1) << 20) + 1, col_count = 2049;  // 2^31 + 1,051,137 elements
+  const std::size_t bytes = row_count * col_count * sizeof(__nv_bfloat16);      // 4.3 GB
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (free_bytes < bytes + row_count * sizeof(rows::ValueIndex) + (std::size_t(1) << 30)) {
+    GTEST_SKIP() << "needs " << (bytes >> 20) << " MiB of free device memory";
+  }
+  DeviceBuffer<__nv_bfloat16> input(row_count * col_count);
+  fill_pattern<<<1024, 256>>>(input.get(), row_count, col_count);
+  CUDA_CHECK_LAUNCH();
+  DeviceBuffer<float> sums(row_count);
+  DeviceBuffer<rows::ValueIndex> pairs(row_count);
+  std::vector<float> host_sums(row_count);
+  std::vector<rows::ValueIndex> host_pairs(row_count);
+  for (RowMethod method : {RowMethod::Auto, RowMethod::Thread, RowMethod::Group, RowMethod::Block, RowMethod::CubBlock}) {
+    SCOPED_TRACE(std::string(method_name(method)) + ": " +
+                 program().describe(method, row_count, col_count, ElementType::BFloat16));
+    CUDA_CHECK(cudaMemset(sums.get(), 0xCD, sums.bytes()));
+    CUDA_CHECK(cudaMemset(pairs.get(), 0xCD, pairs.bytes()));
+    const RowLaunch sum = program().launcher(method, ElementType::BFloat16, RowOp::Sum);
+    const RowLaunch argmax = program().launcher(method, ElementType::BFloat16, RowOp::ArgMax);
+    CUDA_CHECK(sum.launch(input.get(), row_count, col_count, sums.get(), nullptr, 0, nullptr));
+    CUDA_CHECK(argmax.launch(input.get(), row_count, col_count, pairs.get(), nullptr, 0, nullptr));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(host_sums.data(), sums.get(), sums.bytes(), cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(host_pairs.data(), pairs.get(), pairs.bytes(), cudaMemcpyDeviceToHost));
+    std::size_t wrong = 0;
+    for (std::size_t r = 0; r < row_count; ++r) {
+      const float expected_sum = 2.0f + float(col_count - 1) * 0.25f * float(r % 3);  // exact in float
+      const bool ok = host_sums[r] == expected_sum && host_pairs[r].value == 2.0f &&
+                      host_pairs[r].index == std::int64_t(peak_column(r, col_count));
+      if (!ok && wrong++ < 3) {
+        ADD_FAILURE() << "row " << r << ": sum " << host_sums[r] << " (expected " << expected_sum << "), argmax "
+                      << host_pairs[r].value << " at " << host_pairs[r].index << " (expected 2 at "
+                      << peak_column(r, col_count) << ")";
+      }
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+}
+
+// ---------------------------------------------------------------- the program's command line
+
+void expect_usage_error(const std::string& args, const std::string& message) {
+  const ProgramRun run = run_program("13_rows", args);
+  EXPECT_EQ(run.exit_code, 2) << "13_rows " << args << "\n" << run.output;
+  EXPECT_NE(run.output.find(message), std::string::npos)
+      << "13_rows " << args << ": expected the message to mention '" << message << "', got:\n" << run.output;
+}
+
+// A .npy file with the given header dictionary and data bytes.
+std::string write_npy(const std::string& name, const std::string& dict, std::size_t data_bytes) {
+  const std::string path = ::testing::TempDir() + name;
+  std::string header = dict;
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header.push_back('\n');
+  std::ofstream out(path, std::ios::binary);
+  out.write("\x93NUMPY\x01\x00", 8);
+  const unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xFF),
+                                static_cast<unsigned char>(header.size() >> 8)};
+  out.write(reinterpret_cast<const char*>(len), 2);
+  out << header << std::string(data_bytes, '\0');
+  return path;
+}
+
+TEST(RowsProgram, HelpAndBadUsageExitBeforeTheDevice) {
+  const ProgramRun help = run_program("13_rows", "--help");
+  EXPECT_EQ(help.exit_code, 0) << help.output;
+  EXPECT_NE(help.output.find("usage: 13_rows"), std::string::npos) << help.output;
+  for (const char* flag : {"--rows", "--cols", "--method", "--op", "--sweep", "--no-flush", "--json", "--input"}) {
+    EXPECT_NE(help.output.find(flag), std::string::npos) << flag;
+  }
+  expect_usage_error("--frobnicate", "unknown option '--frobnicate'");
+  expect_usage_error("--rows", "--rows needs a value");
+  expect_usage_error("--cols 12abc", "--cols expects a whole number");
+  expect_usage_error("--rows 2^41 --cols 1", "--rows 2^41 is too large");
+  expect_usage_error("--rows 2^30 --cols 2^20", "is more than 2^40 elements");
+  expect_usage_error("--type double", "--type expects float|half|bf16");
+  expect_usage_error("--op min", "--op expects sum|max|argmax|meanvar");
+  expect_usage_error("--method fast", "--method expects auto|thread|group|warp|block|cub_segmented|cub_block");
+  expect_usage_error("--reps 0", "--reps must be at least 1");
+  expect_usage_error("--rows 3 --rows 4", "--rows given twice");
+  expect_usage_error("--n 1000", "--n does not apply");
+  expect_usage_error("--out /tmp", "--out applies to --sweep only");
+  expect_usage_error("--sweep --json", "--json does not apply to --sweep");
+  expect_usage_error("--sweep --cols 8", "--sweep sets M and K itself");
+  expect_usage_error("--cols 8 --input x.npy", "--cols and --input both given");
+  expect_usage_error("--method cub_segmented --op meanvar", "does not offer --op meanvar");
+  expect_usage_error("--method cub_segmented --rows 5 --cols 0", "needs --cols of at least 1");
+  expect_usage_error("--method cub_segmented --op argmax --rows 2^20 --cols 2^11", "fewer than 2^31 elements");
+  expect_usage_error("--input /nonexistent/m.npy", "cannot open input file '/nonexistent/m.npy'");
+}
+
+TEST(RowsProgram, BadNpyFilesExitTwo) {
+  const std::string one_d = write_npy("rows_1d.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (12,), }", 48);
+  expect_usage_error("--input " + one_d, "expects a 2-D array (M, K)");
+  const std::string ints = write_npy("rows_ints.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (3, 4), }", 48);
+  expect_usage_error("--input " + ints, "holds dtype '<i4'");
+  const std::string fortran =
+      write_npy("rows_fortran.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (3, 4), }", 48);
+  expect_usage_error("--input " + fortran, "Fortran-ordered arrays are not supported");
+  const std::string big = write_npy("rows_big.npy", "{'descr': '>f4', 'fortran_order': False, 'shape': (3, 4), }", 48);
+  expect_usage_error("--input " + big, "big-endian");
+  const std::string shortened =
+      write_npy("rows_short.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", 47);
+  expect_usage_error("--input " + shortened, ".npy data truncated");
+  const std::string raw = ::testing::TempDir() + "rows_raw.bin";
+  std::ofstream(raw, std::ios::binary) << std::string(48, '\0');
+  expect_usage_error("--input " + raw, "not a .npy file");
+}
+
+TEST(RowsProgram, WithoutADeviceExitsThree) {
+  const ProgramRun run = run_program("13_rows", "--rows 100 --cols 10", "CUDA_VISIBLE_DEVICES= ");
+  EXPECT_EQ(run.exit_code, 3) << run.output;
+  EXPECT_NE(run.output.find("no CUDA device"), std::string::npos) << run.output;
+}
+
+TEST(RowsProgramGpu, EveryMethodVerifiesAndPrintsJson) {
+  REQUIRE_GPU();
+  for (RowMethod method : kAllMethods) {
+    for (const char* op : {"sum", "argmax", "meanvar"}) {
+      if (method == RowMethod::CubSegmented && std::string(op) == "meanvar") continue;
+      const std::string args = std::string("--rows 1001 --cols 33 --type bf16 --reps 2 --json --method ") +
+                               method_name(method) + " --op " + op;
+      const ProgramRun run = run_program("13_rows", args);
+      EXPECT_EQ(run.exit_code, 0) << args << "\n" << run.output;
+      for (const char* key : {"\"chapter\": \"13_rows\"", "\"rows\": 1001", "\"cols\": 33", "\"type\": \"bf16\"",
+                              "\"ok\": true", "\"wrong_rows\": 0", "\"ms\": ", "\"gbps\": ", "\"peak_gbps\": ",
+                              "\"percent_of_floor\": ", "\"plan\": "}) {
+        EXPECT_NE(run.output.find(key), std::string::npos) << args << ": no " << key << " in\n" << run.output;
+      }
+    }
+  }
+  const ProgramRun report = run_program("13_rows", "--rows 3 --cols 4097 --op max --reps 2");
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  for (const char* line : {"device ", "input ", "method ", "check ", "time ", "floor "}) {
+    EXPECT_NE(report.output.find(line), std::string::npos) << report.output;
+  }
+}
+
+TEST(RowsProgramGpu, ReducesTheReadersNpyFile) {
+  REQUIRE_GPU();
+  std::mt19937_64 random(fresh_seed());
+  std::uniform_real_distribution<float> uniform(-4.0f, 4.0f);
+  std::vector<float> values(517 * 45);
+  for (float& v : values) v = uniform(random);
+  const std::string path = ::testing::TempDir() + "rows_input.npy";
+  for (bool float16 : {false, true}) {
+    save_matrix_npy(path, 517, 45, values, float16);
+    for (const char* type : {"float", "half", "bf16"}) {
+      const std::string args = std::string("--input ") + path + " --type " + type + " --op meanvar --reps 2 --json";
+      const ProgramRun run = run_program("13_rows", args);
+      EXPECT_EQ(run.exit_code, 0) << args << "\n" << run.output;
+      EXPECT_NE(run.output.find("\"rows\": 517, \"cols\": 45"), std::string::npos) << run.output;
+      EXPECT_NE(run.output.find("\"ok\": true"), std::string::npos) << run.output;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace reduction::testing

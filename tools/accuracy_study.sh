@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# accuracy_study.sh: chapter 12's error study on a GPU machine (12_accuracy/README.md).
+# Builds nothing: build the release preset and the target first,
+#   cmake --build --preset release --target accuracy_study 09_single_pass 12_accuracy
+# then run this from anywhere (tools/gpu_suite.sh calls it). Output, in $RESULTS/accuracy
+# ($RESULTS defaults to build/gpu-results):
+#   errors.csv, times.csv, reproducibility.csv, device.txt   accuracy_study (error_study.cu)
+#   study.log                                                its progress and errors
+#   ncu_09_single_pass_float.csv, ncu_12_accuracy_float.csv  Nsight Compute, 2^24 floats,
+#                                                            the metrics of gpu_suite.sh's ncu
+#                                                            step (skipped without ncu)
+# tools/fill_accuracy.py RESULTS turns them into 12's README blocks and plots.
+# Prints one summary line; exits with accuracy_study's exit code.
+set -u
+cd "$(dirname "$0")/.."
+RESULTS=${RESULTS:-$PWD/build/gpu-results}
+OUT_DIR="$RESULTS/accuracy"
+BIN=build/release/bin
+mkdir -p "$OUT_DIR"
+
+start=$(date +%s)
+"$BIN/accuracy_study" --out "$OUT_DIR" >"$OUT_DIR/study.log" 2>&1
+rc=$?
+
+# Why the extra arithmetic costs little: instructions per warp against memory stalls,
+# 09 beside 12 on the same float input.
+ncu_note="ncu: skipped (not found)"
+if command -v ncu >/dev/null 2>&1; then
+  metrics=smsp__average_inst_executed_per_warp.ratio,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second
+  metrics+=,smsp__sass_average_branch_targets_threads_uniform.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
+  metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
+  metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
+  metrics+=,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct
+  ncu_rc=0
+  for chapter in 09_single_pass 12_accuracy; do
+    ncu --metrics "$metrics" --csv --page raw --clock-control none "$BIN/$chapter" --n 2^24 --type float --reps 1 \
+      --no-flush >"$OUT_DIR/ncu_${chapter}_float.csv" 2>"$OUT_DIR/ncu_${chapter}_float.err" || ncu_rc=$?
+  done
+  ncu_note="ncu: exit $ncu_rc"
+fi
+
+summary="accuracy_study: exit $rc ($(( $(date +%s) - start )) s)"
+if [ -f "$OUT_DIR/errors.csv" ]; then
+  # The issue's target: 12 within 2 ulps of the correctly rounded sum on every input.
+  worst=$(awk -F, 'NR > 1 && $3 == "12" { if ($9 + 0 > w) w = $9 + 0 } END { printf "%g", w + 0 }' "$OUT_DIR/errors.csv")
+  summary+=", 12 at most $worst ulps from the correctly rounded sum"
+fi
+if [ -f "$OUT_DIR/reproducibility.csv" ]; then
+  distinct=$(awk -F, '$1 == "runs" { printf "%s%s %s", sep, $2, $7; sep = ", " }' "$OUT_DIR/reproducibility.csv")
+  summary+="; distinct results over 100 runs: $distinct"
+fi
+echo "$summary; $ncu_note"
+exit $rc

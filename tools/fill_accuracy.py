@@ -1,0 +1,446 @@
+#!/usr/bin/env python3
+"""fill_accuracy.py RESULTS_DIR: puts chapter 12's error study into its README and plots.
+
+    python3 tools/fill_accuracy.py RESULTS_DIR [--root ROOT]
+
+reads the files of one GPU run (tools/accuracy_study.sh writes them):
+  RESULTS_DIR/accuracy/errors.csv, times.csv, reproducibility.csv, device.txt
+  RESULTS_DIR/accuracy/ncu_09_single_pass_float.csv, ncu_12_accuracy_float.csv  (optional)
+  RESULTS_DIR/data/sweep_float.json, sweep_int.json   (the tour's sweep, optional: 12 against 09)
+(RESULTS_DIR may also be the accuracy folder itself) and writes
+  docs/images/accuracy_error_{positive,cancel,wide}.svg   relative error against N, log-log,
+                                                          each method beside its bound
+  12_accuracy/README.md, the blocks <!-- accuracy:NAME --> ... <!-- /accuracy -->:
+    accuracy:errors  the error tables and the plots
+    accuracy:time    time and error side by side
+    accuracy:repro   the same bits or not: 100 runs, two grids
+    accuracy:vs09    12's time against 09's in the tour's sweep
+    accuracy:ncu     Nsight Compute, 09 beside 12 on floats
+fill(results_dir, root) does the same from Python (for tools/fill_docs.py). Every number
+written comes from those files. Python 3 standard library only (SVG by tools/svg.py).
+"""
+
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from results import fill_file  # noqa: E402
+from svg import Svg, write  # noqa: E402
+
+README = os.path.join("12_accuracy", "README.md")
+KINDS = {
+    "positive": "all positive: uniform in [0, 1)",
+    "cancel": "mixed signs, cancelling: uniform in (−1, 1) plus 2⁻¹⁰",
+    "wide": "a wide dynamic range: magnitudes 10⁻⁸ to 10⁸, one in four negative",
+}
+METHODS = {  # name in the CSV: (label, colour)
+    "loop": ("loop (00, CPU)", "#d62728"),
+    "pairwise": ("pairwise (NumPy's, CPU)", "#ff7f0e"),
+    "09": ("09 (float tree)", "#1f77b4"),
+    "12": ("12 (compensated)", "#2ca02c"),
+    "double": ("double accumulators", "#9467bd"),
+    "cub": ("CUB", "#8c564b"),
+    "atomic": ("atomicAdd of partials", "#e377c2"),
+}
+GPU_METHODS = ("09", "12", "double", "cub", "atomic")
+TIME_TARGET = 1.01  # the issue's target: 12 within 1.01x of 09's time at N >= 2^24
+
+
+class DataError(Exception):
+    """A results folder without the study's files, or files not in its format."""
+
+
+# ----------------------------------------------------------------------------- reading
+
+def study_dir(results_dir):
+    for candidate in (os.path.join(results_dir, "accuracy"), results_dir):
+        if os.path.exists(os.path.join(candidate, "errors.csv")):
+            return candidate
+    raise DataError(f"no errors.csv in {results_dir} or {os.path.join(results_dir, 'accuracy')} "
+                    "(run tools/accuracy_study.sh first)")
+
+
+def read_csv(path):
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            return list(csv.DictReader(f))
+    except OSError as e:
+        raise DataError(f"cannot read {path}: {e.strerror}")
+
+
+def read_device(path):
+    device = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                key, sep, value = line.partition(":")
+                if sep:
+                    device[key.strip()] = value.strip()
+    except OSError as e:
+        raise DataError(f"cannot read {path}: {e.strerror}")
+    for key in ("device", "cuda", "date", "reps"):
+        if key not in device:
+            raise DataError(f"{path}: no '{key}' line")
+    return device
+
+
+def num(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+# ----------------------------------------------------------------------------- formatting
+
+def power(n):
+    k = int(n).bit_length() - 1
+    return f"2^{k}" if int(n) == 1 << k else str(n)
+
+
+def fmt_error(x):
+    """A relative error: 0 when exact, else two significant digits."""
+    if math.isnan(x):
+        return "—"
+    if math.isinf(x):
+        return "∞"
+    if x == 0:
+        return "0"
+    return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{x:.1e}").replace("e+", "e")
+
+
+def fmt_us(ms):
+    us = ms * 1000
+    return f"{us:.0f}" if us >= 100 else f"{us:.1f}"
+
+
+def table(header, rows, aligns=None):
+    aligns = aligns or ["---"] + ["---:"] * (len(header) - 1)
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(aligns) + " |"]
+    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(out)
+
+
+def measured_on(device):
+    cc = device.get("compute_capability", "?")
+    sms = device.get("sms", "?")
+    return (f"Measured on **{device['device']}** (compute capability {cc}, {sms} SMs), CUDA {device['cuda']}, "
+            f"{device['date']}")
+
+
+# ----------------------------------------------------------------------------- the blocks
+
+def errors_by(errors):
+    """{kind: {n: {method: row}}}"""
+    out = {}
+    for row in errors:
+        out.setdefault(row["kind"], {}).setdefault(int(row["n"]), {})[row["method"]] = row
+    return out
+
+
+def errors_block(errors, device, readme_dir, root):
+    data = errors_by(errors)
+    out = [f"{measured_on(device)}: tools/accuracy/error_study.cu, one run of each method on the same floats. "
+           "Relative error |result − S| / |S| against the exact sum S (tools/accuracy/exact_sum.h); "
+           "\"0\" is the exact sum, correctly rounded. Dashed in the plots: the bound that each method's chain "
+           "length gives (common/reference.h; CUB's rests on 10's assumption about its order).", ""]
+    for kind, description in KINDS.items():
+        if kind not in data:
+            continue
+        methods = [m for m in METHODS if any(m in by_method for by_method in data[kind].values())]
+        out += [f"**{kind}** ({description})", ""]
+        rows = []
+        for n in sorted(data[kind]):
+            rows.append([power(n)] + [fmt_error(num(data[kind][n][m]["rel_error"])) if m in data[kind][n] else "—"
+                                      for m in methods])
+        out += [table(["N"] + [METHODS[m][0] for m in methods], rows), ""]
+        image = os.path.join(root, "docs", "images", f"accuracy_error_{kind}.svg")
+        out += [f"![relative error against N, {kind} data]({os.path.relpath(image, readme_dir)})", ""]
+    twelve = [r for r in errors if r["method"] == "12"]
+    if twelve:
+        worst = max(twelve, key=lambda r: num(r["ulps"]))
+        met = num(worst["ulps"]) <= 2
+        out.append(f"12's result was at most {num(worst['ulps']):.3g} ulps from the correctly rounded sum over all "
+                   f"{len(twelve)} inputs (the largest: {worst['kind']} data, N = {power(worst['n'])}); target "
+                   f"2 ulps: {'met' if met else '**missed**'}.")
+    return "\n".join(out).rstrip()
+
+
+def time_block(times, errors, device):
+    by_n = {}
+    for row in times:
+        by_n.setdefault(int(row["n"]), {})[row["method"]] = row
+    methods = [m for m in GPU_METHODS if any(m in r for r in by_n.values())]
+    out = [f"{measured_on(device)}: the GPU methods on the positive data, interleaved within each repetition, "
+           f"median of {device['reps']}, L2 flushed before each (µs; the atomicAdd variant's time includes "
+           "zeroing its result).", ""]
+    rows = []
+    for n in sorted(by_n):
+        r = by_n[n]
+        cells = [power(n)] + [fmt_us(num(r[m]["median_ms"])) if m in r else "—" for m in methods]
+        ratio = num(r["12"]["median_ms"]) / num(r["09"]["median_ms"]) if "12" in r and "09" in r else math.nan
+        rows.append(cells + ["—" if math.isnan(ratio) else f"{ratio:.3f}×"])
+    out += [table(["N"] + [METHODS[m][0] for m in methods] + ["12 / 09"], rows), ""]
+    # Time against error at the largest size.
+    data = errors_by(errors)
+    n = max(by_n) if by_n else None
+    if n is not None:
+        rows = []
+        for m in METHODS:
+            t = by_n[n].get(m)
+            cells = [METHODS[m][0], fmt_us(num(t["median_ms"])) if t else "CPU, not timed"]
+            cells += [fmt_error(num(data[k][n][m]["rel_error"])) if k in data and n in data[k] and m in data[k][n]
+                      else "—" for k in KINDS]
+            rows.append(cells)
+        out += [f"Time and error at N = {power(n)}:", "",
+                table(["method", "µs"] + [f"error, {k}" for k in KINDS], rows)]
+    return "\n".join(out)
+
+
+def shape(row):
+    return "CUB's choice" if row["method"] == "cub" else f"{row['block']} × {row['grid']}"
+
+
+def repro_block(repro, device):
+    runs = [r for r in repro if r["case"] == "runs"]
+    grids = [r for r in repro if r["case"] == "grid"]
+    out = [f"{measured_on(device)}: positive data."]
+    if runs:
+        n = power(runs[0]["n"])
+        rows = [[METHODS.get(r["method"], (r["method"],))[0], shape(r), r["runs"], r["distinct"],
+                 r["values"].replace(";", ", ")] for r in runs]
+        out += ["", f"The same input, N = {n}, run again and again:", "",
+                table(["method", "block × grid", "runs", "distinct results (bit patterns)", "results"], rows,
+                      ["---", "---:", "---:", "---:", "---"])]
+    if grids:
+        rows = [[METHODS.get(r["method"], (r["method"],))[0], f"{r['block']} × {r['grid']}", r["value"], f"`{r['bits']}`",
+                 fmt_error(num(r["rel_error"]))] for r in grids]
+        out += ["", f"The same input, N = {power(grids[0]['n'])}, with the default grid and half of it:", "",
+                table(["method", "block × grid", "result", "bits", "relative error"], rows,
+                      ["---", "---:", "---:", "---", "---:"])]
+        verdicts = []
+        for method in dict.fromkeys(r["method"] for r in grids):
+            bits = {r["bits"] for r in grids if r["method"] == method}
+            verdicts.append(f"{method}: {'the same bits' if len(bits) == 1 else 'different bits'}")
+        out += ["", "Two grids: " + "; ".join(verdicts) + "."]
+    return "\n".join(out)
+
+
+def vs09_block(results_dir):
+    sweeps = {}
+    for dtype in ("int", "float"):
+        path = os.path.join(results_dir, "data", f"sweep_{dtype}.json")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                sweeps[dtype] = json.load(f)
+    if not sweeps:
+        return None
+    out, rows = [], []
+    first = next(iter(sweeps.values()))
+    out.append(f"From the tour's sweep ({first.get('device', '?')}, CUDA {first.get('cuda', '?')}, "
+               f"{first.get('date', '?')}; each size one `tour` run, median of {first.get('reps', '?')}, "
+               f"L2 flushed): 12 against 09 at N = 2^24 and up, where 12 aims to stay within "
+               f"{TIME_TARGET:.2f}× of 09's time.")
+    for dtype, sweep in sweeps.items():
+        table_ = {}
+        for row in sweep.get("rows", []):
+            table_.setdefault(row["chapter"], {})[row["n"]] = row
+        for n in sorted(table_.get("12_accuracy", {})):
+            if n < 1 << 24 or n not in table_.get("09_single_pass", {}):
+                continue
+            a, b = table_["09_single_pass"][n], table_["12_accuracy"][n]
+            r = b["ms"] / a["ms"]
+            rows.append([dtype, power(n), fmt_us(a["ms"]), fmt_us(b["ms"]), f"{r:.3f}×",
+                         "met" if r <= TIME_TARGET else "**missed**"])
+    if not rows:
+        return None
+    out += ["", table(["type", "N", "09 µs", "12 µs", "12 / 09", "target"], rows,
+                      ["---", "---:", "---:", "---:", "---:", "---"])]
+    return "\n".join(out)
+
+
+def ncu_block(folder, device):
+    paths = [(c, os.path.join(folder, f"ncu_{c}_float.csv")) for c in ("09_single_pass", "12_accuracy")]
+    paths = [(c, p) for c, p in paths if os.path.exists(p)]
+    if not paths:
+        return None
+    import ncu_table  # tools/ncu_table.py
+
+    launches = []
+    for chapter, path in paths:
+        for rec in ncu_table.read_launches(path):
+            if "busy" in rec.get("Kernel Name", "") or "spin" in rec.get("Kernel Name", ""):
+                continue
+            rec = dict(rec)
+            rec["Kernel Name"] = f"{chapter}: " + ncu_table.short_kernel(rec.get("Kernel Name", ""))
+            launches.append(rec)
+    if not launches:
+        return None
+    columns = ncu_table.columns_for("12_accuracy", launches)
+    text = ncu_table.table(launches, columns).replace("`", "")
+    cmd = ncu_table.command_for("12_accuracy", columns).replace("--n 2^24", "--n 2^24 --type float")
+    return (f"Nsight Compute on the {device['device']}, CUDA {device['cuda']}, {device['date']}, "
+            f"`--clock-control none`; 2^24 floats, one run's launches.\n\n{text}\n\nCommand (and the same for "
+            f"09_single_pass): `{cmd}`.")
+
+
+# ----------------------------------------------------------------------------- the plot
+
+def nice_decades(lo, hi):
+    return list(range(math.floor(lo), math.ceil(hi) + 1))
+
+
+def plot(kind, rows, path, device):
+    """Relative error against N, log-log: a solid line per method, its bound dashed; exact
+    results (error 0) on a row of their own under the axis."""
+    by_method = {}
+    for row in rows:
+        by_method.setdefault(row["method"], []).append((int(row["n"]), num(row["rel_error"]), num(row["bound"])))
+    for points in by_method.values():
+        points.sort()
+    errors = [e for pts in by_method.values() for _, e, _ in pts if e > 0 and math.isfinite(e)]
+    bounds = [b for pts in by_method.values() for _, _, b in pts if b > 0 and math.isfinite(b)]
+    lo = math.floor(math.log10(min(errors + bounds + [1e-8])))
+    hi = min(math.ceil(math.log10(max(errors + bounds + [1e-6]))), 0)
+    ns = sorted({int(r["n"]) for r in rows})
+    k_lo, k_hi = ns[0].bit_length() - 1, ns[-1].bit_length() - 1
+
+    width, height = 820, 470
+    left, right, top, bottom = 80, 230, 62, 70
+    plot_h = height - top - bottom - 36  # the log scale; under it, a row for exact results
+    plot_w = width - left - right
+    exact_y = top + plot_h + 20
+    frame_bottom = top + plot_h + 36
+
+    def x_of(n):
+        k = n.bit_length() - 1
+        return left + (k - k_lo) / max(k_hi - k_lo, 1) * plot_w
+
+    def y_of(e):
+        return top + (hi - math.log10(e)) / max(hi - lo, 1) * plot_h
+
+    svg = Svg(width, height, f"Relative error against N ({kind} data)",
+              f"{KINDS[kind]}; {device['device']}, {device['date']}")
+    svg.text(left, 22, f"Relative error against N: {kind} data", size=15, weight="bold")
+    svg.text(left, 40, KINDS[kind], size=12, color="#333")
+    svg.text(left, 56, f"{device['device']}, CUDA {device['cuda']}, {device['date']}; dashed: the bound from "
+             "each method's chain length", size=11, color="#555")
+    for d in nice_decades(lo, hi):
+        y = y_of(10.0 ** d)
+        svg.line(left, y, left + plot_w, y, stroke="#e5e5e5")
+        svg.raw_text(left - 8, y + 4, f"10<tspan dy=\"-6\" font-size=\"9\">{d}</tspan>", size=12, anchor="end")
+    for k in range(k_lo, k_hi + 1, 2):
+        x = x_of(1 << k)
+        svg.line(x, top, x, frame_bottom, stroke="#f0f0f0")
+        svg.raw_text(x, frame_bottom + 20, f"2<tspan dy=\"-6\" font-size=\"9\">{k}</tspan>", size=12,
+                     anchor="middle")
+    svg.rect(left, top, plot_w, frame_bottom - top, stroke="#888")
+    svg.line(left, top + plot_h + 6, left + plot_w, top + plot_h + 6, stroke="#bbb", stroke_dasharray="3,3")
+    svg.text(left - 8, exact_y + 4, "0 (exact)", size=11, anchor="end")
+    svg.text(left + plot_w / 2, frame_bottom + 44, "N (elements)", size=13, anchor="middle")
+    svg.add(f'<text x="18" y="{top + plot_h / 2:.0f}" font-size="13" text-anchor="middle" '
+            f'transform="rotate(-90 18 {top + plot_h / 2:.0f})" font-family="sans-serif">relative error</text>')
+
+    legend_y = top + 6
+    for method, (label, colour) in METHODS.items():
+        points = by_method.get(method)
+        if not points:
+            continue
+        segment = []  # consecutive nonzero errors are joined; exact results are dots on their own row
+        for n, e, _ in points:
+            if not math.isfinite(e):
+                continue
+            if e == 0:
+                svg.circle(x_of(n), exact_y, 3.5, fill="#ffffff", stroke=colour, stroke_width="1.5")
+                if len(segment) > 1:
+                    svg.polyline(segment, stroke=colour, width=1.8)
+                segment = []
+                continue
+            y = y_of(min(e, 10.0 ** hi))  # an error past the top is drawn at the top
+            segment.append((x_of(n), y))
+            svg.circle(x_of(n), y, 3, fill=colour)
+        if len(segment) > 1:
+            svg.polyline(segment, stroke=colour, width=1.8)
+        bound = [(x_of(n), y_of(b)) for n, _, b in points if math.isfinite(b) and 0 < b <= 10.0 ** hi]
+        if len(bound) > 1:
+            svg.polyline(bound, stroke=colour, width=1.2, stroke_dasharray="5,4", opacity="0.7")
+        lx = left + plot_w + 16
+        svg.line(lx, legend_y, lx + 24, legend_y, stroke=colour, width=2)
+        svg.text(lx + 30, legend_y + 4, label, size=12)
+        legend_y += 20
+    write(svg, path)
+
+
+# ----------------------------------------------------------------------------- fill
+
+def fill(results_dir, root=REPO):
+    """Writes the plots and the README blocks from one run's files (given a list of run
+    folders, as tools/fill_docs.py does, the first that holds the study). Returns the paths
+    written."""
+    if isinstance(results_dir, (list, tuple)):
+        with_study = [d for d in results_dir if os.path.isdir(os.path.join(d, "accuracy"))]
+        if not with_study:
+            print("fill_accuracy: no accuracy/ folder in the runs given; nothing written", file=sys.stderr)
+            return []
+        results_dir = with_study[0]
+    folder = study_dir(results_dir)
+    device = read_device(os.path.join(folder, "device.txt"))
+    errors = read_csv(os.path.join(folder, "errors.csv"))
+    times = read_csv(os.path.join(folder, "times.csv"))
+    repro = read_csv(os.path.join(folder, "reproducibility.csv"))
+    for name, rows, keys in (("errors.csv", errors, ("kind", "n", "method", "rel_error", "ulps", "bound")),
+                             ("times.csv", times, ("n", "method", "median_ms")),
+                             ("reproducibility.csv", repro, ("case", "method", "n", "distinct", "bits"))):
+        if rows and any(k not in rows[0] for k in keys):
+            raise DataError(f"{name}: expected the columns {', '.join(keys)}")
+    readme = os.path.join(root, README)
+    images = os.path.join(root, "docs", "images")
+    os.makedirs(images, exist_ok=True)
+    written = []
+    for kind in KINDS:
+        rows = [r for r in errors if r["kind"] == kind]
+        if rows:
+            path = os.path.join(images, f"accuracy_error_{kind}.svg")
+            plot(kind, rows, path, device)
+            written.append(path)
+    blocks = {
+        "accuracy:errors": errors_block(errors, device, os.path.dirname(readme), root),
+        "accuracy:time": time_block(times, errors, device) if times else None,
+        "accuracy:repro": repro_block(repro, device) if repro else None,
+        "accuracy:vs09": vs09_block(os.path.dirname(folder) if folder.endswith("accuracy") else results_dir),
+        "accuracy:ncu": ncu_block(folder, device),
+    }
+    for marker, text in blocks.items():
+        if text is None:
+            print(f"fill_accuracy: no data for {marker}; block left as it was", file=sys.stderr)
+            continue
+        if not fill_file(readme, marker, text.rstrip() + "\n"):
+            print(f"fill_accuracy: no block {marker} in {README}", file=sys.stderr)
+            continue
+        written.append(f"{readme} ({marker})")
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Write 12_accuracy's README blocks and plots from the error study.")
+    parser.add_argument("results", help="the GPU run's results folder (with accuracy/ in it), or accuracy/ itself")
+    parser.add_argument("--root", default=REPO, help="repository root (default: this script's repository)")
+    args = parser.parse_args(argv)
+    try:
+        for path in fill(args.results, os.path.abspath(args.root)):
+            print("wrote", os.path.relpath(path.split(" (")[0], args.root) + (" (" + path.split(" (")[1] if " (" in path else ""))
+    except DataError as e:
+        print(f"fill_accuracy.py: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""fill_rows.py RESULTS_DIR: puts chapter 13's measurements (tools/rows_bench.sh) into its README.
+
+Reads RESULTS_DIR/rows/ (or RESULTS_DIR itself, if it holds the files):
+  rows_sweep.json   13_rows --sweep: every method, CUB and the read-only floor at
+                    M x K = 2^26 for ten K, float and bf16; each operator at six K
+  example.txt       one run's report (optional)
+and writes
+  docs/images/rows_crossover_float.svg, rows_crossover_bf16.svg   GB/s against K
+  13_rows/README.md blocks <!-- results:13_rows_crossover -->, <!-- results:13_rows_targets -->,
+                    <!-- results:13_rows_ops --> and <!-- results:13_rows_example -->
+
+    python3 tools/fill_rows.py build/gpu-results
+
+fill(results_dir) does the same from Python (tools/fill_docs.py style). Python 3
+standard library only.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from results import fill_file  # noqa: E402
+from svg import Svg, write  # noqa: E402
+
+README = os.path.join("13_rows", "README.md")
+OURS = ("thread", "group", "warp", "block")
+CUB = ("cub_segmented", "cub_block")
+METHOD_COLORS = {"thread": "#d62728", "group": "#ff7f0e", "warp": "#2ca02c", "block": "#1f77b4",
+                 "auto": "#6a3d9a", "cub_segmented": "#111111", "cub_block": "#8c8c8c", "floor": "#555555"}
+TYPE_BYTES = {"float": 4, "half": 2, "bf16": 2}
+RESULT_BYTES = {"sum": 4, "max": 4, "argmax": 16, "meanvar": 8}
+# The chapter's targets: the chosen method's share of the read-only floor, and its speed-up
+# over cub::DeviceSegmentedReduce, by K.
+FLOOR_TARGET = {1: 80, 3: 80, 33: 80, 1000: 80, 8: 90, 32: 90, 128: 90, 1024: 90, 8192: 90, 65536: 90}
+OPS_TARGET = {"argmax": 1.2, "meanvar": 1.1}
+
+
+class DataError(Exception):
+    """A results folder without the sweep, or a sweep not in 13_rows's format."""
+
+
+def cub_target(k):
+    if k <= 128:
+        return 4.0
+    if k == 1024:
+        return 1.3
+    if k >= 8192:
+        return 1.0
+    return None
+
+
+# ----------------------------------------------------------------------------- reading
+
+def rows_dir(results_dir):
+    for candidate in (os.path.join(results_dir, "rows"), results_dir):
+        if os.path.exists(os.path.join(candidate, "rows_sweep.json")):
+            return candidate
+    raise DataError(f"no rows_sweep.json in {results_dir}/rows or {results_dir}; make it with tools/rows_bench.sh")
+
+
+def load_sweep(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            sweep = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise DataError(f"cannot read {path}: {e}")
+    for key in ("device", "cuda", "date", "peak_gbps", "rows"):
+        if key not in sweep:
+            raise DataError(f"{path}: no '{key}' (is this a 13_rows --sweep file?)")
+    table = {}  # (type, k) -> {(method, op): row}
+    for row in sweep["rows"]:
+        for key in ("type", "k", "m", "op", "method", "ms", "gbps", "ok"):
+            if key not in row:
+                raise DataError(f"{path}: a row without '{key}'")
+        table.setdefault((row["type"], row["k"]), {})[(row["method"], row["op"])] = row
+    sweep["table"] = table
+    sweep["types"] = [t for t in ("float", "half", "bf16") if any(key[0] == t for key in table)]
+    sweep["ks"] = sorted({key[1] for key in table})
+    return sweep
+
+
+# ----------------------------------------------------------------------------- formatting
+
+def us(row):
+    return "—" if row is None else f"{row['ms'] * 1000:.1f}"
+
+
+def ratio_text(r):
+    return "—" if r is None else f"{r:.2f}×"
+
+
+def verdict(ok):
+    return "met" if ok else "**missed**"
+
+
+def table(header, aligns, rows):
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(aligns) + " |"]
+    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows])
+
+
+def measured_on(sweep):
+    flush = "L2 flushed before each" if sweep.get("flush", True) else "L2 not flushed"
+    return (f"Measured on **{sweep['device']}** (peak {sweep['peak_gbps']:.0f} GB/s), CUDA {sweep['cuda']}, "
+            f"{sweep['date']}: `13_rows --sweep`, M × K = 2^26 elements, every method interleaved in each of "
+            f"{sweep.get('reps', '?')} repetitions, median, {flush}")
+
+
+def get(sweep, dtype, k, method, op="sum"):
+    return sweep["table"].get((dtype, k), {}).get((method, "-" if method == "floor" else op))
+
+
+def of_floor(row, floor):
+    if row is None or floor is None or row["ms"] <= 0:
+        return None
+    return 100.0 * floor["ms"] / row["ms"]
+
+
+def write_bound(dtype, op):
+    """The most of the read-only floor a kernel can reach when writing its results costs as
+    much per byte as reading: input bytes / (input + output bytes), per element of the row."""
+    return lambda k: 100.0 * k * TYPE_BYTES[dtype] / (k * TYPE_BYTES[dtype] + RESULT_BYTES[op])
+
+
+def wrong_mark(row):
+    return " ⚠" if row is not None and not row["ok"] else ""
+
+
+# ----------------------------------------------------------------------------- the blocks
+
+def crossover_block(sweep, root, readme):
+    out = [measured_on(sweep) + ". Times in µs; the fastest of the four methods of the copy unit in bold; "
+           "\"auto\" is the method `choose_method` picks (and its share of the read-only floor).", ""]
+    if any(not r["ok"] for r in sweep["rows"]):
+        out += ["⚠: a WRONG result; its time is shown but does not count.", ""]
+    for dtype in sweep["types"]:
+        image = os.path.relpath(os.path.join(root, "docs", "images", f"rows_crossover_{dtype}.svg"),
+                                os.path.dirname(readme)).replace(os.sep, "/")
+        out += [f"![GB/s against K at M × K = 2^26, {dtype}]({image})", ""]
+        rows = []
+        for k in sweep["ks"]:
+            floor = get(sweep, dtype, k, "floor")
+            ours = {m: get(sweep, dtype, k, m) for m in OURS}
+            present = [r for r in ours.values() if r is not None]
+            if not present:
+                continue
+            best = min(r["ms"] for r in present)
+            cells = [str(k), str(present[0]["m"])]
+            for m in OURS:
+                text = us(ours[m]) + wrong_mark(ours[m])
+                cells.append(f"**{text}**" if ours[m] is not None and ours[m]["ms"] == best else text)
+            auto = get(sweep, dtype, k, "auto")
+            share = of_floor(auto, floor)
+            cells += [auto["plan"].replace("chooses ", "") if auto else "—",
+                      us(auto) + wrong_mark(auto) + ("" if share is None else f" ({share:.0f}%)")]
+            cells += [us(get(sweep, dtype, k, m)) + wrong_mark(get(sweep, dtype, k, m)) for m in CUB]
+            cells.append(us(floor))
+            rows.append(cells)
+        out += [f"**{dtype}**", "",
+                table(["K", "M", "thread", "group", "warp", "block", "auto picks", "auto (% of floor)",
+                       "cub_segmented", "cub_block", "floor"],
+                      ["---:", "---:", "---:", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:"], rows), ""]
+    return "\n".join(out).rstrip()
+
+
+def targets_block(sweep):
+    out = [measured_on(sweep) + ". The chapter's targets: the chosen method within 90% of the read-only floor "
+           "at K = 8, 32, 128, 1024, 8192, 65536 and within 80% at K = 1, 3, 33, 1000; at least 4× "
+           "cub::DeviceSegmentedReduce at K ≤ 128, 1.3× at K = 1024, 1× from 8192 up. \"write bound\": the most "
+           "of the floor any kernel can reach if writing a result byte costs as much as reading an input byte "
+           "(the floor only reads; at K = 1 a float sum writes as many bytes as it reads, a bf16 sum twice as "
+           "many).", ""]
+    for dtype in sweep["types"]:
+        rows = []
+        bound = write_bound(dtype, "sum")
+        for k in sweep["ks"]:
+            auto, floor, cub = (get(sweep, dtype, k, m) for m in ("auto", "floor", "cub_segmented"))
+            if auto is None:
+                continue
+            share = of_floor(auto, floor)
+            target = FLOOR_TARGET.get(k)
+            speedup = cub["ms"] / auto["ms"] if cub and auto["ms"] > 0 else None
+            needed = cub_target(k)
+            rows.append([str(k), auto["plan"].replace("chooses ", ""),
+                         "—" if share is None else f"{share:.1f}%" + wrong_mark(auto),
+                         f"{bound(k):.0f}%",
+                         "—" if target is None or share is None else f"≥ {target}%: {verdict(share >= target)}",
+                         ratio_text(speedup),
+                         "—" if needed is None or speedup is None else f"≥ {needed:g}×: {verdict(speedup >= needed)}"])
+        out += [f"**{dtype}**", "",
+                table(["K", "auto picks", "% of floor", "write bound", "target", "vs cub_segmented", "target"],
+                      ["---:", "---", "---:", "---:", "---", "---:", "---"], rows), ""]
+    return "\n".join(out).rstrip()
+
+
+def ops_block(sweep):
+    out = [measured_on(sweep) + ". Each operator with the method `choose_method` picks, interleaved with the "
+           "sum on the same input; \"× sum\" is its time over the sum's. Targets: argmax within 1.2×, mean and "
+           "variance within 1.1× of the sum.", ""]
+    for dtype in sweep["types"]:
+        rows = []
+        for k in sweep["ks"]:
+            total = get(sweep, dtype, k, "auto", "sum")
+            others = {op: get(sweep, dtype, k, "auto", op) for op in ("max", "argmax", "meanvar")}
+            if total is None or all(r is None for r in others.values()):
+                continue
+            cells = [str(k), us(total) + wrong_mark(total)]
+            for op in ("max", "argmax", "meanvar"):
+                r = others[op]
+                factor = r["ms"] / total["ms"] if r is not None and total["ms"] > 0 else None
+                text = "—" if r is None else f"{us(r)} ({ratio_text(factor)})" + wrong_mark(r)
+                if op in OPS_TARGET and factor is not None:
+                    text += f": {verdict(factor <= OPS_TARGET[op])}"
+                cells.append(text)
+            rows.append(cells)
+        out += [f"**{dtype}**", "",
+                table(["K", "sum µs", "max µs (× sum)", "argmax µs (× sum)", "meanvar µs (× sum)"],
+                      ["---:", "---:", "---:", "---:", "---:"], rows), ""]
+    return "\n".join(out).rstrip()
+
+
+# ----------------------------------------------------------------------------- the plot
+
+def plot(sweep, dtype, path):
+    width, height = 980.0, 560.0
+    x0, x1, y0, y1 = 84.0, width - 245.0, 88.0, height - 70.0
+    ks = sweep["ks"]
+    k_lo, k_hi = math.log2(min(ks)), math.log2(max(ks))
+    peak = sweep["peak_gbps"]
+    rows = [r for (t, _), group in sweep["table"].items() if t == dtype for r in group.values()]
+    top = max([peak] + [r["gbps"] for r in rows])
+    step = 500.0 if top > 2000 else 200.0 if top > 800 else 100.0
+    y_max = step * math.ceil(top * 1.05 / step)
+
+    def px(k):
+        return x0 + (math.log2(k) - k_lo) / max(k_hi - k_lo, 1e-9) * (x1 - x0)
+
+    def py(gbps):
+        return y1 - min(gbps, y_max) / y_max * (y1 - y0)
+
+    title = f"{dtype} row sums, GB/s against K at M × K = 2^26: {sweep['device']}, CUDA {sweep['cuda']}, {sweep['date']}"
+    subtitle = (f"median of {sweep.get('reps', '?')} runs, every method interleaved; GB/s = input bytes / time "
+                "(the results written are not counted)")
+    svg = Svg(width, height, title, subtitle)
+    svg.text(20, 30, title, size=16, weight="bold")
+    svg.text(20, 52, subtitle, size=12.5, color="#444")
+    value = 0.0
+    while value <= y_max + 1e-9:
+        y = py(value)
+        svg.line(x0, y, x1, y, stroke="#e6e6e6", width=1.0)
+        svg.text(x0 - 8, y + 4, f"{value:g}", size=12, anchor="end", color="#444")
+        value += step
+    last_label = -1e9
+    for k in ks:
+        x = px(k)
+        svg.line(x, y0, x, y1, stroke="#efefef", width=1.0)
+        lower = x - last_label < 34  # a neighbour too close (32 and 33): one row lower
+        svg.text(x, y1 + (34 if lower else 20), str(k), size=12, anchor="middle", color="#444")
+        if not lower:
+            last_label = x
+    svg.line(x0, y1, x1, y1, stroke="#444", width=1.2)
+    svg.line(x0, y0, x0, y1, stroke="#444", width=1.2)
+    svg.text((x0 + x1) / 2, height - 14, "K, elements per row (log scale)", size=13, anchor="middle")
+    svg.text(22, (y0 + y1) / 2, "GB/s (input bytes / median time)", size=13, anchor="middle",
+             transform=f"rotate(-90 22 {(y0 + y1) / 2:.1f})")
+    yp = py(peak)
+    svg.line(x0, yp, x1, yp, stroke="#555", width=1.2, stroke_dasharray="7 5")
+    svg.text(x1 - 4, yp - 6, f"peak {peak:.0f} GB/s", size=12, anchor="end", color="#444")
+    methods = ["floor"] + list(OURS) + list(CUB) + ["auto"]
+    for method in methods:
+        points = [(k, get(sweep, dtype, k, method)) for k in ks]
+        points = [(k, r) for k, r in points if r is not None]
+        if not points:
+            continue
+        color = METHOD_COLORS[method]
+        thick = 4.0 if method == "auto" else 2.0
+        dash = "2 4" if method == "floor" else "6 4" if method.startswith("cub") else None
+        svg.polyline([(px(k), py(r["gbps"])) for k, r in points], stroke=color, width=thick, stroke_dasharray=dash)
+        for k, r in points:
+            if r["ok"]:
+                svg.circle(px(k), py(r["gbps"]), 3.0, fill=color)
+            else:
+                x, y = px(k), py(r["gbps"])
+                svg.line(x - 5, y - 5, x + 5, y + 5, stroke="#d00000", width=2.2)
+                svg.line(x - 5, y + 5, x + 5, y - 5, stroke="#d00000", width=2.2)
+    labels = {"floor": "read-only floor", "thread": "thread per row", "group": "group of lanes",
+              "warp": "warp per row", "block": "block per row", "cub_segmented": "cub::DeviceSegmentedReduce",
+              "cub_block": "cub Warp/BlockReduce", "auto": "auto (choose_method)"}
+    lx, ly = x1 + 20, y0 + 4
+    svg.text(lx, ly, "method", size=13, weight="bold")
+    for i, method in enumerate(["auto"] + list(OURS) + list(CUB) + ["floor"]):
+        y = ly + 22 + 21 * i
+        svg.line(lx, y - 4, lx + 28, y - 4, stroke=METHOD_COLORS[method], width=4.0 if method == "auto" else 2.0,
+                 stroke_dasharray="2 4" if method == "floor" else "6 4" if method.startswith("cub") else None)
+        svg.text(lx + 36, y, labels[method], size=11.5, weight="bold" if method == "auto" else None)
+    write(svg, path)
+
+
+# ----------------------------------------------------------------------------- entry points
+
+def fill(results_dir, root=ROOT):
+    """Writes the plots and fills 13_rows/README.md's blocks from one run's files; returns what it wrote."""
+    if isinstance(results_dir, (list, tuple)):  # tools/fill_docs.py passes every run: the first with rows/
+        with_rows = [d for d in results_dir if os.path.isdir(os.path.join(d, "rows"))]
+        if not with_rows:
+            print("fill_rows: no rows/ folder in the runs given; nothing written", file=sys.stderr)
+            return []
+        results_dir = with_rows[0]
+    folder = rows_dir(results_dir)
+    sweep = load_sweep(os.path.join(folder, "rows_sweep.json"))
+    readme = os.path.join(root, README)
+    written = []
+    images = os.path.join(root, "docs", "images")
+    os.makedirs(images, exist_ok=True)
+    for dtype in sweep["types"]:
+        path = os.path.join(images, f"rows_crossover_{dtype}.svg")
+        plot(sweep, dtype, path)
+        written.append(path)
+    blocks = {"results:13_rows_crossover": crossover_block(sweep, root, readme),
+              "results:13_rows_targets": targets_block(sweep),
+              "results:13_rows_ops": ops_block(sweep)}
+    example = os.path.join(folder, "example.txt")
+    if os.path.exists(example):
+        with open(example, encoding="utf-8") as f:
+            blocks["results:13_rows_example"] = "```text\n" + f.read().rstrip() + "\n```"
+    for marker, text in blocks.items():
+        if fill_file(readme, marker, text.rstrip() + "\n"):
+            written.append(f"{readme} ({marker})")
+        else:
+            print(f"fill_rows: no block {marker} in {README}", file=sys.stderr)
+    return written
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", help="the results folder of tools/rows_bench.sh ($RESULTS, holding rows/)")
+    parser.add_argument("--root", default=ROOT, help="repository root (default: this script's repository)")
+    args = parser.parse_args(argv)
+    try:
+        for path in fill(args.results, os.path.abspath(args.root)):
+            print("wrote", os.path.relpath(path.split(" (")[0], args.root) + (" (" + path.split(" (", 1)[1]
+                                                                              if " (" in path else ""))
+    except DataError as e:
+        print(f"fill_rows: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""fill_small_n.py RUN_DIR...: 09's small-n numbers, from one or more gpu_suite runs.
+
+Called by fill_docs.py (fill(results_dirs)); runs alone too. Reads, in every run dir:
+  data/sweep_{int,float}.json   the tour's sweep (09, CUB and the read-only floor side by side)
+  tune_small_n.txt              tools/tuning/small_n.cu: 09 at many shapes, cut short after
+                                each step, the classic ticket, an empty kernel, the floor
+  gpu.txt                       the GPU, driver and CUDA version of the run
+and fills, in 09_single_pass/README.md:
+  results:09_vs_cub    09 against CUB and the floor at the sizes of the small-n targets;
+                       a target counts as met only when every run meets it (the worst run)
+  results:09_small_n   where the time goes at 2^12, 2^16 and 2^20: launch, read, finish
+  results:09_shape     the default shape against the fastest shape the bench found
+Numbers shown are medians over the runs of each run's median; the spread is the range
+of the per-run medians.
+"""
+import json
+import os
+import re
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from results import fill_file  # noqa: E402
+
+README = "09_single_pass/README.md"
+FLOOR = "read-only floor"
+# Issue targets for 09 against CUB (time ratio CUB / 09) and against the floor.
+CUB_TARGETS = {16: 1.35, 18: 1.25, 20: 1.20, 22: 1.20, 24: 1.10, 26: 1.03, 28: 1.01, 30: 1.01}
+FLOOR_TARGETS = {16: ("within", 1.35), 28: ("at least", 0.99), 30: ("at least", 0.99)}
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def run_facts(run):
+    """'NVIDIA H100 80GB HBM3, driver 580.x, CUDA 13.0' from the run's gpu.txt."""
+    text = read(os.path.join(run, "gpu.txt"))
+    name, driver = [x.strip() for x in text.splitlines()[1].split(",")[:2]]
+    cuda = re.search(r"release (\d+\.\d+)", text).group(1)
+    return name, driver, cuda
+
+
+def measured_on(runs, dates):
+    facts = sorted({run_facts(r) for r in runs})
+    gpus = "; ".join(f"{name}, driver {driver}, CUDA {cuda}" for name, driver, cuda in facts)
+    when = ", ".join(sorted(set(dates)))
+    count = len(runs)
+    return f"{count} separately started machine{'s' if count != 1 else ''} ({gpus}; {when})"
+
+
+def load_sweeps(runs):
+    """{(type, n, chapter): [ms of each run]}, the repetitions count and the dates."""
+    points, reps, dates = {}, set(), []
+    for run in runs:
+        for dtype in ("int", "float"):
+            path = os.path.join(run, "data", f"sweep_{dtype}.json")
+            if not os.path.exists(path):
+                continue
+            sweep = json.load(open(path))
+            reps.add(sweep["reps"])
+            dates.append(sweep["date"])
+            for row in sweep["rows"]:
+                points.setdefault((dtype, row["n"], row["chapter"]), []).append(row["ms"] * 1000)
+    return points, reps, dates
+
+
+def spread(values):
+    """'5.61 (5.57-5.73)' or '5.61' for one run."""
+    mid = statistics.median(values)
+    if len(values) == 1:
+        return f"{mid:.2f}"
+    return f"{mid:.2f} ({min(values):.2f}-{max(values):.2f})"
+
+
+def vs_cub(runs):
+    points, reps, dates = load_sweeps(runs)
+    if not points:
+        return None
+    lines = ["| N | type | 09 µs | CUB µs | floor µs | CUB / 09, worst run | target | 09 / floor, worst run | target |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for k in sorted(CUB_TARGETS):
+        n = 1 << k
+        for dtype in ("int", "float"):
+            nine = points.get((dtype, n, "09_single_pass"))
+            cub = points.get((dtype, n, "10_cub"))
+            floor = points.get((dtype, n, FLOOR))
+            if not nine or not cub or not floor:
+                continue
+            ratios = [c / m for c, m in zip(cub, nine)]
+            worst = min(ratios)
+            goal = CUB_TARGETS[k]
+            cub_verdict = f"≥ {goal:.2f}×: " + ("met" if worst >= goal else "**missed**")
+            of_floor = [m / f for m, f in zip(nine, floor)]
+            floor_cell, floor_goal = "", ""
+            if k in FLOOR_TARGETS:
+                how, goal_f = FLOOR_TARGETS[k]
+                if how == "within":
+                    w = max(of_floor)
+                    floor_cell = f"{w:.2f}×"
+                    floor_goal = f"≤ {goal_f:.2f}×: " + ("met" if w <= goal_f else "**missed**")
+                else:
+                    w = min(f / m for m, f in zip(nine, floor))
+                    floor_cell = f"{100 * w:.1f}% of floor"
+                    floor_goal = f"≥ {100 * goal_f:.0f}%: " + ("met" if w >= goal_f else "**missed**")
+            lines.append(f"| 2^{k} | {dtype} | {spread(nine)} | {spread(cub)} | {spread(floor)} | {worst:.2f}× | "
+                         f"{cub_verdict} | {floor_cell} | {floor_goal} |")
+    rep = "/".join(str(r) for r in sorted(reps))
+    head = (f"From the tour's sweep (docs/results.md) on {measured_on(runs, dates)}: 09, CUB and the read-only floor "
+            f"side by side in one `tour` run per size and machine, L2 flushed, median of {rep}. Times: the median "
+            f"over the machines (their range in brackets); ratios: the worst machine.\n\n")
+    return head + "\n".join(lines)
+
+
+def load_bench(runs):
+    """{(type, n, job): [µs of each run]}, {(type, n, job): (block, grid) of the first run}."""
+    times, shapes = {}, {}
+    for run in runs:
+        path = os.path.join(run, "tune_small_n.txt")
+        if not os.path.exists(path):
+            continue
+        for line in read(path).splitlines():
+            parts = line.split()
+            if len(parts) != 9 or parts[0] not in ("int", "float"):
+                continue
+            dtype, n, job, block, grid, median = parts[0], int(parts[1]), parts[2], parts[3], parts[4], parts[5]
+            times.setdefault((dtype, n, job), []).append(float(median))
+            shapes.setdefault((dtype, n, job), (int(block), int(grid)))
+    return times, shapes
+
+
+def bench_head(runs):
+    used = [r for r in runs if os.path.exists(os.path.join(r, "tune_small_n.txt"))]
+    dates = [re.search(r"^date: (\S+)", read(os.path.join(r, "tune_small_n.txt")), re.M).group(1) for r in used]
+    return used, measured_on(used, dates)
+
+
+def breakdown(runs):
+    times, shapes = load_bench(runs)
+    if not times:
+        return None
+    used, on = bench_head(runs)
+    med = lambda key: statistics.median(times[key])  # noqa: E731
+    lines = ["| ints | 2^12 | 2^16 | 2^20 |", "|---|---|---|---|"]
+    sizes = [1 << 12, 1 << 16, 1 << 20]
+
+    def floor_best(n):
+        keys = [k for k in times if k[0] == "int" and k[1] == n and k[2].startswith("floor")]
+        return min(med(k) for k in keys)
+
+    def shape(n):
+        b, g = shapes[("int", n, "09_default")]
+        return f"{g} × {b}"
+
+    rows = [
+        ("09's default shape (grid × block)", lambda n: shape(n)),
+        ("an empty kernel at that shape: the launch", lambda n: f"{med(('int', n, 'empty_09-shape')):.2f}"),
+        ("the read-only floor (its fastest shape)", lambda n: f"{floor_best(n):.2f}"),
+        ("09 cut after step 1: read, block_reduce, partial stored", lambda n: f"{med(('int', n, 'stage_partials')):.2f}"),
+        ("... and step 2: the ticket (acquire-release)", lambda n: f"{med(('int', n, 'stage_ticket')):.2f}"),
+        ("(the ticket drawn relaxed: no ordering, not correct)", lambda n: f"{med(('int', n, 'stage_relaxed')):.2f}"),
+        ("... and step 3: 09, the last block's combine", lambda n: f"{med(('int', n, '09_default')):.2f}"),
+        ("09 with the classic ticket (`__threadfence` + `atomicInc`)", lambda n: f"{med(('int', n, '09_threadfence')):.2f}"),
+        ("CUB", lambda n: f"{med(('int', n, '10_CUB')):.2f}"),
+    ]
+    for label, cell in rows:
+        lines.append(f"| {label} | " + " | ".join(cell(n) for n in sizes) + " |")
+    note = ("At 2^12 the default grid is one block, which writes the result without a ticket: its steps 2 and 3 "
+            "are skipped by 09 itself, while the cut-short kernels above still run them.")
+    return (f"`tune_small_n` (tools/tuning/small_n.cu) on {on}: µs, median of 100 interleaved repetitions, "
+            f"L2 flushed; the median over the machines.\n\n" + "\n".join(lines) + "\n\n" + note)
+
+
+def shape_table(runs):
+    times, shapes = load_bench(runs)
+    if not times:
+        return None
+    used, on = bench_head(runs)
+    med = lambda key: statistics.median(times[key])  # noqa: E731
+    lines = ["| ints | default grid × block | default µs | fastest shape found | its µs |", "|---|---|---|---|---|"]
+    for n in sorted({k[1] for k in times if k[0] == "int"}):
+        candidates = [k for k in times if k[0] == "int" and k[1] == n and k[2].startswith("09_B=")]
+        default = ("int", n, "09_default")
+        if not candidates or default not in times:
+            continue
+        best = min(candidates + [default], key=med)
+        b, g = shapes[default]
+        if best == default:
+            found = "the default"
+        else:
+            per_thread = int(best[2].split("V=")[1])
+            bb, bg = shapes[best]
+            found = f"{bg} × {bb} ({per_thread} vector{'s' if per_thread != 1 else ''} per thread)"
+        lines.append(f"| 2^{n.bit_length() - 1} | {g} × {b} | {med(default):.2f} | {found} | {med(best):.2f} |")
+    return (f"`tune_small_n` on {on}: 09 at 256 and 1024 threads per block, each with grids for 1, 2, 4 or 8 "
+            f"16-byte vectors per thread (at most one full wave; a shape that repeats the default is timed once), median of 100 (30 from 2^24 up) interleaved "
+            f"repetitions; the median over the machines.\n\n" + "\n".join(lines))
+
+
+def fill(results_dirs):
+    done = []
+    for marker, make in (("results:09_vs_cub", vs_cub), ("results:09_small_n", breakdown),
+                         ("results:09_shape", shape_table)):
+        text = make(results_dirs)
+        if text is None:
+            print(f"fill_small_n: no data for {marker}", file=sys.stderr)
+            continue
+        if fill_file(os.path.join(ROOT, README), marker, text.rstrip() + "\n"):
+            done.append(marker)
+        else:
+            print(f"fill_small_n: no block {marker} in {README}", file=sys.stderr)
+    return done
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        print(__doc__.strip(), file=sys.stderr)
+        sys.exit(2)
+    print("filled:", ", ".join(fill(sys.argv[1:])))

@@ -1,0 +1,283 @@
+// small_n: the bench behind 09's launch-shape rule and its "where the time goes at small
+// n" table (09_single_pass/README.md, filled by tools/tuning/tables.py; docs/tuning.md).
+//
+// For each size n (2^10 .. 2^30) and type (int, float), on one random input, every job
+// below is timed with the harness's interleaved repetitions (common/harness.h: each
+// repetition runs every job once, in turn; L2 flushed before each timed run; the start
+// event behind a short busy kernel; median, min and IQR):
+//   09 default           09's own default shape (single_pass::default_shape)
+//   09 B=<b> V=<v>       09 with b threads per block and a grid of ceil(vectors / (b * v))
+//                        blocks (v 16-byte vectors per thread), at most one full wave
+//   09 threadfence       the classic ticket (__threadfence + atomicInc) at 09's default shape
+//   10 CUB               cub::DeviceReduce::Sum
+//   floor B=<b> ...      the tour's read-only kernel (tour/read_floor.cu) with b threads per
+//                        block: one full wave, or 1 or 4 vectors per thread
+//   floor default        the same at the tour's shape
+//   empty <shape>        a kernel that does nothing, at 09's default shape and at 1 x 32:
+//                        the launch alone
+//   stage partials       09 cut after step 1: the read, block_reduce, the partial stored
+//   stage ticket         ... and step 2: the ticket (acquire-release), no last-block combine
+//   stage relaxed        ... the ticket drawn with relaxed order (no release/acquire): timed
+//                        only, to show what the ordering costs (not a correct reduction)
+// The stage kernels are built from 09's own device functions: this file compiles 09's copy
+// unit (single_pass.cu) into itself instead of linking it.
+// Every 09 and CUB result is checked against the CPU reference (the harness's verify).
+//
+//   cmake --build --preset release --target tune_small_n && build/release/bin/tune_small_n
+//
+// Output: "key: value" lines, then one line per job:
+//   type n job block grid median_us min_us iqr_us ok
+// Exit code 0 when every check passed, 1 otherwise, 3 on a CUDA error.
+#include <algorithm>
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "chapter.h"
+#include "cuda_check.h"
+#include "harness.h"
+#include "input.h"
+#include "launch_rules.h"
+#include "read_floor.h"
+#include "single_pass.cu"  // 09's copy unit, compiled here (see above)
+
+// 09 cut short after each step, for the breakdown (the same device functions as 09).
+namespace single_pass {
+namespace {
+
+template <typename T>
+__global__ void __launch_bounds__(1024) stage_partials(const T* input, std::size_t n, T* partials) {
+  const Sum op{};
+  const T block_value = block_reduce(thread_reduce(input, n, op), op);
+  if (threadIdx.x == 0) partials[blockIdx.x] = block_value;
+}
+
+template <typename T, cuda::memory_order kOrder>
+__global__ void __launch_bounds__(1024) stage_ticket(const T* input, std::size_t n, T* partials, unsigned* ticket) {
+  const Sum op{};
+  const T block_value = block_reduce(thread_reduce(input, n, op), op);
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block_value;
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket_ref(*ticket);
+    if (ticket_ref.fetch_add(1, kOrder) == gridDim.x - 1) ticket_ref.store(0, cuda::memory_order_relaxed);
+  }
+}
+
+}  // namespace
+}  // namespace single_pass
+
+namespace reduction {
+
+Chapter cub_chapter();  // 10_cub/main.cu
+
+namespace {
+
+__global__ void empty_kernel() {}
+
+Variant empty_variant() {
+  Variant empty;
+  empty.chapter = "empty";
+  empty.summary = "launches a kernel that does nothing";
+  empty.check_shape = [](int, int) { return std::string(); };
+  empty.default_grid = [](std::size_t, int, int* grid) {
+    *grid = 1;
+    return cudaSuccess;
+  };
+  empty.scratch_bytes = [](std::size_t, int, int) { return std::size_t(0); };
+  empty.chain_length = [](std::size_t, int, int) { return std::size_t(0); };
+  empty.set_launcher(Op::Sum, [](auto*, std::size_t, auto*, void*, int block, int grid, cudaStream_t stream) {
+    empty_kernel<<<grid, block, 0, stream>>>();
+    return cudaGetLastError();
+  });
+  return empty;
+}
+
+// A Variant that launches `Launch` on the input with 09's scratch layout; timed only.
+template <typename Launch>
+Variant stage_variant(const char* name, Launch launch) {
+  Variant stage = empty_variant();
+  stage.chapter = name;
+  stage.scratch_bytes = single_pass::scratch_bytes;
+  stage.set_launcher(Op::Sum, launch);
+  return stage;
+}
+
+// 09 itself (its main.cu is not linked: this file compiles the copy unit), Sum only, with
+// 09_single_pass/main.cu's chain length for the check.
+Variant nine_variant() {
+  Variant nine;
+  nine.chapter = "09_single_pass";
+  nine.default_block = single_pass::kDefaultBlock;
+  nine.check_shape = [](int, int) { return std::string(); };
+  nine.default_grid = single_pass::default_grid;
+  nine.default_shape = single_pass::default_shape;
+  nine.scratch_bytes = single_pass::scratch_bytes;
+  nine.chain_length = [](std::size_t n, int block, int grid) {
+    const std::size_t lanes = std::min(block, 32);
+    return vector_loop_chain(n, std::size_t(grid) * block, 4) + shuffle_tree_depth(block) + ceil_div(grid, lanes) +
+           ceil_log2(lanes);
+  };
+  nine.set_launcher(Op::Sum, [](auto* in, std::size_t n, auto* out, void* scratch, int block, int grid,
+                                cudaStream_t stream) {
+    return single_pass::reduce<std::remove_pointer_t<decltype(out)>, single_pass::Sum>(in, n, out, scratch, block,
+                                                                                       grid, stream);
+  });
+  return nine;
+}
+
+// 09's kernel with the classic ticket; int and float only.
+Variant threadfence_variant(const Variant& nine) {
+  Variant classic = nine;
+  classic.chapter = "09 threadfence";
+  classic.int_launchers = {};
+  classic.float_launchers = {};
+  classic.double_launchers = {};
+  classic.int_launchers[static_cast<int>(Op::Sum)] = [](int* in, std::size_t n, int* out, void* scratch, int block,
+                                                         int grid, cudaStream_t stream) {
+    return single_pass::alternatives::reduce_threadfence<int, single_pass::Sum>(in, n, out, scratch, block, grid,
+                                                                                 stream);
+  };
+  classic.float_launchers[static_cast<int>(Op::Sum)] = [](float* in, std::size_t n, float* out, void* scratch,
+                                                           int block, int grid, cudaStream_t stream) {
+    return single_pass::alternatives::reduce_threadfence<float, single_pass::Sum>(in, n, out, scratch, block, grid,
+                                                                                   stream);
+  };
+  return classic;
+}
+
+
+template <typename T>
+bool run_size(std::size_t n, const DeviceInfo& device, int reps) {
+  static const Variant nine = nine_variant();
+  static const Chapter cub_chapter_ = cub_chapter();
+  const Variant& cub = cub_chapter_.main();
+  static const Variant floor = read_floor_variant();
+  static const Variant empty = empty_variant();
+  static const Variant classic = threadfence_variant(nine);
+
+  const std::size_t vectors = (n * sizeof(T) + 15) / 16;
+  std::vector<std::pair<std::string, typename Bench<T>::Job>> jobs;
+  std::map<std::string, bool> seen;  // one job per distinct (what, block, grid)
+  auto add = [&](const std::string& label, const Variant* v, int block, int grid, bool check) {
+    const std::string key = v->chapter + " " + std::to_string(block) + " " + std::to_string(grid);
+    if ((label.rfind("09 B=", 0) == 0 || label.rfind("floor B=", 0) == 0) && seen.count(key)) return;
+    seen[key] = true;
+    jobs.push_back({label, {v, Op::Sum, block, grid, check}});
+  };
+
+  int block09 = 0, grid09 = 0;
+  resolve_shape(nine, n, block09, grid09);
+  add("09 default", &nine, block09, grid09, true);
+  add("09 threadfence", &classic, block09, grid09, true);
+  int cub_block = 0, cub_grid = 0;
+  resolve_shape(cub, n, cub_block, cub_grid);
+  add("10 CUB", &cub, cub_block, cub_grid, true);
+  for (int block : {256, 1024}) {
+    int wave = 0;  // one full wave of 09's kernel at this block size
+    CUDA_CHECK(single_pass::default_grid(std::size_t(1) << 40, block, &wave));
+    for (int per_thread : {1, 2, 4, 8}) {
+      const std::size_t want = (vectors + std::size_t(block) * per_thread - 1) / (std::size_t(block) * per_thread);
+      const int grid = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(wave, want)));
+      add("09 B=" + std::to_string(block) + " V=" + std::to_string(per_thread), &nine, block, grid, true);
+    }
+  }
+  for (int floor_block : {256, 1024}) {
+    int floor_wave = 0;
+    CUDA_CHECK(read_floor_wave(floor_block, &floor_wave));
+    const std::string b = "floor B=" + std::to_string(floor_block);
+    add(b + " wave", &floor, floor_block, floor_wave, false);
+    for (int per_thread : {1, 4}) {
+      const std::size_t want =
+          (vectors + std::size_t(floor_block) * per_thread - 1) / (std::size_t(floor_block) * per_thread);
+      const int grid = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(floor_wave, want)));
+      add(b + " V=" + std::to_string(per_thread), &floor, floor_block, grid, false);
+    }
+  }
+  int floor_block = 0, floor_grid = 0;
+  resolve_shape(floor, n, floor_block, floor_grid);
+  add("floor default", &floor, floor_block, floor_grid, false);
+  static const Variant partials = stage_variant(
+      "stage partials", [](auto* in, std::size_t n, auto*, void* scratch, int block, int grid, cudaStream_t stream) {
+        using E = std::remove_pointer_t<decltype(in)>;
+        single_pass::stage_partials<E><<<grid, block, 0, stream>>>(
+            in, n, reinterpret_cast<E*>(static_cast<unsigned char*>(scratch) + single_pass::kPartialsOffset));
+        return cudaGetLastError();
+      });
+  static const Variant ticket = stage_variant(
+      "stage ticket", [](auto* in, std::size_t n, auto*, void* scratch, int block, int grid, cudaStream_t stream) {
+        using E = std::remove_pointer_t<decltype(in)>;
+        single_pass::stage_ticket<E, cuda::memory_order_acq_rel><<<grid, block, 0, stream>>>(
+            in, n, reinterpret_cast<E*>(static_cast<unsigned char*>(scratch) + single_pass::kPartialsOffset),
+            static_cast<unsigned*>(scratch));
+        return cudaGetLastError();
+      });
+  static const Variant relaxed = stage_variant(
+      "stage relaxed", [](auto* in, std::size_t n, auto*, void* scratch, int block, int grid, cudaStream_t stream) {
+        using E = std::remove_pointer_t<decltype(in)>;
+        single_pass::stage_ticket<E, cuda::memory_order_relaxed><<<grid, block, 0, stream>>>(
+            in, n, reinterpret_cast<E*>(static_cast<unsigned char*>(scratch) + single_pass::kPartialsOffset),
+            static_cast<unsigned*>(scratch));
+        return cudaGetLastError();
+      });
+  add("stage partials", &partials, block09, grid09, false);
+  add("stage ticket", &ticket, block09, grid09, false);
+  add("stage relaxed", &relaxed, block09, grid09, false);
+  add("empty 09-shape", &empty, block09, grid09, false);
+  add("empty 1x32", &empty, 32, 1, false);
+
+  const std::vector<T> host = generate_input<T>(n, 1000 + n);
+  const Reference ref = cpu_reference(host.data(), n);
+  std::vector<typename Bench<T>::Job> plain;
+  for (const auto& j : jobs) plain.push_back(j.second);
+  Bench<T> bench(host, device, false);
+  const std::vector<Measurement> results = bench.run_interleaved(plain, reps, true, ref);
+  bool ok = true;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Measurement& m = results[i];
+    const bool checked = jobs[i].second.check;
+    std::string label = jobs[i].first;
+    std::replace(label.begin(), label.end(), ' ', '_');
+    std::printf("%s %zu %s %d %d %.3f %.3f %.3f %s\n", std::is_same_v<T, int> ? "int" : "float", n, label.c_str(),
+                m.block, m.grid, 1000 * m.times.median, 1000 * m.times.min, 1000 * m.times.iqr,
+                checked ? (m.verdict.ok ? "ok" : "WRONG") : "-");
+    if (checked && !m.verdict.ok) ok = false;
+  }
+  std::fflush(stdout);
+  return ok;
+}
+
+int run() {
+  std::string why;
+  if (!cuda_device_available(&why)) {
+    std::fprintf(stderr, "tune_small_n: %s\n", why.c_str());
+    return 3;
+  }
+  const DeviceInfo device = query_device();
+  char date[16];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  std::printf("device: %s\ncuda: %s\ndate: %s\nsms: %d\n", device.describe().c_str(), cuda_version_string().c_str(),
+              date, device.sm_count);
+  bool ok = true;
+  for (int k : {10, 12, 14, 16, 17, 18, 19, 20, 21, 22, 24, 26, 28, 30}) {
+    const std::size_t n = std::size_t(1) << k;
+    const int reps = k <= 22 ? 100 : 30;
+    ok = run_size<int>(n, device, reps) && ok;
+    ok = run_size<float>(n, device, reps) && ok;
+  }
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace reduction
+
+int main() {
+  try {
+    return reduction::run();
+  } catch (const std::exception& e) {
+    return reduction::report_exception("tune_small_n", e);
+  }
+}
