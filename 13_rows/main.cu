@@ -130,8 +130,9 @@ std::string describe(RowMethod method, std::size_t rows, std::size_t cols, Eleme
   std::string what;
   switch (plan.method) {
     case rows::Method::Thread:
-      what = plan.short_rows ? "one thread per row, 4 rows per thread (rows shorter than 16 bytes)"
-                             : "one thread per row";
+      what = plan.staged ? "one thread per row, " + std::to_string(plan.rows_per_thread) +
+                               " rows per thread, staged in shared memory (rows of at most 64 bytes)"
+                         : std::string("one thread per row");
       break;
     case rows::Method::Group: what = "a group of " + std::to_string(plan.threads_per_row) + " lanes per row"; break;
     case rows::Method::Warp: what = "one warp (32 lanes) per row"; break;
@@ -148,7 +149,8 @@ std::string describe(RowMethod method, std::size_t rows, std::size_t cols, Eleme
 //     trip into the lane's partial (full trips and the last one), the head and tail
 //     elements (at most 2 * ceil((V - 1) / lanes)), then the lanes' shuffle tree
 //     (log2 lanes) or, for a block, two shuffle trees of 32 (10);
-//     rows shorter than a vector: one step per element;
+//     rows of at most 64 bytes (staged in shared memory): inside each vector's worth of
+//     the row (log2 of 4 or 8), then one step per later vector's worth or element (K);
 //   cub_block: each thread's loop over its elements, then WarpReduce's shuffle tree, or
 //     BlockReduce: a shuffle tree in each of the 8 warps, then the warps' totals in turn;
 //   cub_segmented: CUB's order is its own, so the bound every order meets: K.
@@ -161,7 +163,7 @@ std::size_t depth(RowMethod method, std::size_t rows, std::size_t cols, ElementT
     return ceil_div(cols, threads) + ceil_log2(threads);
   }
   const rows::Plan plan = rows::plan_rows(rows, cols, bytes, copy_unit_method(method));
-  if (plan.short_rows) return std::max<std::size_t>(cols, 1);
+  if (plan.staged) return ceil_log2(per_vector) + std::max<std::size_t>(cols, 1);
   const std::size_t lanes = std::size_t(plan.threads_per_row);
   const std::size_t trips = ceil_div(ceil_div(ceil_div(cols, per_vector), lanes), 4) + 1;
   const std::size_t scalars = 2 * ceil_div(per_vector - 1, std::min<std::size_t>(lanes, 32));

@@ -38,8 +38,11 @@ constexpr std::size_t kVectorBytes = 16;
 constexpr int kVectorsInFlight = 4;
 // Threads per block of the thread, group and warp kernels.
 constexpr int kBlock = 256;
-// Rows per thread when a row is shorter than one vector: four loads in flight.
-constexpr int kShortRowsPerThread = 4;
+// Rows of at most kStagedMaxRowBytes (kVectorsInFlight vectors) go one per thread through
+// shared memory (staged_rows), a tile of at most kStagedBytes at a time: kBlock threads
+// with kVectorsInFlight 16-byte loads each.
+constexpr std::size_t kStagedMaxRowBytes = kVectorsInFlight * kVectorBytes;  // 64
+constexpr std::size_t kStagedBytes = kBlock * kStagedMaxRowBytes;          // 16 KiB
 // Auto's bounds (rows.cuh): vectors per row up to which a group, then a warp, is used,
 // and the row count below which long rows get a block each.
 constexpr std::size_t kGroupMaxVectors = 64, kWarpMaxVectors = 128, kWarpMaxVectorsManyRows = 512;
@@ -75,6 +78,41 @@ __device__ __forceinline__ void widen(const uint4& bits, float (&x)[kPerVector<I
       x[2 * w] = __uint_as_float(words[w] << 16);
       x[2 * w + 1] = __uint_as_float(words[w] & 0xffff0000u);
     }
+  }
+}
+
+// ---------------------------------------------------------------- the staged tile
+
+// Where word w of a tile lies in shared memory: three spare words after every 64. Thread
+// t reads byte t * row_bytes + ... of the tile; without the spare words, rows of 16, 32
+// or 64 bytes would put 4 to 16 lanes of a warp in the same bank (the accesses of one
+// bank are served one after another). With them, no more than 4 lanes of any row length
+// up to 64 bytes and any starting offset share a bank, and the 32 words a warp stores
+// (word c of 32 neighbouring vectors) fall in at most 2 lanes per bank.
+__host__ __device__ constexpr unsigned staged_word(unsigned word) { return word + 3 * (word / 64); }
+
+// The element of type In at byte `byte` of the tile, widened to float.
+template <typename In>
+__device__ __forceinline__ float load_element(const unsigned* staged, unsigned byte) {
+  const unsigned word = staged[staged_word(byte / 4)];
+  if constexpr (std::is_same_v<In, float>) {
+    return __uint_as_float(word);
+  } else {
+    const unsigned bits = (byte & 2u) ? word >> 16 : word & 0xffffu;  // the lower half comes first in memory
+    if constexpr (std::is_same_v<In, __half>) return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+    else return __uint_as_float(bits << 16);  // bfloat16
+  }
+}
+
+// Writes one element at byte `byte` of the tile (`halves` is the tile seen as 16-bit words).
+template <typename In>
+__device__ __forceinline__ void store_element(unsigned* staged, unsigned short* halves, unsigned byte, In value) {
+  if constexpr (std::is_same_v<In, float>) {
+    staged[staged_word(byte / 4)] = __float_as_uint(value);
+  } else if constexpr (std::is_same_v<In, __half>) {
+    halves[2 * staged_word(byte / 4) + (byte & 2u) / 2] = __half_as_ushort(value);
+  } else {
+    halves[2 * staged_word(byte / 4) + (byte & 2u) / 2] = __bfloat16_as_ushort(value);
   }
 }
 
@@ -133,11 +171,30 @@ template <> struct Reducer<ArgMax> {
   };
   __device__ static State identity() { return {-cuda::std::numeric_limits<float>::infinity(), kNoIndex}; }
   __device__ static State element(float x, std::int64_t column) { return {x, column}; }
+  // One vector: its largest value by a pairwise tree of Max's NaN-propagating compare
+  // (log2(N) deep, no indices carried), then the first column that holds it (the first
+  // NaN if it is NaN): cheaper than N - 1 full combines of (value, 64-bit column).
   template <int N> __device__ static State vector(const float (&x)[N], std::int64_t first_column) {
-    State best = {x[0], first_column};
+    float maxima[N];
 #pragma unroll
-    for (int k = 1; k < N; ++k) best = combine(best, {x[k], first_column + k});
-    return best;
+    for (int k = 0; k < N; ++k) maxima[k] = x[k];
+#pragma unroll
+    for (int width = N / 2; width > 0; width /= 2) {
+#pragma unroll
+      for (int k = 0; k < width; ++k) maxima[k] = Reducer<Max>::combine(maxima[k], maxima[k + width]);
+    }
+    const float best = maxima[0];
+    const bool best_is_nan = best != best;
+    int column = N - 1;
+    float value = x[N - 1];
+#pragma unroll
+    for (int k = N - 2; k >= 0; --k) {  // from the right, so that the first match is kept
+      if (best_is_nan ? x[k] != x[k] : x[k] == best) {
+        column = k;
+        value = x[k];  // x[k], not best: of +0 and -0 the first one's sign is the answer
+      }
+    }
+    return {value, first_column + column};
   }
   __device__ static bool beats(const State& b, const State& a) {
     const bool b_nan = b.value != b.value, a_nan = a.value != a.value;
@@ -159,10 +216,11 @@ template <> struct Reducer<ArgMax> {
 // LeVeque):
 //   n = na + nb,  delta = mean_b - mean_a,
 //   mean = mean_a + delta * nb / n,   M2 = M2a + M2b + delta^2 * na * nb / n.
-// With nb = 1 (one new element x, M2b = 0) this is Welford's update. A thread merges one
-// vector of 4 or 8 elements at a time, whose own mean and M2 it computes directly (one
-// division per vector instead of one per element); lanes, warps and blocks merge the
-// same way. The population variance is M2 / n.
+// With nb = 1 (one new element x, M2b = 0) this is Welford's update. A merge costs a
+// division (nb / n), so a thread merges as few states as it can: the 16 or 32 elements
+// of a trip's four vectors get their mean and M2 directly (vector below, no division),
+// then one merge per trip; lanes, warps and blocks merge the same way. The population
+// variance is M2 / n.
 template <> struct Reducer<MeanVar> {
   struct State {
     std::int64_t count;
@@ -172,12 +230,15 @@ template <> struct Reducer<MeanVar> {
   // One element: mean x, M2 0. Written x - x, which is 0 for a finite x and NaN for an
   // infinity or a NaN, as numpy's var([inf]) is nan (inf - inf has no value).
   __device__ static State element(float x, std::int64_t /*column*/) { return {1, x, x - x}; }
+  // N values held by one thread (a vector, or a whole trip of 4 vectors: 4 to 32 values)
+  // in two passes over registers: the mean by a pairwise sum, then M2 as the pairwise sum
+  // of the squared deviations from it. No division: N is a power of two, so 1/N is exact.
   template <int N> __device__ static State vector(const float (&x)[N], std::int64_t first_column) {
-    const float mean = Reducer<Sum>::vector(x, first_column) * (1.0f / N);  // N = 4 or 8: 1/N is exact
-    float m2 = 0.0f;
+    const float mean = Reducer<Sum>::vector(x, first_column) * (1.0f / N);
+    float squares[N];
 #pragma unroll
-    for (int k = 0; k < N; ++k) m2 = fmaf(x[k] - mean, x[k] - mean, m2);
-    return {N, mean, m2};
+    for (int k = 0; k < N; ++k) squares[k] = (x[k] - mean) * (x[k] - mean);
+    return {N, mean, Reducer<Sum>::vector(squares, first_column)};
   }
   __device__ static State combine(State a, State b) {
     if (b.count == 0) return a;  // the identity changes nothing (and n = 0 would divide by 0)
@@ -224,6 +285,38 @@ __device__ StateOf<Op> vector_state(const uint4& bits, std::int64_t column) {
   return Reducer<Op>::template vector<kPerVector<In>>(x, column);
 }
 
+// The state of one full trip: vector k starts at column first_column + k * column_step.
+// Sum, Max and ArgMax: each vector's state, then the pairs. MeanVar: the trip's 16 or
+// 32 values as one set (their columns do not matter), so one merge per trip instead of
+// one per vector.
+template <typename In, typename Op>
+__device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight], std::int64_t first_column,
+                                  std::int64_t column_step) {
+  constexpr int kPer = kPerVector<In>;
+  if constexpr (std::is_same_v<Op, MeanVar>) {  // as Reducer<MeanVar>::vector, over four vectors
+    float x[kVectorsInFlight][kPer], sums[kVectorsInFlight], m2s[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      widen<In>(loaded[k], x[k]);
+      sums[k] = Reducer<Sum>::vector(x[k], 0);
+    }
+    const float mean = Reducer<Sum>::vector(sums, 0) * (1.0f / (kVectorsInFlight * kPer));  // a power of two
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      float squares[kPer];
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) squares[j] = (x[k][j] - mean) * (x[k][j] - mean);
+      m2s[k] = Reducer<Sum>::vector(squares, 0);
+    }
+    return {kVectorsInFlight * kPer, mean, Reducer<Sum>::vector(m2s, 0)};
+  } else {
+    StateOf<Op> states[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) states[k] = vector_state<In, Op>(loaded[k], first_column + k * column_step);
+    return combine_trip<Op>(states);
+  }
+}
+
 // [snippet:lane_reduce_row]
 // One lane's share of one row of `cols` elements, when `lanes` threads share the row
 // (lane = 0 .. lanes - 1; at least kMinLanes of them). As 09 splits its array, the row
@@ -264,12 +357,8 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     uint4 loaded[kVectorsInFlight];
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * lanes);  // all loads first
-    typename R::State trip[kVectorsInFlight];
-#pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) {
-      trip[k] = vector_state<In, Op>(loaded[k], head + (v + k * lanes) * kPer);  // then each vector
-    }
-    partial = R::combine(partial, combine_trip<Op>(trip));
+    // then the trip's state, merged into the lane's partial once
+    partial = R::combine(partial, trip_state<In, Op>(loaded, head + v * kPer, std::int64_t(lanes) * kPer));
   }
   // The last, partial trip: the same loads, each guarded, all issued before the first
   // is combined.
@@ -319,42 +408,94 @@ __device__ StateOf<Op> block_reduce(StateOf<Op> state) {
 
 // ---------------------------------------------------------------- the kernels
 
-// [snippet:short_rows]
-// One thread per row, for rows shorter than one 16-byte vector (K * element size < 16:
-// up to 3 floats or 7 halves). One such row is only a few bytes, so each thread takes
-// kShortRowsPerThread rows and issues all their loads before it combines any: enough
-// bytes in flight. Thread t of a block takes rows t, t + kBlock, t + 2*kBlock, ... of
-// the block's rows, so the 32 threads of a warp read 32 neighbouring rows per load.
+// [snippet:staged_rows]
+// One thread per row, for rows of at most 64 bytes (16 floats, 32 halves), through
+// shared memory. Why: a thread that loads its own short row issues small loads (one
+// element, or the one vector that is its row) with few bytes in flight, and the 32
+// lanes of a warp touch 32 rows far apart. But rows are contiguous, so the rows
+// [first, first + tile_rows) of a tile are one byte range: the block loads it as 09
+// loads its array (16-byte vectors from the first aligned address, kVectorsInFlight
+// per thread all issued at once, neighbouring threads on neighbouring vectors; the few
+// elements before and after, one by one), writes it to shared memory, waits at the
+// barrier, and then each thread reduces its rows from shared memory. Thread t takes
+// rows t, t + kBlock, ... of the tile, so a warp writes 32 neighbouring results.
+// tile_rows = kBlock * rows_per_thread is chosen (staged_rows_per_thread) so that a
+// tile holds at most kStagedBytes.
 template <typename In, typename Op>
 __global__ void __launch_bounds__(kBlock)
-    short_rows(const In* __restrict__ input, std::size_t rows, std::size_t cols,
-               typename Op::Result* __restrict__ output) {
+    staged_rows(const In* __restrict__ input, std::size_t rows, std::size_t cols, int rows_per_thread,
+                typename Op::Result* __restrict__ output) {
   using R = Reducer<Op>;
-  constexpr int kMaxCols = kPerVector<In> - 1;
-  constexpr std::size_t kRowsPerBlock = std::size_t(kBlock) * kShortRowsPerThread;
-  for (std::size_t first = blockIdx.x * kRowsPerBlock; first < rows; first += gridDim.x * kRowsPerBlock) {
-    float values[kShortRowsPerThread][kMaxCols];
+  constexpr int kPer = kPerVector<In>;
+  __shared__ unsigned staged[staged_word(kStagedBytes / 4 + 4) + 1];  // the tile, 16 spare bytes in front
+  unsigned short* staged_halves = reinterpret_cast<unsigned short*>(staged);
+  const std::size_t row_bytes = cols * sizeof(In);
+  const std::size_t tile_rows = std::size_t(kBlock) * rows_per_thread;
+  const unsigned char* matrix = reinterpret_cast<const unsigned char*>(input);
+  for (std::size_t first = blockIdx.x * tile_rows; first < rows; first += std::size_t(gridDim.x) * tile_rows) {
+    const std::size_t tile_count = rows - first < tile_rows ? rows - first : tile_rows;
+    // The tile's bytes [begin, end); `staged` starts at the aligned address at or below begin.
+    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(matrix + first * row_bytes);
+    const std::uintptr_t end = begin + tile_count * row_bytes;
+    const std::uintptr_t staged_from = begin / kVectorBytes * kVectorBytes;
+    const std::uintptr_t aligned_up = (begin + kVectorBytes - 1) / kVectorBytes * kVectorBytes;
+    const std::uintptr_t head_end = aligned_up < end ? aligned_up : end;  // the elements before the vectors
+    const std::uintptr_t vectors_end = end / kVectorBytes * kVectorBytes > head_end ? end / kVectorBytes * kVectorBytes
+                                                                                    : head_end;
+    const std::size_t vector_count = (vectors_end - head_end) / kVectorBytes;  // at most kStagedBytes / 16
+    const unsigned vectors_at = unsigned(head_end - staged_from) / 4;          // 0 or 4: in words
+
+    uint4 loaded[kVectorsInFlight];
 #pragma unroll
-    for (int r = 0; r < kShortRowsPerThread; ++r) {  // every load first
-      const std::size_t row = first + threadIdx.x + std::size_t(r) * kBlock;
-#pragma unroll
-      for (int j = 0; j < kMaxCols; ++j) {
-        values[r][j] = row < rows && std::size_t(j) < cols ? to_float(__ldg(input + row * cols + j)) : 0.0f;
-      }
+    for (int k = 0; k < kVectorsInFlight; ++k) {  // all loads first
+      const std::size_t v = threadIdx.x + std::size_t(k) * kBlock;
+      if (v < vector_count) loaded[k] = __ldg(reinterpret_cast<const uint4*>(head_end) + v);
+    }
+    // The head (before the first vector) and the tail (after the last) hold fewer than
+    // kPer elements each: thread t < kPer loads element t of each, if it is there.
+    const std::size_t head_elements = (head_end - begin) / sizeof(In), tail_elements = (end - vectors_end) / sizeof(In);
+    if (threadIdx.x < head_elements) {
+      const std::uintptr_t at = begin + threadIdx.x * sizeof(In);
+      store_element<In>(staged, staged_halves, unsigned(at - staged_from), __ldg(reinterpret_cast<const In*>(at)));
+    }
+    if (threadIdx.x < tail_elements) {
+      const std::uintptr_t at = vectors_end + threadIdx.x * sizeof(In);
+      store_element<In>(staged, staged_halves, unsigned(at - staged_from), __ldg(reinterpret_cast<const In*>(at)));
     }
 #pragma unroll
-    for (int r = 0; r < kShortRowsPerThread; ++r) {  // then each row, element by element
-      const std::size_t row = first + threadIdx.x + std::size_t(r) * kBlock;
+    for (int k = 0; k < kVectorsInFlight; ++k) {  // then the vectors, word by word
+      const std::size_t v = threadIdx.x + std::size_t(k) * kBlock;
+      if (v < vector_count) {
+        const unsigned word = vectors_at + unsigned(v) * 4;
+        staged[staged_word(word)] = loaded[k].x;
+        staged[staged_word(word + 1)] = loaded[k].y;
+        staged[staged_word(word + 2)] = loaded[k].z;
+        staged[staged_word(word + 3)] = loaded[k].w;
+      }
+    }
+    __syncthreads();  // the whole tile is in shared memory before any thread reads a row
+
+    for (int p = 0; p < rows_per_thread; ++p) {
+      const unsigned row = threadIdx.x + unsigned(p) * kBlock;  // within the tile
+      if (row >= tile_count) break;
+      const unsigned row_at = unsigned(begin - staged_from) + row * unsigned(row_bytes);  // its byte in `staged`
       typename R::State state = R::identity();
+      unsigned column = 0;
+      for (; column + kPer <= cols; column += kPer) {  // whole vectors' worth of the row: kPer values at once
+        float x[kPer];
 #pragma unroll
-      for (int j = 0; j < kMaxCols; ++j) {
-        if (std::size_t(j) < cols) state = R::combine(state, R::element(values[r][j], j));
+        for (int j = 0; j < kPer; ++j) x[j] = load_element<In>(staged, row_at + (column + j) * unsigned(sizeof(In)));
+        state = R::combine(state, R::template vector<kPer>(x, column));
       }
-      if (row < rows) output[row] = R::result(state, cols);
+      for (; column < cols; ++column) {  // the rest, one by one
+        state = R::combine(state, R::element(load_element<In>(staged, row_at + column * unsigned(sizeof(In))), column));
+      }
+      output[first + row] = R::result(state, cols);
     }
+    __syncthreads();  // every thread is done reading the tile before the next one is written
   }
 }
-// [/snippet:short_rows]
+// [/snippet:staged_rows]
 
 // [snippet:rows_by_lanes]
 // kLanes neighbouring lanes per row: 1 (a thread per row), 2 to 16 (a group of a warp),
@@ -454,7 +595,7 @@ const char* method_name(Method method) {
 Method choose_method(std::size_t rows, std::size_t cols, std::size_t element_bytes) {
   if (!known_element_size(element_bytes)) element_bytes = 4;
   const std::size_t vectors = vectors_per_row(cols, element_bytes);
-  if (vectors <= 1) return Method::Thread;                 // the row fits in one vector
+  if (vectors <= kVectorsInFlight) return Method::Thread;  // up to 64 bytes: staged in shared memory
   if (vectors <= kGroupMaxVectors) return Method::Group;   // up to 1 KiB: 2 to 16 lanes
   if (vectors <= kWarpMaxVectors) return Method::Warp;     // up to 2 KiB: a warp
   if (vectors <= kWarpMaxVectorsManyRows && rows >= kFewRows) return Method::Warp;  // up to 8 KiB
@@ -466,10 +607,15 @@ Plan plan_rows(std::size_t rows, std::size_t cols, std::size_t element_bytes, Me
   if (!known_element_size(element_bytes)) element_bytes = 4;
   if (method == Method::Auto) method = choose_method(rows, cols, element_bytes);
   const std::size_t threads = threads_for(vectors_per_row(cols, element_bytes));
-  Plan plan{method, 1, false};
+  Plan plan{method, 1, false, 1};
   switch (method) {
     case Method::Auto:
-    case Method::Thread: plan.short_rows = cols < kVectorBytes / element_bytes; break;  // fewer bytes than a vector
+    case Method::Thread:
+      if (cols <= kStagedMaxRowBytes / element_bytes) {  // at most 64 bytes: through shared memory
+        plan.staged = true;
+        plan.rows_per_thread = int(kStagedMaxRowBytes / std::max<std::size_t>(cols * element_bytes, 2));
+      }
+      break;
     case Method::Group: plan.threads_per_row = power_of_two_within(threads, 2, 16); break;
     case Method::Warp: plan.threads_per_row = int(kWarpSize); break;
     case Method::Block: plan.threads_per_row = power_of_two_within(threads, int(kWarpSize), kMaxBlockPerRow); break;
@@ -493,9 +639,10 @@ cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typ
   if (reinterpret_cast<std::uintptr_t>(input) % alignof(In) != 0) return cudaErrorInvalidValue;
 
   const Plan plan = plan_rows(rows, cols, sizeof(In), method);
-  if (plan.short_rows) {
-    const std::size_t rows_per_block = std::size_t(kBlock) * kShortRowsPerThread;
-    short_rows<In, Op><<<grid_for(rows, rows_per_block), kBlock, 0, stream>>>(input, rows, cols, output);
+  if (plan.staged) {
+    const std::size_t tile_rows = std::size_t(kBlock) * plan.rows_per_thread;
+    staged_rows<In, Op><<<grid_for(rows, tile_rows), kBlock, 0, stream>>>(input, rows, cols, plan.rows_per_thread,
+                                                                           output);
   } else if (plan.method == Method::Block) {
     rows_by_block<In, Op><<<grid_for(rows, 1), plan.threads_per_row, 0, stream>>>(input, rows, cols, output);
   } else {

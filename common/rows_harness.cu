@@ -420,22 +420,27 @@ void save_matrix_npy(const std::string& path, std::size_t rows, std::size_t cols
 // [snippet:meanvar_bound]
 // The error bound of MeanVar, first order in u = 2^-24 (float), written with
 // gamma(k) = k*u / (1 - k*u) so that the higher orders are covered too. D = depth: the
-// most merges of (count, mean, M2) on the way from an element (or from a vector of 4 or
-// 8 elements, whose state a thread computes directly) to the row's result; A = max |x|.
+// most merges of (count, mean, M2) on the way from an element (or from a set of up to
+// 32 elements, a vector or a trip of four, whose state a thread computes directly) to
+// the row's result; A = max |x|.
 //   Mean. A merge computes mean_a + (mean_b - mean_a) * w, w = nb / n: a weighted
 //   average of its two inputs, so their errors do not grow (the weights add to 1), plus
 //   new rounding: at most u*|mean| + 3u*w*|mean_b - mean_a| <= u*A + 6u*A = 7u*A. A
-//   vector's own mean (a tree sum of 8 values at most, times 1/N) is off by at most 4u*A.
-//     |mean - exact| <= gamma(4 + 7D) * A = E.
+//   set's own mean (a pairwise sum of N <= 32 values, 5 levels at most, times 1/N,
+//   exact for N a power of two) is off by at most 5u*A.
+//     |mean - exact| <= gamma(5 + 7D) * A = E.
 //   M2. A merge adds three non-negative terms, M2a + M2b + delta^2 * na*nb/n: rounding
 //   costs at most 8u of the exact node's M2 (each of its terms carries at most 6
 //   roundings, and the two additions). The means entering delta are off by at most E
 //   each, which changes delta^2 * na*nb/n by at most 4E*|delta|*na*nb/n <= 2E*sqrt(n*M2)
 //   (because na*nb/n <= n/4 and delta^2 * na*nb/n <= M2). The nodes at one depth hold
 //   disjoint elements, so their M2 add up to at most the row's M2, and by Cauchy-Schwarz
-//   their sqrt(n_i * M2_i) to at most sqrt(K * M2). A vector's own M2 (two passes over 8
-//   values at most) is off by 10u of itself. Over D depths, and after M2 / K:
-//     |variance - exact| <= gamma(11 + 8D) * variance + 2D * E * sqrt(variance).
+//   their sqrt(n_i * M2_i) to at most sqrt(K * M2). A set's own M2 (the pairwise sum of
+//   N <= 32 squared deviations from its computed mean: 3u for each square, 5 levels)
+//   is off by 8u <= 10u of itself, plus N * e^2 because it is taken around a mean that
+//   is off by e <= 5u*A: at most (gamma(5) * A)^2 on the row's variance (the sets' N add
+//   up to at most K). Over D depths, and after M2 / K:
+//     |variance - exact| <= gamma(11 + 8D) * variance + 2D * E * sqrt(variance) + (gamma(5) * A)^2.
 // (Chan, Golub and LeVeque bound the pairwise algorithm the same way: an error growing
 // with the depth of the tree, times the condition number sqrt(1 + mean^2 / variance).)
 static double gamma_float(double k) {
@@ -444,12 +449,13 @@ static double gamma_float(double k) {
 }
 
 double mean_error_bound(std::size_t depth, double max_abs) {
-  return gamma_float(4.0 + 7.0 * double(depth)) * max_abs;
+  return gamma_float(5.0 + 7.0 * double(depth)) * max_abs;
 }
 
 double variance_error_bound(std::size_t depth, double max_abs, double variance) {
+  const double shift = gamma_float(5.0) * max_abs;  // a set's M2 taken around its computed mean
   return gamma_float(11.0 + 8.0 * double(depth)) * variance +
-         2.0 * double(depth) * mean_error_bound(depth, max_abs) * std::sqrt(variance);
+         2.0 * double(depth) * mean_error_bound(depth, max_abs) * std::sqrt(variance) + shift * shift;
 }
 // [/snippet:meanvar_bound]
 

@@ -296,45 +296,8 @@ TEST(CompensatedSum, PlainSinglePassIsWorseUnderCancellation) {
   EXPECT_GT(checked, 0) << "no size where 09's drift reaches 16 ulps: the comparison was never made";
 }
 
-// ---------------------------------------------------------------- the same bits, and large n
-
-TEST(CompensatedSum, FloatResultIdenticalOver100Runs) {
-  REQUIRE_GPU();
-  const std::uint64_t seed = fresh_seed();
-  const std::vector<float> host = generate_input<float>((std::size_t(1) << 20) + 7, seed);
-  DeviceRun<float> run(chapter_variant("12"), host);
-  const float first = run.run(Op::Sum, 0xCD);
-  for (int repeat = 1; repeat < 100; ++repeat) {
-    const float again = run.run(Op::Sum, repeat % 2 ? 0xAB : 0xCD);
-    ASSERT_EQ(std::memcmp(&first, &again, sizeof(float)), 0)
-        << "seed " << seed << ": run " << repeat << " gave " << format_value(again) << ", run 0 gave "
-        << format_value(first);
-  }
-}
-
-// As test_chapters.cu's LargeN for 04-10: past 2^31 elements the 64-bit indices must hold.
-TEST(CompensatedSum, FloatsPast2To31) {
-  REQUIRE_GPU();
-  const Variant& v = chapter_variant("12");
-  const DeviceInfo device = query_device();
-  const std::size_t n = (std::size_t(1) << 31) + 7;
-  int block = 0, grid = 0;
-  resolve_shape(v, n, block, grid);
-  const double need = n * sizeof(float) + v.scratch_bytes(n, block, grid) + (256 << 20);
-  if (need > static_cast<double>(device.free_bytes)) {
-    GTEST_SKIP() << "needs " << need / 1073741824.0 << " GiB of device memory, " << device.name << " has "
-                 << device.free_bytes / 1073741824.0 << " GiB free";
-  }
-  const std::uint64_t seed = fresh_seed();
-  const std::vector<float> host = generate_input<float>(n, seed);
-  const Reference ref = cpu_reference(host.data(), n);
-  DeviceRun<float> run(v, host);
-  const float got = run.run(Op::Sum, 0xCD);
-  const Verdict verdict = verify(got, ref, run.chain_length());
-  EXPECT_TRUE(verdict.ok) << run.where() << " seed=" << seed << ": got " << format_value(got) << ", expected "
-                          << format_value(ref.value) << " (error " << verdict.error << ", tolerance "
-                          << verdict.tolerance << ") " << verdict.note;
-}
+// The same bits on every run, and past 2^31 elements: test_chapters.cu's
+// IdenticalOver100Runs and LargeN cover 12 with 09.
 
 }  // namespace
 }  // namespace reduction::testing

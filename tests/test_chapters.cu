@@ -194,26 +194,35 @@ INSTANTIATE_TEST_SUITE_P(OperatorChapters, OperatorTest,
                                             ::testing::Values(DType::Int, DType::Float, DType::Double)),
                          param_name);
 
-// 09 promises a float result that is the same bit for bit on every run: the partials
-// are combined in a fixed order, never by atomics in arrival order. At sizes in each of
-// its default shapes: one block (no ticket), blocks of 256, a wave of 1024-thread blocks.
-TEST(SinglePass, FloatResultIdenticalOver100RunsAtEveryShape) {
+// 09 (and 12, which keeps its structure) promise a float result that is the same bit
+// for bit on every run: the partials are combined in a fixed order, never by atomics in
+// arrival order. At sizes in each of 09's default shapes: one block (no ticket), blocks
+// of 256, a wave of 1024-thread blocks.
+class IdenticalOver100Runs : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(IdenticalOver100Runs, FloatResultAtEveryShape) {
   REQUIRE_GPU();
-  const Chapter* c = find_chapter("09");
-  ASSERT_NE(c, nullptr) << "09_single_pass is not built";
+  const Chapter* c = find_chapter(GetParam());
+  ASSERT_NE(c, nullptr) << "chapter " << GetParam() << " is not built";
   for (std::size_t n : {std::size_t(1000), std::size_t(16385), std::size_t(65539), std::size_t(1048583),
                         std::size_t(2097157), (std::size_t(1) << 24) + 13}) {
-    const std::vector<float> host = generate_input<float>(n, fresh_seed());
+    const std::uint64_t seed = fresh_seed();
+    const std::vector<float> host = generate_input<float>(n, seed);
     DeviceRun<float> run(c->main(), host);
     const float first = run.run(Op::Sum, 0xCD);
     for (int repeat = 1; repeat < 100; ++repeat) {
       const float again = run.run(Op::Sum, repeat % 2 ? 0xAB : 0xCD);
-      ASSERT_EQ(std::memcmp(&first, &again, sizeof(float)), 0) << "n = " << n << ": run " << repeat << " gave "
-                                                                << format_value(again) << ", run 0 gave "
-                                                                << format_value(first);
+      ASSERT_EQ(std::memcmp(&first, &again, sizeof(float)), 0)
+          << run.where() << " n = " << n << " seed " << seed << ": run " << repeat << " gave " << format_value(again)
+          << ", run 0 gave " << format_value(first);
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(SinglePass, IdenticalOver100Runs, ::testing::Values("09", "12"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string("ch") + info.param;
+                         });
 
 // Past 2^31 elements: the 64-bit indices must hold in every chapter that reads the
 // input with a grid-stride loop (04 on; 01-03 index by block, tested up to 2^24).
@@ -241,7 +250,7 @@ TEST_P(LargeN, FloatsPast2To31) {
   expect_verified(run.run(Op::Sum, 0xCD), ref, run, seed);
 }
 
-INSTANTIATE_TEST_SUITE_P(Chapters, LargeN, ::testing::Values("04", "05", "06", "07", "08", "09", "10"),
+INSTANTIATE_TEST_SUITE_P(Chapters, LargeN, ::testing::Values("04", "05", "06", "07", "08", "09", "10", "12"),
                          [](const ::testing::TestParamInfo<const char*>& info) {
                            return std::string("ch") + info.param;
                          });

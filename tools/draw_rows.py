@@ -6,7 +6,7 @@
 writes
 
     rows_mapping.svg    how rows are shared out: one thread, a group of lanes, a warp, a
-                        block per row (rows.cu's short_rows, rows_by_lanes, rows_by_block),
+                        block per row (rows.cu's staged_rows, rows_by_lanes, rows_by_block),
                         with the 16-byte vectors each thread loads
     rows_alignment.svg  rows of K = 33 floats start at every 16-byte alignment: each row's
                         head, vectors and tail (rows.cu's lane_reduce_row)
@@ -92,27 +92,30 @@ def panel_title(svg, y, title, caption):
 
 def draw_mapping(path):
     svg = Svg(WIDTH, 755, "13_rows: how the rows of a matrix are shared out",
-              "One thread, a group of lanes, a warp or a block per row; each cell a 16-byte vector "
-              "(or an element, for short rows), coloured by the thread that loads it.")
+              "One thread, a group of lanes, a warp or a block per row; each cell a 16-byte vector"
+              ", coloured by the thread that loads it.")
     svg.text(24, 32, "One result per row: who reads which part of a row", size=19, weight="bold", color=TEXT)
-    svg.text(24, 54, "Each cell is one load: a 16-byte vector (4 floats, 8 halves), or one element for rows shorter "
-                     "than a vector. Colour = the thread that loads it.", size=12.5, color=SUBTLE)
+    svg.text(24, 54, "Each cell is one load of a 16-byte vector (4 floats, 8 halves), or one element of it. "
+                     "Colour = the thread that loads it.", size=12.5, color=SUBTLE)
 
-    # 1. One thread per row, rows shorter than a vector (K = 3 floats).
-    y = panel_title(svg, 92, "Thread: one thread per row (K = 3 floats, 12 bytes: shorter than one vector)",
-                    "Thread t takes rows t, t + 256, t + 512, t + 768 of its block's 1024 rows: four rows' loads in "
-                    "flight; neighbouring threads read neighbouring rows.")
+    # 1. One thread per row, rows of at most 64 bytes staged in shared memory (K = 3 floats).
+    y = panel_title(svg, 92, "Thread: one thread per row, staged (K = 3 floats, 12 bytes; rows of up to 64 bytes)",
+                    "The block loads a tile of 1280 rows as one byte range: thread t loads vectors t, t + 256, t + 512, "
+                    "t + 768 (four 16-byte loads in flight), into shared memory; after the barrier, thread t reduces "
+                    "rows t, t + 256, ... of the tile from there.")
     cw, ch = 30.0, 20.0
     threads = 8
     for r in range(threads):
         x0 = 110
         svg.text(x0 - 10, y + r * (ch + 3) + 14, f"row {r}", size=11, anchor="end", color=SUBTLE)
         for j in range(3):
-            cell(svg, x0 + j * cw, y + r * (ch + 3), cw, ch, thread_color(r, threads), f"x{j}")
-        svg.text(x0 + 3 * cw + 12, y + r * (ch + 3) + 14, f"thread {r}: adds 3 elements, writes result[{r}]",
-                 size=11, color=TEXT)
-    svg.text(560, y + 40, "no shuffles, no shared memory:", size=12, color=TEXT)
-    svg.text(560, y + 58, "each thread owns whole rows", size=12, color=TEXT)
+            loader = (r * 3 + j) // 4  # the vector (4 floats) holding this element, loaded by that thread
+            cell(svg, x0 + j * cw, y + r * (ch + 3), cw, ch, thread_color(loader, threads), f"x{j}")
+        svg.text(x0 + 3 * cw + 12, y + r * (ch + 3) + 14,
+                 f"loaded by thread {(r * 3) // 4}" + ("" if (r * 3) // 4 == (r * 3 + 2) // 4 else f", {(r * 3 + 2) // 4}")
+                 + f"; thread {r} adds it from shared memory, writes result[{r}]", size=11, color=TEXT)
+    svg.text(720, y + 40, "no shuffles: each thread", size=12, color=TEXT)
+    svg.text(720, y + 58, "owns whole rows", size=12, color=TEXT)
 
     # 2. A group of lanes per row (K = 32 floats: 8 vectors; rows.cuh gives 2 lanes).
     y += threads * (ch + 3) + 26

@@ -133,18 +133,21 @@ def load_bench(runs):
     return times, shapes
 
 
-def bench_head(runs):
-    used = [r for r in runs if os.path.exists(os.path.join(r, "tune_small_n.txt"))]
-    dates = [re.search(r"^date: (\S+)", read(os.path.join(r, "tune_small_n.txt")), re.M).group(1) for r in used]
-    return used, measured_on(used, dates)
-
-
-def breakdown(runs):
+def load_bench_runs(runs):
+    """(times, shapes, the "measured on" words, med(key): the median over the runs), or None."""
     times, shapes = load_bench(runs)
     if not times:
         return None
-    used, on = bench_head(runs)
-    med = lambda key: statistics.median(times[key])  # noqa: E731
+    used = [r for r in runs if os.path.exists(os.path.join(r, "tune_small_n.txt"))]
+    dates = [re.search(r"^date: (\S+)", read(os.path.join(r, "tune_small_n.txt")), re.M).group(1) for r in used]
+    return times, shapes, measured_on(used, dates), lambda key: statistics.median(times[key])
+
+
+def breakdown(runs):
+    loaded = load_bench_runs(runs)
+    if loaded is None:
+        return None
+    times, shapes, on, med = loaded
     lines = ["| ints | 2^12 | 2^16 | 2^20 |", "|---|---|---|---|"]
     sizes = [1 << 12, 1 << 16, 1 << 20]
 
@@ -176,11 +179,10 @@ def breakdown(runs):
 
 
 def shape_table(runs):
-    times, shapes = load_bench(runs)
-    if not times:
+    loaded = load_bench_runs(runs)
+    if loaded is None:
         return None
-    used, on = bench_head(runs)
-    med = lambda key: statistics.median(times[key])  # noqa: E731
+    times, shapes, on, med = loaded
     lines = ["| ints | default grid × block | default µs | fastest shape found | its µs |", "|---|---|---|---|---|"]
     for n in sorted({k[1] for k in times if k[0] == "int"}):
         candidates = [k for k in times if k[0] == "int" and k[1] == n and k[2].startswith("09_B=")]
