@@ -135,7 +135,7 @@ template <> struct Rule<rows::MeanVar> {
     float mean, m2;
   };
   __device__ static State identity() { return {0, 0.0f, 0.0f}; }
-  __device__ static State element(float x, std::int64_t) { return {1, x, 0.0f}; }
+  __device__ static State element(float x, std::int64_t) { return {1, x, x - x}; }  // M2 NaN for inf or NaN, as rows.cu
   __device__ static State combine(State a, State b) {  // Chan et al.'s merge; Welford's update when b is one element
     if (b.count == 0) return a;
     if (a.count == 0) return b;
