@@ -132,8 +132,9 @@ std::vector<T> read_converted(std::FILE* file, std::size_t count, const std::str
   return values;
 }
 
-template <typename T>
-std::vector<T> read_npy(std::FILE* file, std::uint64_t file_bytes, const std::string& path, InputInfo& info) {
+}  // namespace
+
+NpyHeader read_npy_header(std::FILE* file, std::uint64_t file_bytes, const std::string& path) {
   unsigned char version[2] = {};
   read_header_bytes(file, version, 2, path);
   if (version[0] < 1 || version[0] > 3) {
@@ -143,28 +144,42 @@ std::vector<T> read_npy(std::FILE* file, std::uint64_t file_bytes, const std::st
   const std::size_t len_bytes = version[0] == 1 ? 2 : 4;
   read_header_bytes(file, len, len_bytes, path);
   const std::uint64_t header_len = len[0] | (len[1] << 8) | (len[2] << 16) | (std::uint64_t(len[3]) << 24);
-  const std::uint64_t data_offset = 8 + len_bytes + header_len;
-  if (data_offset > file_bytes) {
+  NpyHeader npy;
+  npy.data_offset = 8 + len_bytes + header_len;
+  if (npy.data_offset > file_bytes) {
     throw UsageError(path + ": not a valid .npy file: truncated header (it claims " + std::to_string(header_len) +
                      " bytes, the file has " + std::to_string(file_bytes) + ")");
   }
   std::string header(header_len, '\0');
   read_header_bytes(file, &header[0], header_len, path);
-
-  std::string descr = dict_value(header, "descr", path);
-  descr = descr.substr(1, descr.size() - 2);  // strip the quotes
-  if (descr == "|i4" || descr == "|f4" || descr == "|f8") descr[0] = '<';
-  if (!descr.empty() && descr[0] == '>') {
-    throw UsageError(path + ": big-endian data ('" + descr + "') is not supported; save it little-endian");
+  npy.descr = dict_value(header, "descr", path);
+  npy.descr = npy.descr.substr(1, npy.descr.size() - 2);  // strip the quotes
+  if (npy.descr.size() == 3 && npy.descr[0] == '|') npy.descr[0] = '<';  // one-byte order mark: no order
+  if (!npy.descr.empty() && npy.descr[0] == '>') {
+    throw UsageError(path + ": big-endian data ('" + npy.descr + "') is not supported; save it little-endian");
   }
+  npy.fortran_order = dict_value(header, "fortran_order", path) != "False";
+  npy.shape = dict_value(header, "shape", path);
+  return npy;
+}
+
+std::uint64_t parse_npy_dimension(const std::string& digits, const std::string& path) {
+  return parse_length(digits, path);
+}
+
+namespace {
+
+template <typename T>
+std::vector<T> read_npy(std::FILE* file, std::uint64_t file_bytes, const std::string& path, InputInfo& info) {
+  const NpyHeader npy = read_npy_header(file, file_bytes, path);
+  const std::string& descr = npy.descr;
+  const std::uint64_t data_offset = npy.data_offset;
   if (!reads_as<T>(descr)) {
     throw UsageError(path + ": holds dtype '" + descr + "' but --type " + dtype_name(dtype_of<T>()) +
                      " expects '" + npy_descr<T>() + "'" + suggest_type(descr));
   }
-  if (dict_value(header, "fortran_order", path) != "False") {
-    throw UsageError(path + ": Fortran-ordered arrays are not supported; save a C-ordered 1-D array");
-  }
-  const std::string shape = dict_value(header, "shape", path);
+  if (npy.fortran_order) throw UsageError(path + ": Fortran-ordered arrays are not supported; save a C-ordered 1-D array");
+  const std::string& shape = npy.shape;
   std::smatch dims;
   if (!std::regex_match(shape, dims, std::regex("\\(\\s*(\\d+)\\s*,\\s*\\)"))) {
     throw UsageError(path + ": array has shape " + shape + "; only 1-D arrays are accepted (shape (N,))");

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -40,6 +41,22 @@ struct InputInfo {
 // sizeof(T). Sizes are checked against the file's size before anything is allocated.
 template <typename T>
 std::vector<T> load_input(const std::string& path, InputInfo* info = nullptr);
+
+// The header of a .npy file, read from `file` just past its 6 magic bytes: the dtype
+// ("<f4"; a one-byte type's "|" made "<"), the order, the shape as written ("(3, 4)") and
+// where the data starts. Throws UsageError for an unknown version, a header longer than
+// the file (file_bytes), big-endian data, a missing entry. load_input and 13_rows's
+// load_matrix both read their headers with it, then check the dtype and shape they need.
+struct NpyHeader {
+  std::string descr;
+  bool fortran_order = false;
+  std::string shape;
+  std::uint64_t data_offset = 0;
+};
+NpyHeader read_npy_header(std::FILE* file, std::uint64_t file_bytes, const std::string& path);
+
+// One dimension of a .npy shape, refused (UsageError) when it does not fit in 64 bits.
+std::uint64_t parse_npy_dimension(const std::string& digits, const std::string& path);
 
 // Writes a 1-D little-endian .npy file (used by the tests and handy for readers).
 template <typename T>

@@ -280,20 +280,6 @@ namespace {
 
 constexpr char kNpyMagic[] = "\x93NUMPY";
 
-std::string header_value(const std::string& header, const std::string& key, const std::string& path) {
-  std::regex pattern("'" + key + "'\\s*:\\s*(\\([^)]*\\)|'[^']*'|[A-Za-z]+)");
-  std::smatch match;
-  if (!std::regex_search(header, match, pattern)) {
-    throw UsageError(path + ": not a valid .npy file: header has no '" + key + "' entry");
-  }
-  return match[1];
-}
-
-std::uint64_t parse_dimension(const std::string& digits, const std::string& path) {
-  if (digits.size() > 19) throw UsageError(path + ": a dimension of its shape does not fit in 64 bits");
-  return std::stoull(digits);
-}
-
 }  // namespace
 
 HostMatrix load_matrix(const std::string& path, ElementType type) {
@@ -314,37 +300,22 @@ HostMatrix load_matrix(const std::string& path, ElementType type) {
     throw UsageError(path + ": not a .npy file (it does not start with the NumPy magic bytes); save the matrix "
                             "with numpy.save");
   }
-  unsigned char version[2] = {};
-  read_exactly(version, 2, "not a valid .npy file: truncated header");
-  if (version[0] < 1 || version[0] > 3) {
-    throw UsageError(path + ": unsupported .npy format version " + std::to_string(version[0]));
-  }
-  unsigned char len[4] = {};
-  const std::size_t len_bytes = version[0] == 1 ? 2 : 4;
-  read_exactly(len, len_bytes, "not a valid .npy file: truncated header");
-  const std::uint64_t header_len = len[0] | (len[1] << 8) | (len[2] << 16) | (std::uint64_t(len[3]) << 24);
-  const std::uint64_t data_offset = 8 + len_bytes + header_len;
-  if (data_offset > file_bytes) throw UsageError(path + ": not a valid .npy file: truncated header");
-  std::string header(header_len, '\0');
-  read_exactly(&header[0], header_len, "not a valid .npy file: truncated header");
-
-  std::string descr = header_value(header, "descr", path);
-  descr = descr.substr(1, descr.size() - 2);
-  if (descr.size() == 3 && descr[0] == '|') descr[0] = '<';
-  if (!descr.empty() && descr[0] == '>') throw UsageError(path + ": big-endian data ('" + descr + "') is not supported");
+  const NpyHeader npy = read_npy_header(file.get(), file_bytes, path);
+  const std::string& descr = npy.descr;
+  const std::uint64_t data_offset = npy.data_offset;
   if (descr != "<f4" && descr != "<f2" && descr != "<f8") {
     throw UsageError(path + ": holds dtype '" + descr + "'; 13_rows reads float32 '<f4', float16 '<f2' or float64 "
                             "'<f8' (convert with array.astype(numpy.float32))");
   }
-  if (header_value(header, "fortran_order", path) != "False") {
+  if (npy.fortran_order) {
     throw UsageError(path + ": Fortran-ordered arrays are not supported; save numpy.ascontiguousarray(matrix)");
   }
-  const std::string shape = header_value(header, "shape", path);
+  const std::string& shape = npy.shape;
   std::smatch dims;
   if (!std::regex_match(shape, dims, std::regex("\\(\\s*(\\d+)\\s*,\\s*(\\d+)\\s*,?\\s*\\)"))) {
     throw UsageError(path + ": array has shape " + shape + "; 13_rows expects a 2-D array (M, K), one row per result");
   }
-  const std::uint64_t rows = parse_dimension(dims[1], path), cols = parse_dimension(dims[2], path);
+  const std::uint64_t rows = parse_npy_dimension(dims[1], path), cols = parse_npy_dimension(dims[2], path);
   if (cols != 0 && rows > kMaxDimension / cols) throw UsageError(path + ": shape " + shape + " is more than 2^40 elements");
   const std::uint64_t stored_bytes = descr == "<f8" ? 8 : descr == "<f4" ? 4 : 2;
   const std::uint64_t count = rows * cols;
