@@ -240,17 +240,12 @@ std::vector<T> load_input(const std::string& path, InputInfo* info) {
   return values;
 }
 
-template <typename T>
-void save_npy(const std::string& path, const std::vector<T>& values) {
-  std::ostringstream dict;
-  dict << "{'descr': '" << npy_descr<T>() << "', 'fortran_order': False, 'shape': (" << values.size() << ",), }";
-  std::string header = dict.str();
+void write_npy_header(std::ostream& out, const std::string& descr, const std::string& shape) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
   // Pad with spaces so that magic + version + length + header + '\n' is a multiple of 64.
   std::size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw UsageError("cannot write '" + path + "'");
   out.write(kNpyMagic, 6);
   const char version[2] = {1, 0};
   out.write(version, 2);
@@ -258,6 +253,13 @@ void save_npy(const std::string& path, const std::vector<T>& values) {
                                 static_cast<unsigned char>(header.size() >> 8)};
   out.write(reinterpret_cast<const char*>(len), 2);
   out.write(header.data(), static_cast<std::streamsize>(header.size()));
+}
+
+template <typename T>
+void save_npy(const std::string& path, const std::vector<T>& values) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw UsageError("cannot write '" + path + "'");
+  write_npy_header(out, npy_descr<T>(), "(" + std::to_string(values.size()) + ",)");
   out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T)));
   if (!out) throw UsageError("cannot write '" + path + "'");
 }

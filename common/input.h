@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -57,6 +58,9 @@ NpyHeader read_npy_header(std::FILE* file, std::uint64_t file_bytes, const std::
 
 // One dimension of a .npy shape, refused (UsageError) when it does not fit in 64 bits.
 std::uint64_t parse_npy_dimension(const std::string& digits, const std::string& path);
+
+// Writes the magic bytes and a version 1.0 header (C order; shape as "(3, 4)") to `out`.
+void write_npy_header(std::ostream& out, const std::string& descr, const std::string& shape);
 
 // Writes a 1-D little-endian .npy file (used by the tests and handy for readers).
 template <typename T>

@@ -360,21 +360,9 @@ HostMatrix load_matrix(const std::string& path, ElementType type) {
 
 void save_matrix_npy(const std::string& path, std::size_t rows, std::size_t cols, const std::vector<float>& values,
                      bool float16) {
-  std::ostringstream dict;
-  dict << "{'descr': '" << (float16 ? "<f2" : "<f4") << "', 'fortran_order': False, 'shape': (" << rows << ", " << cols
-       << "), }";
-  std::string header = dict.str();
-  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
-  header.push_back('\n');
   std::ofstream out(path, std::ios::binary);
   if (!out) throw UsageError("cannot write '" + path + "'");
-  out.write(kNpyMagic, 6);
-  const char version[2] = {1, 0};
-  out.write(version, 2);
-  const unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xFF),
-                                static_cast<unsigned char>(header.size() >> 8)};
-  out.write(reinterpret_cast<const char*>(len), 2);
-  out.write(header.data(), static_cast<std::streamsize>(header.size()));
+  write_npy_header(out, float16 ? "<f2" : "<f4", "(" + std::to_string(rows) + ", " + std::to_string(cols) + ")");
   for (std::size_t i = 0; i < rows * cols; ++i) {
     if (float16) {
       const std::uint16_t bits = __half_as_ushort(__float2half_rn(values[i]));
