@@ -101,13 +101,13 @@ def vs_cub(runs):
                 how, goal_f = FLOOR_TARGETS[k]
                 if how == "within":
                     w = max(of_floor)
-                    floor_cell = f"{w:.2f}×"
+                    floor_cell = f"{w:.3f}×"
                     floor_goal = f"≤ {goal_f:.2f}×: " + ("met" if w <= goal_f else "**missed**")
                 else:
                     w = min(f / m for m, f in zip(nine, floor))
                     floor_cell = f"{100 * w:.1f}% of floor"
                     floor_goal = f"≥ {100 * goal_f:.0f}%: " + ("met" if w >= goal_f else "**missed**")
-            lines.append(f"| 2^{k} | {dtype} | {spread(nine)} | {spread(cub)} | {spread(floor)} | {worst:.2f}× | "
+            lines.append(f"| 2^{k} | {dtype} | {spread(nine)} | {spread(cub)} | {spread(floor)} | {worst:.3f}× | "
                          f"{cub_verdict} | {floor_cell} | {floor_goal} |")
     rep = "/".join(str(r) for r in sorted(reps))
     head = (f"From the tour's sweep (docs/results.md) on {measured_on(runs, dates)}: 09, CUB and the read-only floor "
