@@ -20,7 +20,6 @@ fill(results_dir, root) does the same from Python (for tools/fill_docs.py). Ever
 written comes from those files. Python 3 standard library only (SVG by tools/svg.py).
 """
 
-import argparse
 import csv
 import json
 import math
@@ -31,7 +30,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results import fill_file  # noqa: E402
+from results import fill_file, fill_main  # noqa: E402
 from svg import Svg, write  # noqa: E402
 
 README = os.path.join("12_accuracy", "README.md")
@@ -429,17 +428,9 @@ def fill(results_dir, root=REPO):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description="Write 12_accuracy's README blocks and plots from the error study.")
-    parser.add_argument("results", help="the GPU run's results folder (with accuracy/ in it), or accuracy/ itself")
-    parser.add_argument("--root", default=REPO, help="repository root (default: this script's repository)")
-    args = parser.parse_args(argv)
-    try:
-        for path in fill(args.results, os.path.abspath(args.root)):
-            print("wrote", os.path.relpath(path.split(" (")[0], args.root) + (" (" + path.split(" (")[1] if " (" in path else ""))
-    except DataError as e:
-        print(f"fill_accuracy.py: {e}", file=sys.stderr)
-        return 2
-    return 0
+    return fill_main("fill_accuracy.py", "Write 12_accuracy's README blocks and plots from the error study.",
+                     "the GPU run's results folder (with accuracy/ in it), or accuracy/ itself", fill, REPO,
+                     DataError, argv)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ fill(results_dir) does the same from Python (tools/fill_docs.py style). Python 3
 standard library only.
 """
 
-import argparse
 import json
 import math
 import os
@@ -25,7 +24,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results import fill_file  # noqa: E402
+from results import fill_file, fill_main  # noqa: E402
 from svg import Svg, write  # noqa: E402
 
 README = os.path.join("13_rows", "README.md")
@@ -263,14 +262,7 @@ def plot(sweep, dtype, path):
         svg.text(x, y1 + (34 if lower else 20), str(k), size=12, anchor="middle", color="#444")
         if not lower:
             last_label = x
-    svg.line(x0, y1, x1, y1, stroke="#444", width=1.2)
-    svg.line(x0, y0, x0, y1, stroke="#444", width=1.2)
-    svg.text((x0 + x1) / 2, height - 14, "K, elements per row (log scale)", size=13, anchor="middle")
-    svg.text(22, (y0 + y1) / 2, "GB/s (input bytes / median time)", size=13, anchor="middle",
-             transform=f"rotate(-90 22 {(y0 + y1) / 2:.1f})")
-    yp = py(peak)
-    svg.line(x0, yp, x1, yp, stroke="#555", width=1.2, stroke_dasharray="7 5")
-    svg.text(x1 - 4, yp - 6, f"peak {peak:.0f} GB/s", size=12, anchor="end", color="#444")
+    svg.gbps_axes(x0, y0, x1, y1, "K, elements per row (log scale)", height - 14, peak, py(peak))
     methods = ["floor"] + list(OURS) + list(CUB) + ["auto"]
     for method in methods:
         points = [(k, get(sweep, dtype, k, method)) for k in ks]
@@ -337,18 +329,8 @@ def fill(results_dir, root=ROOT):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", help="the results folder of tools/rows_bench.sh ($RESULTS, holding rows/)")
-    parser.add_argument("--root", default=ROOT, help="repository root (default: this script's repository)")
-    args = parser.parse_args(argv)
-    try:
-        for path in fill(args.results, os.path.abspath(args.root)):
-            print("wrote", os.path.relpath(path.split(" (")[0], args.root) + (" (" + path.split(" (", 1)[1]
-                                                                              if " (" in path else ""))
-    except DataError as e:
-        print(f"fill_rows: {e}", file=sys.stderr)
-        return 2
-    return 0
+    return fill_main("fill_rows.py", __doc__.splitlines()[0],
+                     "the results folder of tools/rows_bench.sh ($RESULTS, holding rows/)", fill, ROOT, DataError, argv)
 
 
 if __name__ == "__main__":

@@ -729,6 +729,8 @@ def results_page(sweeps, root, page, suspects=()):
             "python3 tools/fill_docs.py RESULTS_1 RESULTS_2 RESULTS_3   # docs/data/runK, this page, the plots, "
             "the READMEs",
             "python3 tools/results.py                                   # again from docs/data/run*", "```", "",
+            "Both refuse (exit 1, listing them) while any point is suspect; `--allow-suspect` publishes such "
+            "points marked †, as this page does for those listed above.", "",
             "One sweep by hand:", "", "```sh",
             "cmake --preset release && cmake --build --preset release",
             "mkdir -p docs/data/run1"]
@@ -932,6 +934,23 @@ def compare_line(chapter, sweeps):
 
 # ----------------------------------------------------------------------------- marker blocks
 
+def fill_main(prog, description, results_help, fill, root, error, argv=None):
+    """The command line of the tools/fill_*.py scripts: RESULTS [--root DIR]; runs
+    fill(results, root), prints what it wrote; exit 2 on `error` (their DataError)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("results", help=results_help)
+    parser.add_argument("--root", default=root, help="repository root (default: this script's repository)")
+    args = parser.parse_args(argv)
+    try:
+        for path in fill(args.results, os.path.abspath(args.root)):
+            file, _, marker = path.partition(" (")
+            print("wrote", os.path.relpath(file, args.root) + (" (" + marker if marker else ""))
+    except error as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
 def marker_patterns(marker):
     kind = marker.split(":", 1)[0]
     start = re.compile(r"^\s*<!--\s*" + re.escape(marker) + r"\s*-->\s*$")
@@ -1048,16 +1067,7 @@ def plot(dtype, sweep, path):
         svg.line(x, y0, x, y1, stroke="#efefef", width=1.0)
         svg.raw_text(x, y1 + 20, f'2<tspan dy="-6" font-size="10">{k}</tspan>', size=13, anchor="middle",
                      color="#444")
-    svg.line(x0, y1, x1, y1, stroke="#444", width=1.2)
-    svg.line(x0, y0, x0, y1, stroke="#444", width=1.2)
-    svg.text((x0 + x1) / 2, height - 22, "N (elements, log scale)", size=13, anchor="middle")
-    svg.text(22, (y0 + y1) / 2, "GB/s (input bytes / median time)", size=13, anchor="middle",
-             transform=f"rotate(-90 22 {(y0 + y1) / 2:.1f})")
-
-    # The peak.
-    yp = py(peak)
-    svg.line(x0, yp, x1, yp, stroke="#555", width=1.4, stroke_dasharray="7 5")
-    svg.text(x1 - 4, yp - 6, f"peak {peak:.0f} GB/s", size=12, anchor="end", color="#444")
+    svg.gbps_axes(x0, y0, x1, y1, "N (elements, log scale)", height - 22, peak, py(peak))
 
     # One line per chapter, CUB last and thickest, on top.
     chapters = [c for c in sweep["chapters"] if c != CUB] + ([CUB] if CUB in sweep["table"] else [])

@@ -65,6 +65,17 @@ class Svg:
         """Text whose content is already SVG markup (e.g. <tspan> for superscripts)."""
         self.add(f"<text {attributes(x=float(x), y=float(y), font_size=size, text_anchor=anchor, fill=color, font_weight=weight, font_family=family, **extra)}>{markup}</text>")
 
+    def gbps_axes(self, x0, y0, x1, y1, x_label, x_label_y, peak, peak_y):
+        """The frame of a GB/s plot (results.py, fill_rows.py): the two axes, their labels,
+        and the datasheet peak as a dashed line at height peak_y."""
+        self.line(x0, y1, x1, y1, stroke="#444", width=1.2)
+        self.line(x0, y0, x0, y1, stroke="#444", width=1.2)
+        self.text((x0 + x1) / 2, x_label_y, x_label, size=13, anchor="middle")
+        self.text(22, (y0 + y1) / 2, "GB/s (input bytes / median time)", size=13, anchor="middle",
+                  transform=f"rotate(-90 22 {(y0 + y1) / 2:.1f})")
+        self.line(x0, peak_y, x1, peak_y, stroke="#555", width=1.4, stroke_dasharray="7 5")
+        self.text(x1 - 4, peak_y - 6, f"peak {peak:.0f} GB/s", size=12, anchor="end", color="#444")
+
     def arrow_marker(self, color):
         """The id of an arrowhead marker in this colour (SVG 1.1 markers cannot take the line's colour)."""
         if color not in self.markers:
