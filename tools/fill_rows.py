@@ -19,6 +19,7 @@ standard library only.
 import json
 import math
 import os
+import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -103,8 +104,47 @@ def table(header, aligns, rows):
     return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows])
 
 
+def combine(sweeps):
+    """One sweep from the sweeps of several separately started machines: each point's time
+    (and GB/s) is the median over the machines of each machine's median; "ok" only if every
+    machine's run was. The largest relative spread of a point's times goes in "spread"."""
+    if len(sweeps) == 1:
+        return sweeps[0]
+    combined = dict(sweeps[0])
+    points = {}
+    for sweep in sweeps:
+        for row in sweep["rows"]:
+            points.setdefault((row["type"], row["k"], row["op"], row["method"]), []).append(row)
+    rows, spread = [], 0.0
+    for same in points.values():
+        if len(same) != len(sweeps):
+            continue  # a point some machine did not measure
+        row = dict(same[0])
+        times = [r["ms"] for r in same]
+        row["ms"] = statistics.median(times)
+        row["gbps"] = statistics.median(r["gbps"] for r in same)
+        row["ok"] = all(r["ok"] for r in same)
+        spread = max(spread, (max(times) - min(times)) / row["ms"])
+        rows.append(row)
+    combined["rows"] = rows
+    combined["machines"] = len(sweeps)
+    combined["dates"] = sorted({sw["date"] for sw in sweeps})
+    combined["spread"] = spread
+    table = {}
+    for row in rows:
+        table.setdefault((row["type"], row["k"]), {})[(row["method"], row["op"])] = row
+    combined["table"] = table
+    return combined
+
+
 def measured_on(sweep):
     flush = "L2 flushed before each" if sweep.get("flush", True) else "L2 not flushed"
+    if sweep.get("machines", 1) > 1:
+        return (f"Measured on {sweep['machines']} separately started machines, **{sweep['device']}** (peak "
+                f"{sweep['peak_gbps']:.0f} GB/s), CUDA {sweep['cuda']}, {', '.join(sweep['dates'])}: `13_rows --sweep` "
+                f"on each, M × K = 2^26 elements, every method interleaved in each of {sweep.get('reps', '?')} "
+                f"repetitions, {flush}; each time is the median over the machines of each machine's median (the "
+                f"machines' medians of any one point differ by at most {100 * sweep['spread']:.1f}%)")
     return (f"Measured on **{sweep['device']}** (peak {sweep['peak_gbps']:.0f} GB/s), CUDA {sweep['cuda']}, "
             f"{sweep['date']}: `13_rows --sweep`, M × K = 2^26 elements, every method interleaved in each of "
             f"{sweep.get('reps', '?')} repetitions, median, {flush}")
@@ -124,6 +164,11 @@ def write_bound(dtype, op):
     """The most of the read-only floor a kernel can reach when writing its results costs as
     much per byte as reading: input bytes / (input + output bytes), per element of the row."""
     return lambda k: 100.0 * k * TYPE_BYTES[dtype] / (k * TYPE_BYTES[dtype] + RESULT_BYTES[op])
+
+
+def plan_text(row):
+    """The method the program reported for a row ("chooses one thread per row, ..."), for a table cell."""
+    return row["plan"].replace("chooses ", "").replace(" 1 rows per thread", " 1 row per thread")
 
 
 def wrong_mark(row):
@@ -155,7 +200,7 @@ def crossover_block(sweep, root, readme):
                 cells.append(f"**{text}**" if ours[m] is not None and ours[m]["ms"] == best else text)
             auto = get(sweep, dtype, k, "auto")
             share = of_floor(auto, floor)
-            cells += [auto["plan"].replace("chooses ", "") if auto else "—",
+            cells += [plan_text(auto) if auto else "—",
                       us(auto) + wrong_mark(auto) + ("" if share is None else f" ({share:.0f}%)")]
             cells += [us(get(sweep, dtype, k, m)) + wrong_mark(get(sweep, dtype, k, m)) for m in CUB]
             cells.append(us(floor))
@@ -185,7 +230,7 @@ def targets_block(sweep):
             target = FLOOR_TARGET.get(k)
             speedup = cub["ms"] / auto["ms"] if cub and auto["ms"] > 0 else None
             needed = cub_target(k)
-            rows.append([str(k), auto["plan"].replace("chooses ", ""),
+            rows.append([str(k), plan_text(auto),
                          "—" if share is None else f"{share:.1f}%" + wrong_mark(auto),
                          f"{bound(k):.0f}%",
                          "—" if target is None or share is None else f"≥ {target}%: {verdict(share >= target)}",
@@ -296,15 +341,17 @@ def plot(sweep, dtype, path):
 # ----------------------------------------------------------------------------- entry points
 
 def fill(results_dir, root=ROOT):
-    """Writes the plots and fills 13_rows/README.md's blocks from one run's files; returns what it wrote."""
-    if isinstance(results_dir, (list, tuple)):  # tools/fill_docs.py passes every run: the first with rows/
-        with_rows = [d for d in results_dir if os.path.isdir(os.path.join(d, "rows"))]
-        if not with_rows:
+    """Writes the plots and fills 13_rows/README.md's blocks from the runs' files (one
+    results folder, or a list of them, as tools/fill_docs.py passes: every one with rows/ is
+    combined); returns what it wrote."""
+    dirs = list(results_dir) if isinstance(results_dir, (list, tuple)) else [results_dir]
+    if len(dirs) > 1:
+        dirs = [d for d in dirs if os.path.isdir(os.path.join(d, "rows"))]
+        if not dirs:
             print("fill_rows: no rows/ folder in the runs given; nothing written", file=sys.stderr)
             return []
-        results_dir = with_rows[0]
-    folder = rows_dir(results_dir)
-    sweep = load_sweep(os.path.join(folder, "rows_sweep.json"))
+    folder = rows_dir(dirs[0])
+    sweep = combine([load_sweep(os.path.join(rows_dir(d), "rows_sweep.json")) for d in dirs])
     readme = os.path.join(root, README)
     written = []
     images = os.path.join(root, "docs", "images")
