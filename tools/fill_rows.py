@@ -293,12 +293,7 @@ def plot(sweep, dtype, path):
     svg = Svg(width, height, title, subtitle)
     svg.text(20, 30, title, size=16, weight="bold")
     svg.text(20, 52, subtitle, size=12.5, color="#444")
-    value = 0.0
-    while value <= y_max + 1e-9:
-        y = py(value)
-        svg.line(x0, y, x1, y, stroke="#e6e6e6", width=1.0)
-        svg.text(x0 - 8, y + 4, f"{value:g}", size=12, anchor="end", color="#444")
-        value += step
+    svg.y_grid(x0, x1, y_max, step, py)
     last_label = -1e9
     for k in ks:
         x = px(k)

@@ -1056,12 +1056,7 @@ def plot(dtype, sweep, path):
     svg.text(20, 72, method, size=12 if len(method) < 135 else 10, color="#444")
 
     # Grid and axes.
-    value = 0.0
-    while value <= y_max + 1e-9:
-        y = py(value)
-        svg.line(x0, y, x1, y, stroke="#e6e6e6", width=1.0)
-        svg.text(x0 - 8, y + 4, f"{value:g}", size=12, anchor="end", color="#444")
-        value += step
+    svg.y_grid(x0, x1, y_max, step, py)
     for k in range(k_min, k_max + 1, 2):
         x = px(1 << k)
         svg.line(x, y0, x, y1, stroke="#efefef", width=1.0)

@@ -65,6 +65,16 @@ class Svg:
         """Text whose content is already SVG markup (e.g. <tspan> for superscripts)."""
         self.add(f"<text {attributes(x=float(x), y=float(y), font_size=size, text_anchor=anchor, fill=color, font_weight=weight, font_family=family, **extra)}>{markup}</text>")
 
+    def y_grid(self, x0, x1, y_max, step, py):
+        """Horizontal grid lines with their values at 0, step, 2*step, ... up to y_max; py
+        maps a value to its y coordinate."""
+        value = 0.0
+        while value <= y_max + 1e-9:
+            y = py(value)
+            self.line(x0, y, x1, y, stroke="#e6e6e6", width=1.0)
+            self.text(x0 - 8, y + 4, f"{value:g}", size=12, anchor="end", color="#444")
+            value += step
+
     def gbps_axes(self, x0, y0, x1, y1, x_label, x_label_y, peak, peak_y):
         """The frame of a GB/s plot (results.py, fill_rows.py): the two axes, their labels,
         and the datasheet peak as a dashed line at height peak_y."""
