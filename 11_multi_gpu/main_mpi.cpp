@@ -31,9 +31,12 @@
 
 #include "cuda_check.h"
 #include "harness.h"
-#include "multi_gpu.cuh"
+#include "multi_gpu_harness.h"
 
-using namespace multi_gpu;
+using namespace multi_gpu;  // the copy unit: Shard, shard_of, gpu_choice
+using namespace reduction::multi_gpu_harness;  // the programs' plumbing
+using reduction::Options;
+using reduction::Reference;
 
 namespace {
 

@@ -1,48 +1,359 @@
-// 11_multi_gpu: shards, the per-GPU reduction (chapter 09's launcher, called as is),
-// the NCCL all-reduce that combines the partial results on the GPUs, and the waits
-// with a deadline that keep a dead peer from hanging the run.
+// 11_multi_gpu: shards over K GPUs, 09's kernel on each, an NCCL all-reduce to combine.
+//
+// What changes since 09: nothing inside a GPU. The kernel, its launch shape and its
+// scratch below are 09's, repeated unchanged (reduce_shard is 09's reduce), so that this
+// file compiles alone. What is new comes after them: each GPU gets its own non-blocking
+// stream and a one-element total; the GPUs' totals are combined with ncclAllReduce, in
+// place, on the GPUs; and every wait on NCCL polls with a deadline, because an NCCL call
+// whose peer died would otherwise wait forever. The float total is the same bit for bit
+// on every GPU and on every run: each GPU's value is 09's fixed-order result, and the
+// all-reduce of one element per GPU adds them in the same order everywhere.
+//
+// Build and run:  cmake --build --preset release --target 11_multi_gpu
+//                 build/release/bin/11_multi_gpu --gpus 2 --n 2^30 --type float
 #include "multi_gpu.cuh"
+
+#include <cuda/atomic>
+#include <cuda/std/limits>
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <thread>
-
-#include "harness.h"
-#include "random.h"
-#include "single_pass.cuh"
-
-namespace reduction {
-Chapter single_pass_chapter();  // 09_single_pass/main.cu
-}
 
 namespace multi_gpu {
 
-void nccl_check(ncclResult_t status, const char* call, const char* file, int line) {
-  if (status != ncclSuccess && status != ncclInProgress) {
-    throw NcclError(std::string("NCCL error: ") + call + " failed at " + file + ":" + std::to_string(line) + ": " +
-                    ncclGetErrorString(status));
+// 09's operators (single_pass.cuh), each with the NCCL operator that combines the
+// GPUs' totals alike. Each has an identity, the value that changes nothing: threads
+// and lanes without input contribute it. max and min propagate NaN, as numpy does.
+struct Sum {
+  static constexpr ncclRedOp_t nccl = ncclSum;
+  template <typename T> __host__ __device__ static T identity() { return T(0); }
+  template <typename T> __host__ __device__ T operator()(T a, T b) const { return a + b; }
+};
+
+struct Max {
+  static constexpr ncclRedOp_t nccl = ncclMax;
+  template <typename T> __host__ __device__ static T identity() {
+    if constexpr (cuda::std::numeric_limits<T>::has_infinity) return -cuda::std::numeric_limits<T>::infinity();
+    else return cuda::std::numeric_limits<T>::lowest();
   }
+  template <typename T> __host__ __device__ T operator()(T a, T b) const { return (a > b || a != a) ? a : b; }
+};
+
+struct Min {
+  static constexpr ncclRedOp_t nccl = ncclMin;
+  template <typename T> __host__ __device__ static T identity() {
+    if constexpr (cuda::std::numeric_limits<T>::has_infinity) return cuda::std::numeric_limits<T>::infinity();
+    else return cuda::std::numeric_limits<T>::max();
+  }
+  template <typename T> __host__ __device__ T operator()(T a, T b) const { return (a < b || a != a) ? a : b; }
+};
+
+namespace {
+
+constexpr unsigned kWarpSize = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// The widest load a thread can make in one instruction: 16 bytes (LDG.E.128 in SASS).
+constexpr std::size_t kVectorBytes = 16;
+// Independent 16-byte loads each thread issues before it adds any of them: more bytes
+// in flight per thread, so fewer threads are needed to cover the memory latency.
+constexpr int kVectorsInFlight = 4;
+static_assert((kVectorsInFlight & (kVectorsInFlight - 1)) == 0, "the vectors of a trip are combined in pairs");
+
+// The 16-byte vector type that holds 4 ints, 4 floats or 2 doubles (CUDA's built-in
+// vector types, declared with 16-byte alignment).
+template <typename T> struct Vector16;
+template <> struct Vector16<int> { using type = int4; };
+template <> struct Vector16<float> { using type = float4; };
+template <> struct Vector16<double> { using type = double2; };
+
+// The lanes of one vector combined with op, in pairs.
+template <typename Op> __device__ int combine_lanes(int4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
+template <typename Op> __device__ float combine_lanes(float4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
+template <typename Op> __device__ double combine_lanes(double2 v, Op op) { return op(v.x, v.y); }
+
+// The values of one trip combined in pairs (a tree of log2(kVectorsInFlight) levels).
+template <typename T, typename Op>
+__device__ T combine_trip(T (&combined)[kVectorsInFlight], Op op) {
+#pragma unroll
+  for (int width = kVectorsInFlight / 2; width > 0; width /= 2) {
+#pragma unroll
+    for (int k = 0; k < width; ++k) combined[k] = op(combined[k], combined[k + width]);
+  }
+  return combined[0];
 }
 
-double nccl_timeout_s() {
-  const char* text = std::getenv("REDUCTION_NCCL_TIMEOUT");
-  if (!text || !*text) return 120.0;
-  char* end = nullptr;
-  const double seconds = std::strtod(text, &end);
-  if (*end != '\0' || !std::isfinite(seconds) || seconds <= 0) {
-    throw reduction::UsageError(std::string("REDUCTION_NCCL_TIMEOUT expects a positive number of seconds, not '") +
-                                text + "'");
+// One thread's share of input[0, n), combined with op. The array is split into
+//   head:    the elements before the first 16-byte-aligned address (fewer than one
+//            vector; none when `input` is aligned, as cudaMalloc's pointers are),
+//   vectors: whole 16-byte vectors from there on, read with one load each,
+//   tail:    the elements after the last whole vector (fewer than one vector).
+// The vectors are dealt out grid-stride: thread t of the grid's `threads` takes
+// vectors t, t + threads, t + 2*threads, ..., so each load instruction of a warp reads
+// 32 neighbouring vectors (512 contiguous bytes). Each trip of the main loop issues
+// kVectorsInFlight loads before the first add needs one of them: the loads do not
+// depend on each other, so they are all in flight at once.
+template <typename T, typename Op>
+__device__ T thread_reduce(const T* __restrict__ input, std::size_t n, Op op) {
+  using Vector = typename Vector16<T>::type;
+  constexpr std::size_t kLanes = kVectorBytes / sizeof(T);  // elements per vector: 4 or 2
+  const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;  // 64-bit throughout
+  const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+
+  // Where the aligned vectors start and end (a T* is always aligned to sizeof(T)).
+  const std::size_t misaligned_bytes = reinterpret_cast<std::uintptr_t>(input) % kVectorBytes;
+  const std::size_t head = misaligned_bytes ? (kVectorBytes - misaligned_bytes) / sizeof(T) : 0;
+  const std::size_t head_count = head < n ? head : n;
+  const Vector* vectors = reinterpret_cast<const Vector*>(input + head_count);
+  const std::size_t vector_count = (n - head_count) / kLanes;
+  const std::size_t tail_start = head_count + vector_count * kLanes;
+
+  T partial = Op::template identity<T>();
+  // Main loop: only trips where all kVectorsInFlight vectors exist. (The arrays live in
+  // registers: every loop over k is unrolled, so every index is a constant.)
+  std::size_t v = thread;
+  for (; v + (kVectorsInFlight - 1) * threads < vector_count; v += kVectorsInFlight * threads) {
+    Vector loaded[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * threads);  // all loads first
+    T combined[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) combined[k] = combine_lanes(loaded[k], op);  // then each vector
+    partial = op(partial, combine_trip(combined, op));  // then the vectors, in pairs
   }
-  return seconds;
+  // The last, partial trip (fewer than kVectorsInFlight vectors left for this thread):
+  // the same loads, each guarded, all issued before the first add, so a small grid waits
+  // for memory once rather than once per leftover vector.
+  if (v < vector_count) {
+    T combined[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      const std::size_t index = v + k * threads;
+      combined[k] = index < vector_count ? combine_lanes(__ldg(vectors + index), op) : Op::template identity<T>();
+    }
+    partial = op(partial, combine_trip(combined, op));
+  }
+  // Head and tail, one element per thread (a loop only in case the grid has fewer
+  // threads than that: --grid 1 --block 1 must still be right).
+#pragma unroll 1
+  for (std::size_t i = thread; i < head_count; i += threads) partial = op(partial, __ldg(input + i));
+#pragma unroll 1
+  for (std::size_t i = tail_start + thread; i < n; i += threads) partial = op(partial, __ldg(input + i));
+  return partial;
 }
 
-const reduction::Variant& single_pass_variant() {
-  static const reduction::Chapter chapter = reduction::single_pass_chapter();
-  return chapter.main();
+// 07's warp_sum with op in place of +: lane 0 gets the warp's total. A partial last
+// warp (block size not a multiple of 32) names only its existing lanes in the mask
+// and ignores what the shuffle returns from missing ones.
+template <typename T, typename Op>
+__device__ T warp_reduce(T value, Op op) {
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const unsigned lanes = min(kWarpSize, blockDim.x - (threadIdx.x - lane));  // threads in this warp
+  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    const T from_above = __shfl_down_sync(mask, value, offset);
+    if (lane + offset < lanes) value = op(value, from_above);
+  }
+  return value;
 }
+
+// 07's block_sum with op in place of +: thread 0 gets the block's total.
+// Calling it twice in one kernel needs a __syncthreads() between the two calls (warp
+// 0 may still be reading warp_totals from the first call when another warp writes it).
+template <typename T, typename Op>
+__device__ T block_reduce(T value, Op op) {
+  __shared__ T warp_totals[kWarpSize];  // one slot per warp: at most 1024 / 32 = 32 warps
+  const unsigned lane = threadIdx.x % kWarpSize;
+  const unsigned warp = threadIdx.x / kWarpSize;
+  const unsigned warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
+
+  value = warp_reduce(value, op);  // every warp, in registers
+  if (lane == 0) warp_totals[warp] = value;
+  __syncthreads();                 // every warp's total is written before warp 0 reads them
+  if (warp == 0) {
+    value = lane < warps ? warp_totals[lane] : Op::template identity<T>();  // missing warps add the identity
+    value = warp_reduce(value, op);
+  }
+  return value;
+}
+
+// Scratch layout: the ticket counter (an unsigned int), then the block partials,
+// starting 16 bytes in so that they are aligned for any element type.
+constexpr std::size_t kPartialsOffset = 16;
+
+// Partials each lane of the last block's warp 0 loads before it adds any of them.
+constexpr int kPartialLoads = 4;
+
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+// Step 3 of the kernel below, in the last block's warp 0 (`lanes` threads): lane l
+// combines partials l, l + lanes, l + 2*lanes, ... in that order, then the warp tree;
+// lane 0 gets the value. The order never depends on which block finished when. Each
+// lane issues kPartialLoads loads before it adds any, so that they wait for L2 together.
+// Plain loads, not __ldg: the read-only cache may hold a stale copy of data that
+// changes during the launch.
+template <typename T, typename Op>
+__device__ T combine_partials(const T* partials, unsigned lanes, Op op) {
+  T value = Op::template identity<T>();
+  for (unsigned first = threadIdx.x; first < gridDim.x; first += kPartialLoads * lanes) {
+    T loaded[kPartialLoads];
+#pragma unroll
+    for (int k = 0; k < kPartialLoads; ++k) {
+      const unsigned b = first + k * lanes;
+      loaded[k] = b < gridDim.x ? partials[b] : Op::template identity<T>();
+    }
+#pragma unroll
+    for (int k = 0; k < kPartialLoads; ++k) value = op(value, loaded[k]);
+  }
+  return warp_reduce(value, op);
+}
+
+// Reduces input[0, n) with Op and writes the value to *result, in one launch.
+// `partials` holds one value per block; `ticket` must be 0 when the launch starts
+// (scratch zeroed once by the caller), and is 0 again when it ends.
+// What still limits it: nothing at large n, where it streams at the memory's speed; at
+// small n, the launch itself and the finish (the ticket's round trip to L2, then the
+// last block's loads of the partials): README, "Where the time goes at small n".
+template <typename T, typename Op>
+__global__ void __launch_bounds__(1024)
+    single_pass(const T* __restrict__ input, std::size_t n, T* result, T* partials, unsigned* ticket) {
+  const Op op{};
+
+  // 1. As in 08: this block's share, 16 bytes at a time; thread 0 gets the block's value.
+  const T block_value = block_reduce(thread_reduce(input, n, op), op);
+  if (threadIdx.x >= kWarpSize) return;  // the rest is warp 0's: no block-wide barrier below
+  if (gridDim.x == 1) {                  // one block (small n): its value is the result
+    if (threadIdx.x == 0) *result = block_value;
+    return;
+  }
+
+  // 2. Lane 0 publishes the partial and takes a ticket.
+  const unsigned lanes = min(kWarpSize, blockDim.x);  // warp 0's threads (fewer for a tiny block)
+  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  unsigned my_ticket = 0;
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block_value;
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket_ref(*ticket);
+    // Release: the partial stored above is visible to any thread of the device that
+    // acquires this ticket. Acquire: if this block draws the last ticket, its reads of
+    // the partials below see what every other block released. (acq_rel: both.)
+    my_ticket = ticket_ref.fetch_add(1, cuda::memory_order_acq_rel);
+    // fetch_add does not wrap: the last block puts the counter back to 0 for the next
+    // call. Every other block has drawn its ticket already.
+    if (my_ticket == gridDim.x - 1) ticket_ref.store(0, cuda::memory_order_relaxed);
+  }
+  my_ticket = __shfl_sync(mask, my_ticket, 0);  // every lane of warp 0 learns the ticket
+  if (my_ticket != gridDim.x - 1) return;        // not the last block: done
+  __syncwarp(mask);  // carries lane 0's acquire to the other lanes before their loads
+
+  // 3. The last block's warp 0: every partial is written (the acquire orders our loads
+  //    after every other block's release); combine them in a fixed order.
+  const T value = combine_partials(partials, lanes, op);
+  if (threadIdx.x == 0) *result = value;
+}
+
+}  // namespace
+
+namespace {
+
+// Elements one thread covers at small n: one trip of thread_reduce's main loop,
+// kVectorsInFlight 16-byte vectors of 4-byte elements (int, float; a double thread
+// covers half as many vectors' worth). Each thread then waits for memory about once.
+constexpr std::size_t kElementsPerThread = kVectorsInFlight * 4;
+
+// How many blocks of `block` threads of this kernel one SM can hold at once, limited by
+// its registers, shared memory and thread and block slots (asks the device); *fewest
+// keeps the smallest answer so far.
+template <typename Kernel>
+cudaError_t fewest_blocks_per_sm(Kernel kernel, int block, int* fewest) {
+  int blocks = 0;
+  const cudaError_t status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, block, 0);
+  *fewest = std::min(*fewest, blocks);
+  return status;
+}
+
+// The same over the kernels of one element type (sum, max, min).
+template <typename T>
+cudaError_t fewest_blocks_per_sm_for(int block, int* fewest) {
+  cudaError_t status = fewest_blocks_per_sm(single_pass<T, Sum>, block, fewest);
+  if (status == cudaSuccess) status = fewest_blocks_per_sm(single_pass<T, Max>, block, fewest);
+  if (status == cudaSuccess) status = fewest_blocks_per_sm(single_pass<T, Min>, block, fewest);
+  return status;
+}
+
+// The SM count, and how many blocks of `block` threads fit on the device at once (one
+// full wave: the fewest per SM over every type and operator, so that the whole grid is
+// resident whichever kernel runs).
+cudaError_t device_limits(int block, int* sm_count, std::size_t* wave) {
+  int device = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(sm_count, cudaDevAttrMultiProcessorCount, device);
+  int per_sm = INT_MAX;
+  if (status == cudaSuccess) status = fewest_blocks_per_sm_for<int>(block, &per_sm);
+  if (status == cudaSuccess) status = fewest_blocks_per_sm_for<float>(block, &per_sm);
+  if (status == cudaSuccess) status = fewest_blocks_per_sm_for<double>(block, &per_sm);
+  *wave = std::size_t(std::max(per_sm, 1)) * std::max(*sm_count, 1);
+  return status;
+}
+
+}  // namespace
+
+// A grid for blocks of `block` threads: one trip of kElementsPerThread elements per
+// thread, but never more than one full wave (then each thread loops).
+cudaError_t default_grid(std::size_t n, int block, int* grid) {
+  if (block < 1 || block > 1024) return cudaErrorInvalidValue;
+  int sm_count = 0;
+  std::size_t wave = 0;
+  const cudaError_t status = device_limits(block, &sm_count, &wave);
+  if (status != cudaSuccess) return status;
+  const std::size_t threads = ceil_div(std::max<std::size_t>(n, 1), kElementsPerThread);
+  *grid = static_cast<int>(std::min(wave, ceil_div(threads, block)));
+  return cudaSuccess;
+}
+
+// The shape for n elements, found with the small-n sweep (docs/tuning.md):
+//   up to 1024 threads' worth (n <= 16384 for 4-byte types): one block, as many threads
+//     as one trip each needs (a multiple of 32): it writes the result, no ticket;
+//   up to one 1024-thread block for every two SMs: blocks of 256 threads, so that a
+//     small input is spread over more SMs (each SM reads only so fast);
+//   above: blocks of 1024 threads, at most one full wave.
+cudaError_t default_shape(std::size_t n, int* block, int* grid) {
+  const std::size_t threads = ceil_div(std::max<std::size_t>(n, 1), kElementsPerThread);
+  if (threads <= 1024) {
+    *block = static_cast<int>(ceil_div(threads, 32) * 32);
+    *grid = 1;
+    return cudaSuccess;
+  }
+  int sm_count = 0;
+  std::size_t wave = 0;
+  const cudaError_t status = device_limits(1024, &sm_count, &wave);
+  if (status != cudaSuccess) return status;
+  *block = threads < std::size_t(1024) * sm_count / 2 ? 256 : 1024;
+  return default_grid(n, *block, grid);
+}
+
+std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
+  return kPartialsOffset + std::size_t(grid) * sizeof(double);  // the ticket, then partials of the widest type
+}
+
+// One launch. Scratch: the ticket counter, then the partials from byte kPartialsOffset on.
+template <typename T, typename Op>
+cudaError_t reduce_shard(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                   cudaStream_t stream) {
+  if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
+  unsigned char* bytes = static_cast<unsigned char*>(scratch);
+  unsigned* ticket = reinterpret_cast<unsigned*>(bytes);
+  T* partials = reinterpret_cast<T*>(bytes + kPartialsOffset);
+  single_pass<T, Op><<<grid, block, 0, stream>>>(input, n, result, partials, ticket);
+  return cudaGetLastError();
+}
+
+
+// ---------------------------------------------------------------- what is new in 11
 
 Shard shard_of(std::size_t n, int parts, int index) {
   const std::size_t base = n / parts, extra = n % parts;  // the first `extra` shards get one more
@@ -62,26 +373,50 @@ GpuChoice gpu_choice(const std::vector<std::string>& visible, int local_rank) {
   return choice;
 }
 
-template <typename T>
-GpuState<T>::~GpuState() {
-  if (stream) {
-    cudaSetDevice(device);
-    cudaStreamDestroy(stream);
+std::string Status::message() const {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
+  if (timed_out) {
+    return step + " did not finish within " + seconds + " s: a peer is dead, stuck or unreachable";
   }
-}
-
-std::size_t bytes_needed(std::size_t count, std::size_t element_bytes, const reduction::DeviceInfo& device) {
-  // 2^20 blocks: more than any default grid, so the scratch estimate is an upper bound.
-  return count * element_bytes + 2 * device.l2_bytes + single_pass::scratch_bytes(count, 1024, 1 << 20) +
-         (64u << 20);
+  if (nccl != ncclSuccess) {
+    return step + " failed: NCCL reports " + ncclGetErrorString(nccl) + (detail.empty() ? "" : " (" + detail + ")") +
+           (nccl == ncclRemoteError ? "; a peer failed or its connection broke" : "");
+  }
+  if (cuda != cudaSuccess) return step + " failed: CUDA error " + cudaGetErrorName(cuda) + ": " + cudaGetErrorString(cuda);
+  return "";
 }
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Between two polls: spin (yield) for the first 20 ms, so that a wait that ends
-// quickly (an all-reduce being enqueued) costs microseconds, then sleep 1 ms a time.
+Status cuda_status(cudaError_t error, const std::string& step) {
+  Status s;
+  s.cuda = error;
+  s.step = step;
+  return s;
+}
+
+// ncclInProgress is not an error: a non-blocking communicator returns it from every
+// call that has not finished yet (poll() tells when it has).
+Status nccl_status(ncclResult_t result, const std::string& step) {
+  Status s;
+  if (result != ncclSuccess && result != ncclInProgress) s.nccl = result;
+  s.step = step;
+  return s;
+}
+
+Status timeout_status(const std::string& step, double timeout_s) {
+  Status s;
+  s.timed_out = true;
+  s.step = step;
+  s.timeout_s = timeout_s;
+  return s;
+}
+
+// Between two polls: spin (yield) for the first 20 ms, so that a wait that ends quickly
+// (an all-reduce being enqueued) costs microseconds, then sleep 1 ms at a time.
 void pause_between_polls(Clock::time_point since) {
   if (Clock::now() - since < std::chrono::milliseconds(20)) {
     std::this_thread::yield();
@@ -90,26 +425,8 @@ void pause_between_polls(Clock::time_point since) {
   }
 }
 
-std::string seconds_text(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", s);
-  return text;
-}
-
-NcclError timed_out(const std::string& what, double timeout_s) {
-  return NcclError(what + " did not finish within " + seconds_text(timeout_s) +
-                   " s (REDUCTION_NCCL_TIMEOUT): a peer rank is dead, stuck or unreachable, so this rank gives up "
-                   "instead of waiting forever");
-}
-
-// Element i of this GPU's shard is element shard.begin + i of the whole array: the same
-// value the CPU reference computes for that index.
-template <typename T>
-__global__ void fill_random(T* out, std::size_t count, std::size_t begin, std::size_t n, std::uint64_t seed) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
-    out[i] = reduction::random_value<T>(seed, begin + i, n);
-  }
+Clock::time_point deadline_after(Clock::time_point start, double timeout_s) {
+  return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
 }
 
 template <typename T> ncclDataType_t nccl_type();
@@ -117,323 +434,215 @@ template <> ncclDataType_t nccl_type<int>() { return ncclInt32; }
 template <> ncclDataType_t nccl_type<float>() { return ncclFloat32; }
 template <> ncclDataType_t nccl_type<double>() { return ncclFloat64; }
 
-ncclRedOp_t nccl_op(Op op) { return op == Op::Max ? ncclMax : op == Op::Min ? ncclMin : ncclSum; }
-
-template <typename T>
-cudaError_t reduce_shard(GpuState<T>& g, Op op) {
-  const T* in = g.data.get();
-  switch (op) {
-    case Op::Max:
-      return single_pass::reduce<T, single_pass::Max>(in, g.shard.count, g.partial.get(), g.scratch.get(), g.block,
-                                                      g.grid, g.stream);
-    case Op::Min:
-      return single_pass::reduce<T, single_pass::Min>(in, g.shard.count, g.partial.get(), g.scratch.get(), g.block,
-                                                      g.grid, g.stream);
-    case Op::Sum:
-    default:
-      return single_pass::reduce<T, single_pass::Sum>(in, g.shard.count, g.partial.get(), g.scratch.get(), g.block,
-                                                      g.grid, g.stream);
-  }
-}
-
-// Waits until every GPU's stream is idle: polls the streams (cudaStreamQuery) and the
-// communicators' error state, so that an NCCL kernel waiting for a dead peer ends the
-// wait with a message (after the timeout, or at once when NCCL reports an error)
-// instead of blocking in cudaStreamSynchronize forever.
-template <typename T>
-void wait_for_gpus(std::vector<GpuState<T>>& gpus, Communicators& comms, const std::string& what) {
-  const Clock::time_point start = Clock::now();
-  const auto deadline = start + std::chrono::duration<double>(comms.timeout_s());
-  for (;;) {
-    bool busy = false;
-    for (GpuState<T>& g : gpus) {
-      CUDA_CHECK(cudaSetDevice(g.device));
-      const cudaError_t status = cudaStreamQuery(g.stream);
-      if (status == cudaErrorNotReady) {
-        busy = true;
-        cudaGetLastError();  // "not ready" is an answer, not an error: clear it
-      } else {
-        CUDA_CHECK(status);
-      }
-    }
-    comms.poll(what);
-    if (!busy) return;
-    if (Clock::now() > deadline) throw timed_out(what, comms.timeout_s());
-    pause_between_polls(start);
-  }
+// Every communicator made here is non-blocking: its calls return at once (ncclInProgress)
+// and poll() tells when they are done, so that every wait can have a deadline.
+ncclConfig_t non_blocking_config() {
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0;
+  return config;
 }
 
 }  // namespace
 
-// ---------------------------------------------------------------- communicators
-
-void Communicators::init_local(int k) {
-  ncclUniqueId id;
-  NCCL_CHECK(ncclGetUniqueId(&id));
-  comms_.assign(k, nullptr);
-  // One thread creates k communicators of one clique: inside a group, so that NCCL
-  // starts them together (one call alone would wait for the others' ranks).
-  NCCL_CHECK(ncclGroupStart());
-  for (int d = 0; d < k; ++d) {
-    const cudaError_t status = cudaSetDevice(d);
-    if (status != cudaSuccess) {
-      ncclGroupEnd();
-      CUDA_CHECK(status);
-    }
-    NCCL_CHECK(ncclCommInitRankConfig(&comms_[d], k, id, d, &config_));
-  }
-  NCCL_CHECK(ncclGroupEnd());
-  wait("creating the NCCL communicators (ncclCommInitRankConfig, " + std::to_string(k) + " GPUs)");
-}
-
-void Communicators::init_rank(int ranks, const ncclUniqueId& id, int rank) {
-  comms_.assign(1, nullptr);
-  NCCL_CHECK(ncclCommInitRankConfig(&comms_[0], ranks, id, rank, &config_));
-  wait("creating the NCCL communicator (ncclCommInitRankConfig, rank " + std::to_string(rank) + " of " +
-       std::to_string(ranks) + ")");
-}
-
-bool Communicators::poll(const std::string& what) {
-  bool pending = false;
-  for (ncclComm_t c : comms_) {
-    if (!c) continue;
+Status poll(const ncclComm_t* comms, int k, bool* in_progress) {
+  *in_progress = false;
+  for (int i = 0; i < k; ++i) {
+    if (!comms[i]) continue;
     ncclResult_t state = ncclSuccess;
-    NCCL_CHECK(ncclCommGetAsyncError(c, &state));
+    Status s = nccl_status(ncclCommGetAsyncError(comms[i], &state), "ncclCommGetAsyncError");
+    if (!s.ok()) return s;
     if (state == ncclInProgress) {
-      pending = true;
+      *in_progress = true;
     } else if (state != ncclSuccess) {
-      const char* detail = ncclGetLastError(c);
-      throw NcclError(what + " failed: NCCL reports " + ncclGetErrorString(state) +
-                      (detail && *detail ? std::string(" (") + detail + ")" : std::string()) +
-                      (state == ncclRemoteError ? "; a peer rank failed or its connection broke" : ""));
+      s.nccl = state;
+      const char* detail = ncclGetLastError(comms[i]);
+      if (detail) s.detail = detail;
+      return s;
     }
   }
-  return pending;
+  return Status();
 }
 
-void Communicators::wait(const std::string& what) {
+Status wait_enqueued(const ncclComm_t* comms, int k, double timeout_s) {
   const Clock::time_point start = Clock::now();
-  const auto deadline = start + std::chrono::duration<double>(timeout_s_);
-  while (poll(what)) {
-    if (Clock::now() > deadline) throw timed_out(what, timeout_s_);
+  for (;;) {
+    bool in_progress = false;
+    const Status s = poll(comms, k, &in_progress);
+    if (!s.ok() || !in_progress) return s;
+    if (Clock::now() > deadline_after(start, timeout_s)) return timeout_status("", timeout_s);
     pause_between_polls(start);
   }
 }
 
-void Communicators::finish() {
-  for (ncclComm_t c : comms_) {
-    if (c) NCCL_CHECK(ncclCommFinalize(c));  // non-blocking: flushes pending work
+Status init_local(ncclComm_t* comms, int k, double timeout_s) {
+  const std::string step = "creating the NCCL communicators (ncclCommInitRankConfig, " + std::to_string(k) + " GPUs)";
+  ncclUniqueId id;
+  Status s = nccl_status(ncclGetUniqueId(&id), step);
+  if (!s.ok()) return s;
+  ncclConfig_t config = non_blocking_config();
+  for (int d = 0; d < k; ++d) comms[d] = nullptr;
+  // One thread creates k communicators of one clique: inside a group, so that NCCL
+  // starts them together (one call alone would wait for the other ranks).
+  s = nccl_status(ncclGroupStart(), step);
+  for (int d = 0; d < k && s.ok(); ++d) {
+    s = cuda_status(cudaSetDevice(d), step);
+    if (s.ok()) s = nccl_status(ncclCommInitRankConfig(&comms[d], k, id, d, &config), step);
   }
-  wait("finalizing the NCCL communicators");
-  for (ncclComm_t& c : comms_) {
-    if (c) ncclCommDestroy(c);
-    c = nullptr;
-  }
+  const Status ended = nccl_status(ncclGroupEnd(), step);
+  if (s.ok()) s = ended;
+  if (s.ok()) s = wait_enqueued(comms, k, timeout_s);
+  s.step = step;
+  return s;
 }
 
-void Communicators::abort() {
-  for (ncclComm_t& c : comms_) {
-    if (c) ncclCommAbort(c);  // also stops NCCL kernels that still wait for a peer
-    c = nullptr;
-  }
-}
-
-// ---------------------------------------------------------------- one GPU
-
-template <typename T>
-void setup(GpuState<T>& g, int device, Shard shard, std::size_t n, const Options& options, const std::vector<T>* host) {
-  g.device = device;
-  g.shard = shard;
-  CUDA_CHECK(cudaSetDevice(device));
-  const reduction::DeviceInfo info = reduction::query_device();
-  // 09's shape for this GPU's shard (09_single_pass/single_pass.cuh), unless given.
-  g.block = options.block;
-  g.grid = options.grid;
-  if (!g.block && !g.grid) CUDA_CHECK(single_pass::default_shape(shard.count, &g.block, &g.grid));
-  if (!g.block) g.block = single_pass::kDefaultBlock;
-  if (!g.grid) CUDA_CHECK(single_pass::default_grid(shard.count, g.block, &g.grid));
-  CUDA_CHECK(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking));
-  g.timer = std::make_unique<reduction::GpuTimer>();
-  g.data = DeviceBuffer<T>(shard.count);
-  g.partial = DeviceBuffer<T>(1);
-  g.total = DeviceBuffer<T>(1);
-  g.scratch = DeviceBuffer<unsigned char>(single_pass::scratch_bytes(shard.count, g.block, g.grid));
-  g.flush = std::make_unique<reduction::L2Flusher>(info.l2_bytes);
-  // The flusher zeroes its buffer with cudaMemset, on the legacy default stream, which a
-  // non-blocking stream does not wait for: let it finish before our stream starts.
-  CUDA_CHECK(cudaDeviceSynchronize());
-  // From here on every copy goes to the GPU's own stream, in order with its work.
-  if (g.scratch.bytes()) CUDA_CHECK(cudaMemsetAsync(g.scratch.get(), 0, g.scratch.bytes(), g.stream));
-  if (shard.count && host) {
-    CUDA_CHECK(cudaMemcpyAsync(g.data.get(), host->data() + shard.begin, shard.count * sizeof(T),
-                               cudaMemcpyHostToDevice, g.stream));
-  } else if (shard.count) {
-    fill_random<T><<<info.sm_count * 8, 256, 0, g.stream>>>(g.data.get(), shard.count, shard.begin, n, options.seed);
-    CUDA_CHECK_LAUNCH();
-  }
-  CUDA_CHECK(cudaStreamSynchronize(g.stream));  // no NCCL work yet: this cannot hang on a peer
+Status init_rank(ncclComm_t* comm, int ranks, const ncclUniqueId& id, int rank, double timeout_s) {
+  const std::string step = "creating the NCCL communicator (ncclCommInitRankConfig, rank " + std::to_string(rank) +
+                           " of " + std::to_string(ranks) + ")";
+  ncclConfig_t config = non_blocking_config();
+  *comm = nullptr;
+  Status s = nccl_status(ncclCommInitRankConfig(comm, ranks, id, rank, &config), step);
+  if (s.ok()) s = wait_enqueued(comm, 1, timeout_s);
+  s.step = step;
+  return s;
 }
 
 template <typename T>
-Reference shard_reference(Shard shard, std::size_t n, const Options& options, const std::vector<T>* host) {
-  if (host) return reduction::cpu_reference(host->data() + shard.begin, shard.count, options.op);
-  const std::uint64_t seed = options.seed;
-  return reduction::reference_of<T>(shard.count, options.op, [&](std::size_t i) {
-    return reduction::random_value<T>(seed, shard.begin + i, n);
-  });
-}
-
-template <typename T>
-double run_once(std::vector<GpuState<T>>& gpus, Communicators& comms, Op op, bool flush) {
-  for (GpuState<T>& g : gpus) {  // 1. every GPU reduces its own shard
-    CUDA_CHECK(cudaSetDevice(g.device));
-    if (flush) g.flush->flush(g.stream);
-    CUDA_CHECK(cudaMemsetAsync(g.total.get(), 0xCD, sizeof(T), g.stream));  // poison
-    g.timer->start(g.stream);
-    CUDA_CHECK(reduce_shard(g, op));
-  }
-  // 2. One all-reduce over the K partials. Grouped, because a single process issues the
-  //    calls of several ranks: NCCL must see them together to start them together.
-  NCCL_CHECK(ncclGroupStart());
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    NCCL_CHECK(ncclAllReduce(gpus[i].partial.get(), gpus[i].total.get(), 1, nccl_type<T>(), nccl_op(op), comms[i],
-                             gpus[i].stream));
-  }
-  NCCL_CHECK(ncclGroupEnd());
-  // Non-blocking communicators may still be enqueueing the all-reduce: it is on the
-  // streams once no communicator is in progress. Only then can the stop events follow it.
-  comms.wait("enqueueing the all-reduce");
-  for (GpuState<T>& g : gpus) {
-    CUDA_CHECK(cudaSetDevice(g.device));
-    g.timer->stop(g.stream);
-  }
-  wait_for_gpus(gpus, comms, "the reduction and its all-reduce");
-  double slowest = 0;
-  for (GpuState<T>& g : gpus) {
-    CUDA_CHECK(cudaSetDevice(g.device));
-    slowest = std::max<double>(slowest, g.timer->elapsed_ms());  // the stop event is done: no wait
-  }
-  return slowest;
-}
-
-std::size_t chain_length(std::size_t n, int k, int block, int grid) {
-  const Shard largest = shard_of(n, k, 0);
-  return single_pass_variant().chain_length(largest.count, block, grid) + static_cast<std::size_t>(k);
-}
-
-template <typename T>
-reduction::Verdict check_totals(std::vector<GpuState<T>>& gpus, const Reference& ref, std::size_t n, int k,
-                                std::string* result_text) {
-  reduction::Verdict worst;
-  worst.ok = true;
-  for (GpuState<T>& g : gpus) {
-    CUDA_CHECK(cudaSetDevice(g.device));
-    T total{};
-    // The stream is idle (run_once waited for it): this copy cannot wait on a peer.
-    CUDA_CHECK(cudaMemcpyAsync(&total, g.total.get(), sizeof(T), cudaMemcpyDeviceToHost, g.stream));
-    CUDA_CHECK(cudaStreamSynchronize(g.stream));
-    reduction::Verdict verdict = reduction::verify(total, ref, chain_length(n, k, g.block, g.grid));
-    if (result_text && result_text->empty()) *result_text = reduction::format_value(total);
-    if (!verdict.ok && worst.ok) {
-      verdict.note = "GPU " + std::to_string(g.device) + " holds " + reduction::format_value(total) +
-               (verdict.note.empty() ? "" : "; " + verdict.note);
-      worst = verdict;
-    } else if (worst.ok) {
-      worst.error = std::max(worst.error, verdict.error);
-      worst.tolerance = verdict.tolerance;
+Status wait(const Part<T>* parts, const ncclComm_t* comms, int k, double timeout_s) {
+  const std::string step = "the reduction and its all-reduce";
+  const Clock::time_point start = Clock::now();
+  for (;;) {
+    bool busy = false;
+    for (int d = 0; d < k; ++d) {
+      Status s = cuda_status(cudaSetDevice(parts[d].device), step);
+      if (!s.ok()) return s;
+      const cudaError_t state = cudaStreamQuery(parts[d].stream);
+      if (state == cudaErrorNotReady) {
+        busy = true;  // "not ready" is an answer, not an error
+      } else if (state != cudaSuccess) {
+        return cuda_status(state, step);
+      }
     }
-  }
-  return worst;
-}
-
-// ---------------------------------------------------------------- the report
-
-Participant describe_current_gpu(int rank, const std::string& host, int local_rank, int local_size) {
-  Participant p;
-  p.rank = rank;
-  p.host = host;
-  p.local_rank = local_rank;
-  p.local_size = local_size;
-  p.device = reduction::query_device();
-  char bus_id[32] = "";
-  CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, p.device.id));
-  p.bus_id = bus_id;
-  return p;
-}
-
-void print_report(const Options& options, std::size_t n, int k, const std::string& mode, const Reference& ref,
-                  const reduction::Verdict& verdict, const std::string& result_text, double ms,
-                  const std::vector<Participant>& participants) {
-  double peak = 0;
-  for (const Participant& p : participants) peak += p.device.peak_gbps();
-  const std::size_t bytes = n * (options.type == reduction::DType::Double ? 8 : 4);
-  const double gbps = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
-  const std::string ref_text = reduction::expected_text(ref);  // an overflowing int sum: modulo 2^32
-  const bool mpi = !participants.empty() && !participants[0].host.empty();
-  if (options.json) {
-    std::string devices = "[";
-    for (std::size_t i = 0; i < participants.size(); ++i) {
-      const Participant& p = participants[i];
-      char entry[1024];
-      std::snprintf(entry, sizeof entry,
-                    "%s{\"rank\": %d, \"host\": \"%s\", \"local_rank\": %d, \"local_size\": %d, \"gpu\": %d, "
-                    "\"bus_id\": \"%s\", \"name\": \"%s\", \"peak_gbps\": %.3f}",
-                    i ? ", " : "", p.rank, reduction::json_escape(p.host).c_str(), p.local_rank, p.local_size,
-                    p.device.id, reduction::json_escape(p.bus_id).c_str(),
-                    reduction::json_escape(p.device.name).c_str(), p.device.peak_gbps());
-      devices += entry;
+    bool in_progress = false;
+    Status s = poll(comms, k, &in_progress);
+    if (!s.ok()) {
+      s.step = step;
+      return s;
     }
-    devices += "]";
-    std::printf("{\"chapter\": \"11_multi_gpu\", \"mode\": \"%s\", \"gpus\": %d, \"type\": \"%s\", \"op\": \"%s\", "
-                "\"n\": %zu, \"result\": %s, \"reference\": %s, \"error\": %s, \"ok\": %s, \"ms\": %.6f, "
-                "\"gbps\": %.3f, \"peak_gbps\": %.3f, \"device\": \"%s\", \"devices\": %s, \"cuda\": \"%s\"}\n",
-                mode.c_str(), k, reduction::dtype_name(options.type), reduction::op_name(options.op), n,
-                reduction::json_number(result_text).c_str(), reduction::json_number(ref_text).c_str(),
-                reduction::json_number(reduction::format_value(verdict.error)).c_str(), verdict.ok ? "true" : "false",
-                ms, gbps, peak,
-                reduction::json_escape(participants.empty() ? "" : participants[0].device.name).c_str(),
-                devices.c_str(), reduction::cuda_version_string().c_str());
-    return;
+    if (!busy && !in_progress) return Status();
+    if (Clock::now() > deadline_after(start, timeout_s)) return timeout_status(step, timeout_s);
+    pause_between_polls(start);
   }
-  std::printf("11_multi_gpu (%s): %zu %s values in %d shards, one per GPU; 09 on each, then ncclAllReduce\n",
-              mode.c_str(), n, reduction::dtype_name(options.type), k);
-  for (const Participant& p : participants) {
-    const Shard s = shard_of(n, k, p.rank);
-    if (mpi) {
-      std::printf("rank %-5d  host %s, local rank %d of %d, GPU %d (%s): %s, peak %.0f GB/s, shard [%zu, %zu)\n",
-                  p.rank, p.host.c_str(), p.local_rank, p.local_size, p.device.id, p.bus_id.c_str(),
-                  p.device.describe().c_str(), p.device.peak_gbps(), s.begin, s.begin + s.count);
-    } else {
-      std::printf("gpu %-6d %s (%s), peak %.0f GB/s, shard [%zu, %zu)\n", p.rank, p.device.describe().c_str(),
-                  p.bus_id.c_str(), p.device.peak_gbps(), s.begin, s.begin + s.count);
-    }
-  }
-  std::printf("%-10s %s on every GPU\nreference  %s\n", reduction::op_name(options.op), result_text.c_str(), ref_text.c_str());
-  std::printf("error      %.3g (tolerance %.3g)  %s\n", verdict.error, verdict.tolerance, verdict.ok ? "ok" : "WRONG");
-  for (const std::string& note : {reduction::non_finite_note(ref), verdict.note}) {
-    if (!note.empty()) std::printf("note       %s\n", note.c_str());
-  }
-  std::printf("time       %s ms (median of %d, L2 %s)  %.1f GB/s aggregate  %.1f%% of the GPUs' summed peak\n",
-              reduction::format_ms(ms).c_str(), options.reps, options.flush ? "flushed" : "not flushed", gbps, 100 * gbps / peak);
 }
 
-reduction::CliSpec cli_spec(const std::string& program, bool gpus_flag) {
-  reduction::CliSpec spec;
-  spec.program = program;
-  spec.ops = true;
-  spec.multi_gpu = gpus_flag;
-  return spec;
+template <typename T>
+Status prepare(int device, std::size_t count, Part<T>* part, int block, int grid) {
+  const std::string step = "setting up GPU " + std::to_string(device);
+  part->device = device;
+  cudaError_t e = cudaSetDevice(device);
+  if (e == cudaSuccess && !block && !grid) e = default_shape(count, &block, &grid);  // 09's shape for the shard
+  if (e == cudaSuccess && !block) block = kDefaultBlock;
+  if (e == cudaSuccess && !grid) e = default_grid(count, block, &grid);
+  part->block = block;
+  part->grid = grid;
+  const std::size_t bytes = scratch_bytes(count, block, grid);
+  if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&part->stream, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaMalloc(&part->scratch, bytes);
+  if (e == cudaSuccess) e = cudaMalloc(&part->total, sizeof(T));
+  if (e == cudaSuccess) e = cudaMemsetAsync(part->scratch, 0, bytes, part->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(part->stream);  // no NCCL work yet: cannot hang
+  return cuda_status(e, step);
 }
 
-#define MULTI_GPU_INSTANTIATE(T)                                                                                 \
-  template struct GpuState<T>;                                                                                   \
-  template void setup<T>(GpuState<T>&, int, Shard, std::size_t, const Options&, const std::vector<T>*);         \
-  template Reference shard_reference<T>(Shard, std::size_t, const Options&, const std::vector<T>*);             \
-  template double run_once<T>(std::vector<GpuState<T>>&, Communicators&, Op, bool);                            \
-  template reduction::Verdict check_totals<T>(std::vector<GpuState<T>>&, const Reference&, std::size_t, int,    \
-                                              std::string*);
+template <typename T>
+Status read_total(const Part<T>& part, T* value) {
+  cudaError_t e = cudaSetDevice(part.device);
+  if (e == cudaSuccess) e = cudaMemcpyAsync(value, part.total, sizeof(T), cudaMemcpyDeviceToHost, part.stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(part.stream);  // idle after wait(): cannot hang on a peer
+  return cuda_status(e, "reading GPU " + std::to_string(part.device) + "'s total");
+}
+
+Status finish(ncclComm_t* comms, int k, double timeout_s) {
+  const std::string step = "finalizing the NCCL communicators";
+  Status s;
+  for (int d = 0; d < k && s.ok(); ++d) {
+    if (comms[d]) s = nccl_status(ncclCommFinalize(comms[d]), step);  // non-blocking: flushes pending work
+  }
+  if (s.ok()) s = wait_enqueued(comms, k, timeout_s);
+  s.step = step;
+  if (!s.ok()) {
+    abort(comms, k);
+    return s;
+  }
+  for (int d = 0; d < k; ++d) {
+    if (comms[d]) ncclCommDestroy(comms[d]);
+    comms[d] = nullptr;
+  }
+  return s;
+}
+
+void abort(ncclComm_t* comms, int k) {
+  for (int d = 0; d < k; ++d) {
+    if (comms[d]) ncclCommAbort(comms[d]);
+    comms[d] = nullptr;
+  }
+}
+
+template <typename T>
+Status release(Part<T>* parts, ncclComm_t* comms, int k, double timeout_s, bool clean) {
+  Status s;
+  if (clean) {
+    s = finish(comms, k, timeout_s);
+  } else {
+    abort(comms, k);
+  }
+  for (int d = 0; d < k; ++d) {  // after the communicators: an aborted one no longer uses them
+    cudaSetDevice(parts[d].device);
+    if (parts[d].stream) cudaStreamDestroy(parts[d].stream);
+    cudaFree(parts[d].scratch);
+    cudaFree(parts[d].total);
+    parts[d] = Part<T>();
+  }
+  return s;
+}
+
+template <typename T, typename Op>
+Status reduce(const T* shard, std::size_t count, const Part<T>& part, ncclComm_t comm) {
+  const std::string step = "the reduction on GPU " + std::to_string(part.device);
+  cudaError_t e = cudaSetDevice(part.device);
+  if (e == cudaSuccess)
+    e = reduce_shard<T, Op>(shard, count, part.total, part.scratch, part.block, part.grid, part.stream);
+  if (e != cudaSuccess) return cuda_status(e, step);
+  // In place: every rank's total goes in, the combined total comes out, on the stream,
+  // after the kernel. With a non-blocking communicator this returns at once.
+  return nccl_status(ncclAllReduce(part.total, part.total, 1, nccl_type<T>(), Op::nccl, comm, part.stream),
+                     "the all-reduce on GPU " + std::to_string(part.device));
+}
+
+template <typename T, typename Op>
+Status reduce_all(const T* const* shards, const std::size_t* counts, const Part<T>* parts, const ncclComm_t* comms,
+                  int k) {
+  Status s = nccl_status(ncclGroupStart(), "the all-reduce (ncclGroupStart)");
+  for (int d = 0; d < k && s.ok(); ++d) s = reduce<T, Op>(shards[d], counts[d], parts[d], comms[d]);
+  const Status ended = nccl_status(ncclGroupEnd(), "the all-reduce (ncclGroupEnd)");  // always close the group
+  return s.ok() ? ended : s;
+}
+
+#define MULTI_GPU_INSTANTIATE_OP(T, Op)                                                                           \
+  template cudaError_t reduce_shard<T, Op>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);          \
+  template Status reduce<T, Op>(const T*, std::size_t, const Part<T>&, ncclComm_t);                              \
+  template Status reduce_all<T, Op>(const T* const*, const std::size_t*, const Part<T>*, const ncclComm_t*, int);
+#define MULTI_GPU_INSTANTIATE(T)                                                                                  \
+  MULTI_GPU_INSTANTIATE_OP(T, Sum)                                                                                \
+  MULTI_GPU_INSTANTIATE_OP(T, Max)                                                                                \
+  MULTI_GPU_INSTANTIATE_OP(T, Min)                                                                                \
+  template Status prepare<T>(int, std::size_t, Part<T>*, int, int);                                              \
+  template Status read_total<T>(const Part<T>&, T*);                                                              \
+  template Status wait<T>(const Part<T>*, const ncclComm_t*, int, double);                                       \
+  template Status release<T>(Part<T>*, ncclComm_t*, int, double, bool);
 MULTI_GPU_INSTANTIATE(int)
 MULTI_GPU_INSTANTIATE(float)
 MULTI_GPU_INSTANTIATE(double)
+#undef MULTI_GPU_INSTANTIATE
+#undef MULTI_GPU_INSTANTIATE_OP
 
 }  // namespace multi_gpu

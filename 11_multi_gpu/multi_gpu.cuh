@@ -1,67 +1,60 @@
-// 11_multi_gpu: one array split into contiguous shards over K GPUs. Each GPU reduces
-// its shard with chapter 09's single-pass launcher; NCCL's all-reduce then combines the
-// K partial results on the GPUs themselves, so every GPU ends up holding the total.
+// 11_multi_gpu: one array split into contiguous shards over K GPUs. Each GPU reduces its
+// shard with chapter 09's single-pass kernel (repeated unchanged in multi_gpu.cu), then
+// NCCL's all-reduce combines the K partial results on the GPUs themselves, so every GPU
+// ends up holding the total. Every wait on NCCL has a deadline: the communicators are
+// non-blocking, and the host polls them (and the GPUs' streams) until the work is done,
+// NCCL reports an error, or the timeout passes; a dead peer never hangs the caller.
 //
-// Two programs share this code:
-//   11_multi_gpu      one process drives all local GPUs (one communicator per GPU,
-//                     created together in one NCCL group)
-//   11_multi_gpu_mpi  one process per GPU, started by mpirun (ncclCommInitRankConfig
-//                     after rank 0's NCCL id is broadcast with MPI): the form that spans
-//                     nodes
+// Use it in your code (one process, k GPUs; shard[d]: count[d] floats on GPU d):
+//   #include "multi_gpu.cuh"
+//   std::vector<ncclComm_t> comms(k);
+//   std::vector<multi_gpu::Part<float>> parts(k);
+//   multi_gpu::Status status = multi_gpu::init_local(comms.data(), k, 120.0);  // give up after 120 s
+//   for (int d = 0; d < k && status.ok(); ++d) status = multi_gpu::prepare(d, count[d], &parts[d]);
+//   if (status.ok())
+//     status = multi_gpu::reduce_all<float, multi_gpu::Sum>(shard.data(), count.data(), parts.data(), comms.data(), k);
+//   if (status.ok()) status = multi_gpu::wait(parts.data(), comms.data(), k, 120.0);
+//   float sum = 0;  // every GPU holds the total now: read GPU 0's
+//   if (status.ok()) status = multi_gpu::read_total(parts[0], &sum);
+//   multi_gpu::Status released = multi_gpu::release(parts.data(), comms.data(), k, 120.0, status.ok());
+//   if (status.ok()) status = released;  // on failure, status.message() says which step and why
 //
-// Nothing here waits on NCCL without a deadline. The communicators are non-blocking
-// (ncclConfig_t::blocking = 0): every NCCL call returns at once, and the host polls
-// ncclCommGetAsyncError (and the streams) until the work is done, an error is reported,
-// or REDUCTION_NCCL_TIMEOUT seconds pass. A peer that died or hangs therefore ends the
-// run with a message that says so, never with a process that waits forever.
+// Compile: nvcc -std=c++17 -c multi_gpu.cu, link with -lnccl (int, float and double with
+// Sum, Max and Min are built in). One process per GPU (MPI): init_rank and reduce below.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <nccl.h>
 
-#include <memory>
-#include <stdexcept>
+#include <cstddef>
 #include <string>
 #include <vector>
 
-#include "chapter.h"
-#include "cli.h"
-#include "cuda_check.h"
-#include "device_buffer.h"
-#include "device_info.h"
-#include "l2_flush.h"
-#include "reference.h"
-#include "timer.h"
-
-#define NCCL_CHECK(call) ::multi_gpu::nccl_check((call), #call, __FILE__, __LINE__)
-
 namespace multi_gpu {
 
-using reduction::DeviceBuffer;
-using reduction::Op;
-using reduction::Options;
-using reduction::Reference;
+// ---------------------------------------------------------------- one GPU: 09, unchanged
 
-// An NCCL call failed, a communicator reported an asynchronous error, or NCCL work
-// did not finish in time. Exit code 3, like a CUDA error.
-class NcclError : public reduction::CudaError {
- public:
-  explicit NcclError(const std::string& what) : reduction::CudaError(what) {}
-};
+// Threads per block at large n (default_shape picks fewer at small n).
+constexpr int kDefaultBlock = 1024;
 
-// Throws NcclError naming the call, file and line (ncclInProgress is not an error:
-// non-blocking communicators return it from every call that has not finished yet).
-void nccl_check(ncclResult_t status, const char* call, const char* file, int line);
+// The operators (09's, defined in multi_gpu.cu with the NCCL operator that combines the
+// GPUs' totals alike): sum; max and min, which propagate NaN as numpy does.
+struct Sum;
+struct Max;
+struct Min;
 
-// How long any NCCL step may take before the run gives up, in seconds: the
-// environment variable REDUCTION_NCCL_TIMEOUT, default 120 (communicator creation
-// across many nodes can take tens of seconds; one all-reduce of one value takes
-// microseconds). Throws UsageError for a value that is not a positive number.
-double nccl_timeout_s();
+// 09's launch shape, grid and scratch for n elements on the current device.
+cudaError_t default_shape(std::size_t n, int* block, int* grid);
+cudaError_t default_grid(std::size_t n, int block, int* grid);
+std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
-// Chapter 09 as the harness sees it (09_single_pass/main.cu): its launch-shape check
-// and the chain length behind the float tolerance.
-const reduction::Variant& single_pass_variant();
+// 09's launcher: input[0, n) reduced with Op to *result (device memory), one launch on
+// `stream`; scratch zeroed once before the first call.
+template <typename T, typename Op>
+cudaError_t reduce_shard(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                         cudaStream_t stream = 0);
+
+// ---------------------------------------------------------------- shards
 
 // Where one GPU's shard lies in the whole array: elements [begin, begin + count).
 struct Shard {
@@ -80,112 +73,94 @@ struct GpuChoice {
 };
 GpuChoice gpu_choice(const std::vector<std::string>& visible, int local_rank);
 
-// Everything one GPU holds for a run. All of its work, the setup copies included,
-// goes to `stream` (non-blocking: it never waits for the legacy default stream).
+// ---------------------------------------------------------------- errors
+
+// The first thing that went wrong in a step: a CUDA error, an NCCL error (with NCCL's
+// own last message), or a wait that ran past its deadline. No exceptions: every
+// function returns one, like CUDA's and NCCL's calls.
+struct Status {
+  cudaError_t cuda = cudaSuccess;
+  ncclResult_t nccl = ncclSuccess;
+  bool timed_out = false;
+  std::string step;    // what was being done ("the all-reduce", ...)
+  std::string detail;  // NCCL's last error text, if any
+  double timeout_s = 0;
+  bool ok() const { return cuda == cudaSuccess && nccl == ncclSuccess && !timed_out; }
+  std::string message() const;
+};
+
+// ---------------------------------------------------------------- one GPU's part of a run
+
+// What one GPU holds besides its shard: its own non-blocking stream (every call below
+// enqueues there), 09's launch shape and scratch for the shard, and the one-element
+// total that the all-reduce leaves on every GPU.
 template <typename T>
-struct GpuState {
+struct Part {
   int device = 0;
-  Shard shard;
-  int block = 0, grid = 0;
-  DeviceBuffer<T> data, partial, total;
-  DeviceBuffer<unsigned char> scratch;
-  std::unique_ptr<reduction::L2Flusher> flush;
   cudaStream_t stream = nullptr;
-  std::unique_ptr<reduction::GpuTimer> timer;
-  ~GpuState();
+  int block = 0, grid = 0;
+  void* scratch = nullptr;
+  T* total = nullptr;
 };
 
-// Device memory one GPU needs for a shard of `count` elements (for the memory check).
-std::size_t bytes_needed(std::size_t count, std::size_t element_bytes, const reduction::DeviceInfo& device);
-
-// Prepares one GPU: picks the launch shape (--block and --grid, else 09's default block
-// and its default grid for this shard), creates the GPU's stream, allocates on
-// `device`, zeroes the scratch and fills the shard on that stream: generated there from
-// the counter-based generator (element i of the whole array is random_value(seed, i,
-// n)), or copied from the host input when the reader gave --input. Returns when the
-// shard is in place.
+// Sets up *part on `device` for a shard of `count` elements: 09's default shape, or the
+// block and grid given (either may be 0: its default). Returns when scratch is zeroed.
 template <typename T>
-void setup(GpuState<T>& gpu, int device, Shard shard, std::size_t n, const Options& o, const std::vector<T>* host);
+Status prepare(int device, std::size_t count, Part<T>* part, int block = 0, int grid = 0);
 
-// The reference of one shard, computed on all host cores from the same generator (or
-// from the host input); combine() the shards' references for the whole array.
+// Copies the part's total to *value (waits for its stream: call it after wait()).
 template <typename T>
-Reference shard_reference(Shard shard, std::size_t n, const Options& o, const std::vector<T>* host);
+Status read_total(const Part<T>& part, T* value);
 
-// The NCCL communicators of this process (one per local GPU), non-blocking, and the
-// deadline every wait on them gets. Destroyed cleanly by finish(); a communicator that
-// is not finished (an error on the way) is aborted by abort() or the destructor, which
-// also stops NCCL kernels that wait for a peer.
-class Communicators {
- public:
-  explicit Communicators(double timeout_s) : timeout_s_(timeout_s) {
-    config_.blocking = 0;  // every NCCL call returns at once; wait() polls with a deadline
-  }
-  ~Communicators() { abort(); }
-  Communicators(const Communicators&) = delete;
-  Communicators& operator=(const Communicators&) = delete;
+// ---------------------------------------------------------------- communicators
 
-  // One process, GPUs 0..k-1: one communicator per GPU, created in one NCCL group.
-  void init_local(int k);
-  // One GPU of a job of `ranks` ranks (the current device), from the job's unique id.
-  void init_rank(int ranks, const ncclUniqueId& id, int rank);
+// One process, GPUs 0..k-1: k non-blocking communicators of one clique, created in one
+// NCCL group; waits (at most timeout_s) until they are ready.
+Status init_local(ncclComm_t* comms, int k, double timeout_s);
 
-  // Waits until no communicator has an NCCL call in progress; throws NcclError on an
-  // asynchronous error or after the timeout. `what` names the step for the message.
-  void wait(const std::string& what);
-  // One look at every communicator's asynchronous error state; throws NcclError on an
-  // error. Returns true when a call is still in progress.
-  bool poll(const std::string& what);
+// One rank of a job of `ranks` (one process per GPU, e.g. under MPI), on the current
+// device, from the job's ncclUniqueId (made by one rank with ncclGetUniqueId and sent to
+// the others); waits at most timeout_s.
+Status init_rank(ncclComm_t* comm, int ranks, const ncclUniqueId& id, int rank, double timeout_s);
 
-  void finish();  // ncclCommFinalize (waited for, with the timeout), then ncclCommDestroy
-  void abort();   // ncclCommAbort on every communicator not yet finished
+// One look at the communicators: an NCCL error if one reports it; *in_progress says
+// whether a call is still being issued.
+Status poll(const ncclComm_t* comms, int k, bool* in_progress);
 
-  ncclComm_t operator[](std::size_t i) const { return comms_[i]; }
-  std::size_t size() const { return comms_.size(); }
-  double timeout_s() const { return timeout_s_; }
+// Waits until no communicator has a call in progress (the all-reduce is enqueued on the
+// streams), or an error, or timeout_s.
+Status wait_enqueued(const ncclComm_t* comms, int k, double timeout_s);
 
- private:
-  std::vector<ncclComm_t> comms_;
-  double timeout_s_;
-  ncclConfig_t config_ = NCCL_CONFIG_INITIALIZER;
-};
-
-// One run over the local GPUs: each reduces its shard (09's launcher) and the
-// all-reduce combines the partials into `total` on every GPU. Returns the slowest GPU's
-// time, in ms: on each GPU, CUDA events from before its shard's reduction to after its
-// part of the all-reduce (events of different GPUs cannot be subtracted from each
-// other, so this is not a span from the first GPU's start to the last GPU's end). Waits
-// by polling the streams and the communicators, never longer than their timeout.
+// Waits until every part's stream is idle and the communicators are done, polling both:
+// an NCCL kernel that waits for a dead peer ends in a timeout, not a hang.
 template <typename T>
-double run_once(std::vector<GpuState<T>>& gpus, Communicators& comms, Op op, bool flush);
+Status wait(const Part<T>* parts, const ncclComm_t* comms, int k, double timeout_s);
 
-// Reads `total` back from every local GPU and checks each against the reference.
+// Ends the communicators cleanly: ncclCommFinalize (waited for, at most timeout_s),
+// then ncclCommDestroy. On failure they are aborted.
+Status finish(ncclComm_t* comms, int k, double timeout_s);
+
+// Ends the communicators at once: ncclCommAbort, which also stops an NCCL kernel still
+// waiting for a peer. The way out after an error.
+void abort(ncclComm_t* comms, int k);
+
+// Ends the communicators (finish when `clean`, else abort), then frees the parts. Call
+// it once, whatever happened before.
 template <typename T>
-reduction::Verdict check_totals(std::vector<GpuState<T>>& gpus, const Reference& ref, std::size_t n, int k,
-                                std::string* result_text);
+Status release(Part<T>* parts, ncclComm_t* comms, int k, double timeout_s, bool clean);
 
-// The additions any input value passes through: 09's chain over the largest shard,
-// plus at most k - 1 additions in the all-reduce.
-std::size_t chain_length(std::size_t n, int k, int block, int grid);
+// ---------------------------------------------------------------- the reduction
 
-// One GPU of the run and where it is, for the report.
-struct Participant {
-  int rank = 0;            // MPI rank; the GPU's index in the single-process program
-  std::string host;        // "" in the single-process program
-  int local_rank = 0, local_size = 1;
-  std::string bus_id;      // PCI bus id: tells GPUs apart across CUDA_VISIBLE_DEVICES settings
-  reduction::DeviceInfo device;
-};
+// One GPU's step, enqueued on part.stream: 09's kernel reduces shard[0, count) into
+// part.total, then ncclAllReduce combines the totals of every rank of `comm` in place
+// (Op::nccl). One process per GPU calls this; returns before the GPU is done (wait()).
+template <typename T, typename Op>
+Status reduce(const T* shard, std::size_t count, const Part<T>& part, ncclComm_t comm);
 
-// This process's current GPU as a participant.
-Participant describe_current_gpu(int rank, const std::string& host, int local_rank, int local_size);
-
-// The report (human or --json), printed once: every participant's GPU, host and peak.
-void print_report(const Options& o, std::size_t n, int k, const std::string& mode, const Reference& ref,
-                  const reduction::Verdict& verdict, const std::string& result_text, double ms,
-                  const std::vector<Participant>& participants);
-
-// The command line both programs accept (--gpus only for the single-process one).
-reduction::CliSpec cli_spec(const std::string& program, bool gpus_flag);
+// The same for the k GPUs of one process, inside one ncclGroupStart/ncclGroupEnd: one
+// thread issues k ranks' all-reduces, and NCCL must see them together to start them.
+template <typename T, typename Op>
+Status reduce_all(const T* const* shards, const std::size_t* counts, const Part<T>* parts, const ncclComm_t* comms,
+                  int k);
 
 }  // namespace multi_gpu

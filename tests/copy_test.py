@@ -139,6 +139,70 @@ int main() {{
 """
 
 
+# 11_multi_gpu's block reduces shards that lie on k GPUs (every visible one): shard[d]
+# holds count[d] floats on GPU d; it leaves the total in `sum` and a multi_gpu::Status.
+MULTI_GPU_DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your code" block of {header}.
+#include <cstdio>
+#include <random>
+#include <vector>
+
+{includes}
+
+// The block, verbatim: k GPUs, shard[d] holds count[d] floats on GPU d; it leaves the
+// total in `sum` and what went wrong, if anything, in `status`.
+static int check(int k, const std::vector<float*>& shard, const std::vector<std::size_t>& count, std::size_t n,
+                 double expected) {{
+{body}
+  if (!status.ok()) {{
+    std::fprintf(stderr, "n = %zu over %d GPUs: %s\n", n, k, status.message().c_str());
+    return 1;
+  }}
+  if (static_cast<double>(sum) != expected) {{
+    std::fprintf(stderr, "n = %zu over %d GPUs: the block gave %.1f, the exact sum is %.1f\n", n, k, sum, expected);
+    return 1;
+  }}
+  std::printf("n = %zu over %d GPUs: sum %.1f, exact\n", n, k, sum);
+  return 0;
+}}
+
+int main() {{
+  int k = 0;
+  if (cudaGetDeviceCount(&k) != cudaSuccess || k == 0) {{
+    std::printf("SKIPPED: no CUDA device: the copy unit compiled and linked, but cannot run here\n");
+    return 77;
+  }}
+  std::mt19937_64 random(std::random_device{{}}());
+  int failures = 0;
+  for (std::size_t n : {{std::size_t(1000003), std::size_t(4097), std::size_t(33), std::size_t(1), std::size_t(0)}}) {{
+    // Integers from -3 to 3: float adds them exactly in any order (see DRIVER).
+    std::vector<float> host(n);
+    double expected = 0;
+    for (float& x : host) {{
+      x = static_cast<float>(static_cast<int>(random() % 7) - 3);
+      expected += x;
+    }}
+    std::vector<float*> shard(k, nullptr);
+    std::vector<std::size_t> count(k, 0);
+    for (int d = 0; d < k; ++d) {{
+      const multi_gpu::Shard s = multi_gpu::shard_of(n, k, d);
+      count[d] = s.count;
+      if (cudaSetDevice(d) != cudaSuccess || cudaMalloc(&shard[d], (s.count ? s.count : 1) * sizeof(float)) != cudaSuccess ||
+          cudaMemcpy(shard[d], host.data() + s.begin, s.count * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {{
+        std::fprintf(stderr, "could not set up the input\n");
+        return 1;
+      }}
+    }}
+    failures += check(k, shard, count, n, expected);
+    for (int d = 0; d < k; ++d) {{
+      cudaSetDevice(d);
+      cudaFree(shard[d]);
+    }}
+  }}
+  return failures ? 1 : 0;
+}}
+"""
+
+
 def fail(message):
     print(f"copy_test: {message}", file=sys.stderr)
     sys.exit(1)
@@ -192,6 +256,8 @@ def main():
     parser.add_argument("--nvcc", default="nvcc")
     parser.add_argument("--chapter", required=True, help="the chapter folder")
     parser.add_argument("--work", required=True, help="an empty folder to work in (emptied first)")
+    parser.add_argument("--nccl-include", default="", help="11_multi_gpu: where nccl.h is, if not on nvcc's path")
+    parser.add_argument("--nccl-library", default="", help="11_multi_gpu: libnccl to link the driver with")
     args = parser.parse_args()
 
     header, source = copy_unit(args.chapter)
@@ -211,13 +277,21 @@ def main():
         shutil.copy(path, args.work)
     stem = os.path.basename(source)[:-3]
     # Exactly the command of GUIDE.md, in a folder that holds only the two files.
-    run([args.nvcc, "-std=c++17", "-c", os.path.basename(source)], args.work)
+    # 11_multi_gpu also needs NCCL: its header's folder, if nvcc does not search it, and
+    # the library for the driver.
+    nccl = os.path.basename(header) == "multi_gpu.cuh"
+    include = ["-I" + args.nccl_include] if nccl and args.nccl_include else []
+    run([args.nvcc, "-std=c++17", "-c", os.path.basename(source)] + include, args.work)
 
-    driver = ROWS_DRIVER if os.path.basename(header) == "rows.cuh" else DRIVER
+    driver = {"rows.cuh": ROWS_DRIVER, "multi_gpu.cuh": MULTI_GPU_DRIVER}.get(os.path.basename(header), DRIVER)
     with open(os.path.join(args.work, "driver.cu"), "w", encoding="utf-8") as f:
         f.write(driver.format(header=os.path.basename(header), includes="\n".join(includes),
                               body="\n".join("  " + line for line in body)))
-    run([args.nvcc, "-std=c++17", "driver.cu", stem + ".o", "-o", "driver"], args.work)
+    link = []
+    if nccl:
+        library = args.nccl_library
+        link = ([library, "-Xlinker", "-rpath=" + os.path.dirname(library)] if library else ["-lnccl"])
+    run([args.nvcc, "-std=c++17", "driver.cu", stem + ".o", "-o", "driver"] + include + link, args.work)
     print(f"copy_test: {stem}.cuh + {stem}.cu compile alone and link with the block's driver")
 
 

@@ -1,0 +1,309 @@
+// multi_gpu_harness.cu: chapter 11's programs around its copy unit (multi_gpu_harness.h).
+#include "multi_gpu_harness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "harness.h"
+#include "random.h"
+
+namespace reduction {
+Chapter single_pass_chapter();  // 09_single_pass/main.cu
+}
+
+namespace reduction::multi_gpu_harness {
+
+void nccl_check(ncclResult_t status, const char* call, const char* file, int line) {
+  if (status != ncclSuccess && status != ncclInProgress) {
+    throw NcclError(std::string("NCCL error: ") + call + " failed at " + file + ":" + std::to_string(line) + ": " +
+                    ncclGetErrorString(status));
+  }
+}
+
+void throw_if_failed(const multi_gpu::Status& status, const std::string& what) {
+  if (status.ok()) return;
+  const std::string step = what.empty() ? status.step : what;
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", status.timeout_s);
+  if (status.timed_out) {
+    throw NcclError(step + " did not finish within " + seconds +
+                    " s (REDUCTION_NCCL_TIMEOUT): a peer rank is dead, stuck or unreachable, so this rank gives up "
+                    "instead of waiting forever");
+  }
+  if (status.nccl != ncclSuccess) {
+    throw NcclError(step + " failed: NCCL reports " + ncclGetErrorString(status.nccl) +
+                    (status.detail.empty() ? std::string() : " (" + status.detail + ")") +
+                    (status.nccl == ncclRemoteError ? "; a peer rank failed or its connection broke" : ""));
+  }
+  throw CudaError("CUDA error: " + step + " failed: " + cudaGetErrorName(status.cuda) + " (" +
+                  cudaGetErrorString(status.cuda) + ")");
+}
+
+double nccl_timeout_s() {
+  const char* text = std::getenv("REDUCTION_NCCL_TIMEOUT");
+  if (!text || !*text) return 120.0;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  if (*end != '\0' || !std::isfinite(seconds) || seconds <= 0) {
+    throw reduction::UsageError(std::string("REDUCTION_NCCL_TIMEOUT expects a positive number of seconds, not '") +
+                                text + "'");
+  }
+  return seconds;
+}
+
+const Variant& single_pass_variant() {
+  static const Chapter chapter = single_pass_chapter();
+  return chapter.main();
+}
+
+template <typename T>
+GpuState<T>::~GpuState() {
+  ncclComm_t none = nullptr;  // the communicators are Communicators' to end: free the part only
+  multi_gpu::release(&part, &none, 1, 0, false);
+}
+
+std::size_t bytes_needed(std::size_t count, std::size_t element_bytes, const DeviceInfo& device) {
+  // 2^20 blocks: more than any default grid, so the scratch estimate is an upper bound.
+  return count * element_bytes + 2 * device.l2_bytes + multi_gpu::scratch_bytes(count, 1024, 1 << 20) + (64u << 20);
+}
+
+namespace {
+
+// Element i of this GPU's shard is element shard.begin + i of the whole array: the same
+// value the CPU reference computes for that index.
+template <typename T>
+__global__ void fill_random(T* out, std::size_t count, std::size_t begin, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    out[i] = reduction::random_value<T>(seed, begin + i, n);
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void setup(GpuState<T>& g, int device, Shard shard, std::size_t n, const Options& options, const std::vector<T>* host) {
+  g.shard = shard;
+  throw_if_failed(multi_gpu::prepare(device, shard.count, &g.part, options.block, options.grid));
+  const DeviceInfo info = query_device();
+  g.timer = std::make_unique<GpuTimer>();
+  g.data = DeviceBuffer<T>(shard.count);
+  g.flush = std::make_unique<L2Flusher>(info.l2_bytes);
+  // The flusher zeroes its buffer with cudaMemset, on the legacy default stream, which a
+  // non-blocking stream does not wait for: let it finish before our stream starts.
+  CUDA_CHECK(cudaDeviceSynchronize());
+  // From here on every copy goes to the GPU's own stream, in order with its work.
+  const cudaStream_t stream = g.part.stream;
+  if (shard.count && host) {
+    CUDA_CHECK(cudaMemcpyAsync(g.data.get(), host->data() + shard.begin, shard.count * sizeof(T),
+                               cudaMemcpyHostToDevice, stream));
+  } else if (shard.count) {
+    fill_random<T><<<info.sm_count * 8, 256, 0, stream>>>(g.data.get(), shard.count, shard.begin, n, options.seed);
+    CUDA_CHECK_LAUNCH();
+  }
+  CUDA_CHECK(cudaStreamSynchronize(stream));  // no NCCL work yet: this cannot hang on a peer
+}
+
+template <typename T>
+Reference shard_reference(Shard shard, std::size_t n, const Options& options, const std::vector<T>* host) {
+  if (host) return reduction::cpu_reference(host->data() + shard.begin, shard.count, options.op);
+  const std::uint64_t seed = options.seed;
+  return reduction::reference_of<T>(shard.count, options.op, [&](std::size_t i) {
+    return reduction::random_value<T>(seed, shard.begin + i, n);
+  });
+}
+
+// ---------------------------------------------------------------- communicators
+
+void Communicators::init_local(int k) {
+  comms_.assign(k, nullptr);
+  throw_if_failed(multi_gpu::init_local(comms_.data(), k, timeout_s_));
+}
+
+void Communicators::init_rank(int ranks, const ncclUniqueId& id, int rank) {
+  comms_.assign(1, nullptr);
+  throw_if_failed(multi_gpu::init_rank(comms_.data(), ranks, id, rank, timeout_s_));
+}
+
+void Communicators::wait(const std::string& what) {
+  throw_if_failed(multi_gpu::wait_enqueued(comms_.data(), static_cast<int>(comms_.size()), timeout_s_), what);
+}
+
+void Communicators::finish() {
+  throw_if_failed(multi_gpu::finish(comms_.data(), static_cast<int>(comms_.size()), timeout_s_));
+}
+
+void Communicators::abort() { multi_gpu::abort(comms_.data(), static_cast<int>(comms_.size())); }
+
+// ---------------------------------------------------------------- one run
+
+namespace {
+
+template <typename T>
+multi_gpu::Status reduce_all(const std::vector<GpuState<T>>& gpus, const Communicators& comms, Op op) {
+  std::vector<const T*> shards;
+  std::vector<std::size_t> counts;
+  std::vector<multi_gpu::Part<T>> parts;
+  for (const GpuState<T>& g : gpus) {
+    shards.push_back(g.data.get());
+    counts.push_back(g.shard.count);
+    parts.push_back(g.part);
+  }
+  const int k = static_cast<int>(gpus.size());
+  switch (op) {
+    case Op::Max: return multi_gpu::reduce_all<T, multi_gpu::Max>(shards.data(), counts.data(), parts.data(), comms.data(), k);
+    case Op::Min: return multi_gpu::reduce_all<T, multi_gpu::Min>(shards.data(), counts.data(), parts.data(), comms.data(), k);
+    case Op::Sum:
+    default: return multi_gpu::reduce_all<T, multi_gpu::Sum>(shards.data(), counts.data(), parts.data(), comms.data(), k);
+  }
+}
+
+}  // namespace
+
+template <typename T>
+double run_once(std::vector<GpuState<T>>& gpus, Communicators& comms, Op op, bool flush) {
+  std::vector<multi_gpu::Part<T>> parts;
+  for (GpuState<T>& g : gpus) {  // each GPU: flush its L2, poison its total, start its timer
+    CUDA_CHECK(cudaSetDevice(g.part.device));
+    if (flush) g.flush->flush(g.part.stream);
+    CUDA_CHECK(cudaMemsetAsync(g.part.total, 0xCD, sizeof(T), g.part.stream));
+    g.timer->start(g.part.stream);
+    parts.push_back(g.part);
+  }
+  // Each GPU reduces its shard, then one grouped all-reduce over the K totals.
+  throw_if_failed(reduce_all(gpus, comms, op));
+  // Non-blocking communicators may still be enqueueing the all-reduce: it is on the
+  // streams once no communicator is in progress. Only then can the stop events follow it.
+  comms.wait("enqueueing the all-reduce");
+  for (GpuState<T>& g : gpus) {
+    CUDA_CHECK(cudaSetDevice(g.part.device));
+    g.timer->stop(g.part.stream);
+  }
+  throw_if_failed(multi_gpu::wait(parts.data(), comms.data(), static_cast<int>(parts.size()), comms.timeout_s()));
+  double slowest = 0;
+  for (GpuState<T>& g : gpus) {
+    CUDA_CHECK(cudaSetDevice(g.part.device));
+    slowest = std::max<double>(slowest, g.timer->elapsed_ms());  // the stop event is done: no wait
+  }
+  return slowest;
+}
+
+std::size_t chain_length(std::size_t n, int k, int block, int grid) {
+  const Shard largest = shard_of(n, k, 0);
+  return single_pass_variant().chain_length(largest.count, block, grid) + static_cast<std::size_t>(k);
+}
+
+template <typename T>
+reduction::Verdict check_totals(std::vector<GpuState<T>>& gpus, const Reference& ref, std::size_t n, int k,
+                                std::string* result_text) {
+  reduction::Verdict worst;
+  worst.ok = true;
+  for (GpuState<T>& g : gpus) {
+    T total{};
+    throw_if_failed(multi_gpu::read_total(g.part, &total));  // the stream is idle: cannot wait on a peer
+    reduction::Verdict verdict = reduction::verify(total, ref, chain_length(n, k, g.part.block, g.part.grid));
+    if (result_text && result_text->empty()) *result_text = reduction::format_value(total);
+    if (!verdict.ok && worst.ok) {
+      verdict.note = "GPU " + std::to_string(g.part.device) + " holds " + reduction::format_value(total) +
+               (verdict.note.empty() ? "" : "; " + verdict.note);
+      worst = verdict;
+    } else if (worst.ok) {
+      worst.error = std::max(worst.error, verdict.error);
+      worst.tolerance = verdict.tolerance;
+    }
+  }
+  return worst;
+}
+
+// ---------------------------------------------------------------- the report
+
+Participant describe_current_gpu(int rank, const std::string& host, int local_rank, int local_size) {
+  Participant p;
+  p.rank = rank;
+  p.host = host;
+  p.local_rank = local_rank;
+  p.local_size = local_size;
+  p.device = reduction::query_device();
+  char bus_id[32] = "";
+  CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, p.device.id));
+  p.bus_id = bus_id;
+  return p;
+}
+
+void print_report(const Options& options, std::size_t n, int k, const std::string& mode, const Reference& ref,
+                  const reduction::Verdict& verdict, const std::string& result_text, double ms,
+                  const std::vector<Participant>& participants) {
+  double peak = 0;
+  for (const Participant& p : participants) peak += p.device.peak_gbps();
+  const std::size_t bytes = n * (options.type == reduction::DType::Double ? 8 : 4);
+  const double gbps = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
+  const std::string ref_text = reduction::expected_text(ref);  // an overflowing int sum: modulo 2^32
+  const bool mpi = !participants.empty() && !participants[0].host.empty();
+  if (options.json) {
+    std::string devices = "[";
+    for (std::size_t i = 0; i < participants.size(); ++i) {
+      const Participant& p = participants[i];
+      char entry[1024];
+      std::snprintf(entry, sizeof entry,
+                    "%s{\"rank\": %d, \"host\": \"%s\", \"local_rank\": %d, \"local_size\": %d, \"gpu\": %d, "
+                    "\"bus_id\": \"%s\", \"name\": \"%s\", \"peak_gbps\": %.3f}",
+                    i ? ", " : "", p.rank, reduction::json_escape(p.host).c_str(), p.local_rank, p.local_size,
+                    p.device.id, reduction::json_escape(p.bus_id).c_str(),
+                    reduction::json_escape(p.device.name).c_str(), p.device.peak_gbps());
+      devices += entry;
+    }
+    devices += "]";
+    std::printf("{\"chapter\": \"11_multi_gpu\", \"mode\": \"%s\", \"gpus\": %d, \"type\": \"%s\", \"op\": \"%s\", "
+                "\"n\": %zu, \"result\": %s, \"reference\": %s, \"error\": %s, \"ok\": %s, \"ms\": %.6f, "
+                "\"gbps\": %.3f, \"peak_gbps\": %.3f, \"device\": \"%s\", \"devices\": %s, \"cuda\": \"%s\"}\n",
+                mode.c_str(), k, reduction::dtype_name(options.type), reduction::op_name(options.op), n,
+                reduction::json_number(result_text).c_str(), reduction::json_number(ref_text).c_str(),
+                reduction::json_number(reduction::format_value(verdict.error)).c_str(), verdict.ok ? "true" : "false",
+                ms, gbps, peak,
+                reduction::json_escape(participants.empty() ? "" : participants[0].device.name).c_str(),
+                devices.c_str(), reduction::cuda_version_string().c_str());
+    return;
+  }
+  std::printf("11_multi_gpu (%s): %zu %s values in %d shards, one per GPU; 09 on each, then ncclAllReduce\n",
+              mode.c_str(), n, reduction::dtype_name(options.type), k);
+  for (const Participant& p : participants) {
+    const Shard s = shard_of(n, k, p.rank);
+    if (mpi) {
+      std::printf("rank %-5d  host %s, local rank %d of %d, GPU %d (%s): %s, peak %.0f GB/s, shard [%zu, %zu)\n",
+                  p.rank, p.host.c_str(), p.local_rank, p.local_size, p.device.id, p.bus_id.c_str(),
+                  p.device.describe().c_str(), p.device.peak_gbps(), s.begin, s.begin + s.count);
+    } else {
+      std::printf("gpu %-6d %s (%s), peak %.0f GB/s, shard [%zu, %zu)\n", p.rank, p.device.describe().c_str(),
+                  p.bus_id.c_str(), p.device.peak_gbps(), s.begin, s.begin + s.count);
+    }
+  }
+  std::printf("%-10s %s on every GPU\nreference  %s\n", reduction::op_name(options.op), result_text.c_str(), ref_text.c_str());
+  std::printf("error      %.3g (tolerance %.3g)  %s\n", verdict.error, verdict.tolerance, verdict.ok ? "ok" : "WRONG");
+  for (const std::string& note : {reduction::non_finite_note(ref), verdict.note}) {
+    if (!note.empty()) std::printf("note       %s\n", note.c_str());
+  }
+  std::printf("time       %s ms (median of %d, L2 %s)  %.1f GB/s aggregate  %.1f%% of the GPUs' summed peak\n",
+              reduction::format_ms(ms).c_str(), options.reps, options.flush ? "flushed" : "not flushed", gbps, 100 * gbps / peak);
+}
+
+reduction::CliSpec cli_spec(const std::string& program, bool gpus_flag) {
+  reduction::CliSpec spec;
+  spec.program = program;
+  spec.ops = true;
+  spec.multi_gpu = gpus_flag;
+  return spec;
+}
+
+#define MULTI_GPU_HARNESS_INSTANTIATE(T)                                                                      \
+  template struct GpuState<T>;                                                                                   \
+  template void setup<T>(GpuState<T>&, int, Shard, std::size_t, const Options&, const std::vector<T>*);         \
+  template Reference shard_reference<T>(Shard, std::size_t, const Options&, const std::vector<T>*);             \
+  template double run_once<T>(std::vector<GpuState<T>>&, Communicators&, Op, bool);                            \
+  template Verdict check_totals<T>(std::vector<GpuState<T>>&, const Reference&, std::size_t, int, std::string*);
+MULTI_GPU_HARNESS_INSTANTIATE(int)
+MULTI_GPU_HARNESS_INSTANTIATE(float)
+MULTI_GPU_HARNESS_INSTANTIATE(double)
+
+}  // namespace reduction::multi_gpu_harness
