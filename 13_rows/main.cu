@@ -131,7 +131,8 @@ std::string describe(RowMethod method, std::size_t rows, std::size_t cols, Eleme
   switch (plan.method) {
     case rows::Method::Thread:
       what = plan.staged ? "one thread per row, " + std::to_string(plan.rows_per_thread) +
-                               " rows per thread, staged in shared memory (rows of at most 64 bytes)"
+                               (plan.rows_per_thread == 1 ? " row" : " rows") +
+                               " per thread, staged in shared memory (rows of at most 64 bytes)"
                          : std::string("one thread per row");
       break;
     case rows::Method::Group: what = "a group of " + std::to_string(plan.threads_per_row) + " lanes per row"; break;

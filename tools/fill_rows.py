@@ -167,7 +167,8 @@ def write_bound(dtype, op):
 
 
 def plan_text(row):
-    """The method the program reported for a row ("chooses one thread per row, ..."), for a table cell."""
+    """The method the program reported for a row ("chooses one thread per row, ..."), for a table cell (runs
+    made before 13_rows said "1 row per thread" said "1 rows")."""
     return row["plan"].replace("chooses ", "").replace(" 1 rows per thread", " 1 row per thread")
 
 
