@@ -92,7 +92,7 @@ std::string usage(const CliSpec& spec) {
   if (spec.tour) {
     out << "  --sweep      run every chapter for N = 2^10 .. 2^30 (as far as the device's memory allows)\n"
         << "               and write sweep_T.csv and sweep_T.json, T the --type (sweep_int.csv, ...)\n"
-        << "  --out DIR    folder for the --sweep files (default: the current folder)\n";
+        << "  --out DIR    folder for the --sweep files, created if missing (default: the current folder)\n";
   }
   out << "\nexit codes: 0 verified, 1 wrong result, 2 bad usage or input, 3 no CUDA device or a CUDA error\n";
   return out.str();

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <new>
 #include <sstream>
 
@@ -32,6 +33,14 @@ std::string json_number(const std::string& formatted) {
 std::string json_non_finite(const Reference& ref) {
   return "{\"nan\": " + std::to_string(ref.nans) + ", \"inf\": " + std::to_string(ref.pos_infs) +
          ", \"-inf\": " + std::to_string(ref.neg_infs) + "}";
+}
+
+std::string sweep_folder(const std::string& out_dir) {
+  const std::string dir = out_dir.empty() ? "." : out_dir;
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);  // nothing to do when it exists
+  if (error) throw UsageError("cannot create the folder '" + dir + "' for the sweep files: " + error.message());
+  return dir;
 }
 
 std::string format_ms(double ms) {

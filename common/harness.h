@@ -103,6 +103,10 @@ std::string json_number(const std::string& formatted);
 std::string json_non_finite(const Reference& ref);
 std::string format_ms(double ms);
 
+// The folder --sweep writes to (--out DIR, "." when not given), created with its parents
+// when it does not exist yet; UsageError (exit 2) saying why when it cannot be.
+std::string sweep_folder(const std::string& out_dir);
+
 // The main() of every GPU chapter.
 int run_chapter(const Chapter& chapter, int argc, char** argv);
 

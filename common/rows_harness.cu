@@ -134,7 +134,7 @@ std::string rows_usage(const std::string& program) {
       << "  --sweep      M x K = 2^26 at K = 1, 3, 8, 32, 33, 128, 1000, 1024, 8192, 65536, float and bf16:\n"
       << "               every method, CUB and the read-only floor interleaved, and each operator at six K;\n"
       << "               writes rows_sweep.csv and rows_sweep.json\n"
-      << "  --out DIR    folder for the --sweep files (default: the current folder)\n"
+      << "  --out DIR    folder for the --sweep files, created if missing (default: the current folder)\n"
       << "\nEvery row is checked against a CPU reference in double, and the read-only floor (a kernel that\n"
       << "only reads the input) is timed in the same run.\n"
       << "\nexit codes: 0 verified, 1 wrong result, 2 bad usage or input, 3 no CUDA device or a CUDA error\n";
@@ -839,7 +839,7 @@ constexpr RowMethod kSweepMethods[] = {RowMethod::Thread, RowMethod::Group,     
                                        RowMethod::Auto,   RowMethod::CubSegmented, RowMethod::CubBlock};
 
 int sweep(const RowsProgram& program, const RowsOptions& options, const DeviceInfo& device) {
-  const std::string dir = options.out_dir.empty() ? "." : options.out_dir;
+  const std::string dir = sweep_folder(options.out_dir);
   std::ofstream csv(dir + "/rows_sweep.csv"), json(dir + "/rows_sweep.json");
   if (!csv || !json) throw UsageError("cannot write the sweep files in '" + dir + "'");
   csv << "type,k,m,op,method,plan,ms,min_ms,iqr_ms,gbps,traffic_gbps,percent_of_peak,percent_of_floor,ok\n";

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <random>
 
+#include "harness.h"
 #include "input.h"
 #include "random.h"
 
@@ -336,6 +337,30 @@ TEST(Input, NarrowNpyTypesWidenExactlyOnLoad) {
   // Same type: no conversion reported.
   load_input<float>(float_file, &info);
   EXPECT_EQ(info.converted_from, "");
+}
+
+// --sweep --out DIR: the folder is made with its parents; a place that cannot be a folder
+// is a usage error that names it.
+TEST(SweepFolder, IsCreatedWithItsParents) {
+  const std::string dir = temp_path("sweep_folder_" + std::to_string(getpid())) + "/a/b";
+  EXPECT_EQ(sweep_folder(dir), dir);
+  struct stat info {};
+  ASSERT_EQ(stat(dir.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISDIR(info.st_mode));
+  EXPECT_EQ(sweep_folder(dir), dir);  // already there: nothing to do
+  EXPECT_EQ(sweep_folder(""), ".");
+}
+
+TEST(SweepFolder, UnderAFileIsAUsageError) {
+  const std::string file = temp_path("sweep_folder_file_" + std::to_string(getpid()));
+  std::ofstream(file) << "x";
+  try {
+    sweep_folder(file + "/out");
+    FAIL() << "no error for a folder under a file";
+  } catch (const UsageError& error) {
+    EXPECT_NE(std::string(error.what()).find(file + "/out"), std::string::npos) << error.what();
+  }
+  std::remove(file.c_str());
 }
 
 }  // namespace

@@ -720,20 +720,20 @@ def results_page(sweeps, root, page, suspects=()):
         out += ["## Suspect points", "",
                 "Published with --allow-suspect; `python3 tools/results.py check` on the runs lists them:", ""]
         out += [f"- {describe_suspect(s)}" for s in suspects] + [""]
+    allow = " --allow-suspect" if suspects else ""  # as this page was made
     out += ["## How to reproduce", "",
             "On each of several separately started machines with a CUDA GPU, from the repository root "
             "(tools/gpu_suite.sh's sweep step measures suspect points again, see tools/results.py):", "", "```sh",
             "bash tools/gpu_suite.sh build sweep      # writes build/gpu-results/ (data/sweep_*.json, gpu.txt)",
             "```", "",
             "then, with the runs' folders side by side on one machine:", "", "```sh",
-            "python3 tools/fill_docs.py RESULTS_1 RESULTS_2 RESULTS_3   # docs/data/runK, this page, the plots, "
-            "the READMEs",
-            "python3 tools/results.py                                   # again from docs/data/run*", "```", "",
+            f"python3 tools/fill_docs.py RESULTS_1 RESULTS_2 RESULTS_3{allow}   # docs/data/runK, this page, the "
+            "plots, the READMEs",
+            f"python3 tools/results.py{allow}                                   # again from docs/data/run*", "```", "",
             "Both refuse (exit 1, listing them) while any point is suspect; `--allow-suspect` publishes such "
-            "points marked †, as this page does for those listed above.", "",
-            "One sweep by hand:", "", "```sh",
-            "cmake --preset release && cmake --build --preset release",
-            "mkdir -p docs/data/run1"]
+            "points marked †" + (", as this page does for those listed above." if suspects else "."), "",
+            "One sweep by hand (`--out` creates the folder):", "", "```sh",
+            "cmake --preset release && cmake --build --preset release"]
     out += [REPRODUCE.replace("--type int", f"--type {t}") for t in TYPES]
     out += ["python3 tools/results.py docs/data/run1", "```", "",
             "A sweep runs every chapter at N = 2^10 .. 2^30 (stopping early if the GPU's memory runs out) and takes "

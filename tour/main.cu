@@ -177,7 +177,7 @@ int tour_one(const std::vector<T>& host, const std::string& converted_from, cons
 
 template <typename T>
 int sweep(const Options& options, const DeviceInfo& device, const std::vector<Chapter>& chapters) {
-  const std::string dir = options.out_dir.empty() ? "." : options.out_dir;
+  const std::string dir = sweep_folder(options.out_dir);
   std::ofstream csv(dir + "/sweep_" + dtype_name(options.type) + ".csv");
   std::ofstream json(dir + "/sweep_" + dtype_name(options.type) + ".json");
   if (!csv || !json) throw UsageError("cannot write the sweep files in '" + dir + "'");
