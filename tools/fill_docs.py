@@ -18,7 +18,7 @@ From the first run that has them (files one run is enough for):
   ncu_*.csv                    -> the <!-- ncu:NN_name --> blocks, docs/profiling.md
   sass_08.txt                  -> 08's <!-- sass:08_vectorized --> block
   pitfalls.txt                 -> docs/pitfalls.md's <!-- output:N --> blocks, 06's sanitizer block
-  chapters.jsonl, cpu_300M_float.txt -> 00's block; seed_kernels.txt -> 01-06: against the articles' kernels
+  chapters.jsonl, cpu_300M_float.txt -> 00's block
   tune_single_pass.txt, blocks.jsonl -> docs/tuning.md
 For --multigpu (chapter 11): gpu_x2.txt (or gpu.txt), topo.txt, multigpu*.txt, multigpu.jsonl,
 ctest_multigpu.log.
@@ -145,89 +145,6 @@ def reps_of(records, fallback=None):
 
 def median_text(reps):
     return f"median of {reps}" if reps else "median of the timed runs"
-
-
-# ----------------------------------------------------------------------------- 01-06 against the articles
-
-def seed_blocks(dirs):
-    """01-06: our chapter against the source article's kernel (docs/README.md#sources), both measured in one run."""
-    run = first_with(dirs, "seed_kernels.txt", "blocks.jsonl")
-    if run is None:
-        skipped("the 01-06 blocks against the articles' kernels", ["seed_kernels.txt", "blocks.jsonl"])
-        return
-    on = on_run(run, dirs)
-    seed_text = read(os.path.join(run, "seed_kernels.txt"))
-    seed = {}
-    for line in seed_text.splitlines():
-        m = re.match(r"seed (\w+) 2\^(\d+) ([\d.]+)", line)
-        if m:
-            seed[(m.group(1), int(m.group(2)))] = float(m.group(3))
-    m = re.search(r"(?:median of|reps:?)\s*(\d+)", seed_text)
-    seed_reps = m.group(1) if m else None
-    records = jsonl(os.path.join(run, "blocks.jsonl"))
-    blocks = {(d["chapter"], d["block"], d["n"].bit_length() - 1): d["ms"] * 1000 for d in records}
-    reps = reps_of(records)
-    same = seed_reps is None or seed_reps == reps
-    how = median_text(reps) + ("" if same else f" (the articles' kernels: {median_text(seed_reps)})")
-    # The chapters' default block, from their runs at the default shape (chapters.jsonl of the same run).
-    defaults = {}
-    if os.path.exists(os.path.join(run, "chapters.jsonl")):
-        for d in jsonl(os.path.join(run, "chapters.jsonl")):
-            if isinstance(d.get("block"), int):
-                defaults.setdefault(d["chapter"], d["block"])
-    pairs = {"01_global_naive": "reduceNeighbored", "02_neighbored_less": "reduceNeighboredLess",
-             "03_interleaved": "reduceInterleaved"}
-    for chapter, kernel in pairs.items():
-        if any((kernel, k) not in seed for k in (24, 28)):
-            print(f"fill_docs: seed_kernels.txt has no {kernel} at 2^24 and 2^28; {chapter} block left as it was",
-                  file=sys.stderr)
-            continue
-        lines = ["| 16M / 256M ints | 2^24 µs | vs the article's | 2^28 µs | vs the article's |",
-                 "|---|---|---|---|---|"]
-        lines.append(f"| `{kernel}` of the Professional CUDA C Programming notes, as written, block 512, "
-                     f"first launch only | {seed[(kernel, 24)]:.1f} | | "
-                     f"{seed[(kernel, 28)]:.1f} | |")
-        for block in sorted({b for (c, b, _) in blocks if c == chapter}, reverse=True):
-            if (chapter, block, 24) not in blocks or (chapter, block, 28) not in blocks:
-                continue
-            if chapter in defaults and block not in (512, defaults[chapter]):
-                continue  # the article's block and the chapter's default (every block when that is unknown)
-            label = f"this chapter, block {block}, every launch" + (
-                " (the default)" if block == defaults.get(chapter) else "")
-            t24, t28 = blocks[(chapter, block, 24)], blocks[(chapter, block, 28)]
-            lines.append(f"| {label} | {t24:.1f} | {100 * (t24 / seed[(kernel, 24)] - 1):+.1f}% | {t28:.1f} | "
-                         f"{100 * (t28 / seed[(kernel, 28)] - 1):+.1f}% |")
-        text = (f"Measured side by side on the {on}; L2 flushed before each run, input restored, {how}; one run, "
-                "so no spread is known for these rows.\n\n" + "\n".join(lines))
-        fill(f"{chapter}/README.md", f"results:{chapter[:2]}_seed", text)
-    # 04 and 06 against the article's kernels, both from this run's sweep.
-    try:
-        sweep = results.load_all(run)["int"]
-    except (results.DataError, KeyError):
-        print("fill_docs: the run with seed_kernels.txt has no int sweep; 04 and 06 seed blocks left as they were",
-              file=sys.stderr)
-        return
-    sms = None
-    steps = os.path.join(run, "tune_steps.txt")
-    if os.path.exists(steps):
-        m = re.search(r"^sms: (\d+)", read(steps), re.M)
-        sms = int(m.group(1)) if m else None
-    reduce4_grid = f"{3 * sms} blocks (3 × SMs)" if sms else "3 blocks per SM"
-    for chapter, kernel, shape in (("04_shared_tree", "reduce2", "256 blocks × 256, then 1 × 256"),
-                                   ("06_warp_unroll", "reduce4",
-                                    f"{reduce4_grid} × 256, then 1 × {3 * sms if sms else 'that many'}")):
-        rows = sweep["table"].get(chapter, {})
-        if any((kernel, k) not in seed for k in (24, 28)) or (1 << 24) not in rows or (1 << 28) not in rows:
-            continue
-        t24, t28 = rows[1 << 24]["ms"] * 1000, rows[1 << 28]["ms"] * 1000
-        text = (f"Measured side by side on the {on}; L2 flushed before each run, "
-                f"{median_text(sweep.get('reps') if isinstance(sweep.get('reps'), int) else seed_reps)}.\n\n"
-                f"| ints | 2^24 µs | 2^28 µs |\n|---|---|---|\n"
-                f"| `{kernel}` of blakewoo's reduce analysis, as written ({shape}) | {seed[(kernel, 24)]:.1f} | "
-                f"{seed[(kernel, 28)]:.1f} |\n"
-                f"| this chapter, default shape | {t24:.1f} ({seed[(kernel, 24)] / t24:.2f}× faster) | "
-                f"{t28:.1f} ({seed[(kernel, 28)] / t28:.2f}× faster) |")
-        fill(f"{chapter}/README.md", f"results:{chapter[:2]}_seed", text)
 
 
 # ----------------------------------------------------------------------------- 04 and 06, one change at a time
@@ -782,7 +699,6 @@ def main(argv=None):
         print(f"fill_docs: {e}", file=sys.stderr)
         return 2
     sweeps = results.combine(results.load_runs(published))
-    seed_blocks(dirs)
     steps_blocks(dirs)
     vs_cub(sweeps)
     cpu_block(dirs)

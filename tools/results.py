@@ -1160,7 +1160,7 @@ def update(data_dirs, root, readmes=True, allow_suspect=False):
                 else:
                     content = chapter_block(key, sweeps, root, path, suspects)
                 if content is None:
-                    # Blocks of other scripts (results:01_seed, results:tuning_blocks, ...) are not ours;
+                    # Blocks of other scripts (results:tuning_blocks, ...) are not ours;
                     # a chapter's own block without sweep data (11_multi_gpu: fill_docs.py --multigpu) is noted.
                     if os.path.isdir(os.path.join(root, key)):
                         print(f"note: {os.path.relpath(path, root)}: no sweep data for '{key}'; block left as it was")
