@@ -55,7 +55,7 @@ struct WriteValueIndex {
   rows::ValueIndex* output;
   template <typename In>
   __host__ __device__ void operator()(std::ptrdiff_t row, const cub::KeyValuePair<int, In>& found) const {
-    output[row] = {as_float(found.value), static_cast<std::int64_t>(found.key)};
+    output[row] = {as_float(found.value), found.key};
   }
 };
 
@@ -99,26 +99,24 @@ template <typename Op> struct Rule;
 template <> struct Rule<rows::Sum> {
   using State = float;
   __device__ static State identity() { return 0.0f; }
-  __device__ static State element(float x, std::int64_t) { return x; }
+  __device__ static State element(float x, int) { return x; }
   __device__ static State combine(State a, State b) { return a + b; }
   __device__ static float result(State s) { return s; }
 };
 template <> struct Rule<rows::Max> {
   using State = float;
   __device__ static State identity() { return -cuda::std::numeric_limits<float>::infinity(); }
-  __device__ static State element(float x, std::int64_t) { return x; }
+  __device__ static State element(float x, int) { return x; }
   __device__ static State combine(State a, State b) { return (a > b || a != a) ? a : b; }
   __device__ static float result(State s) { return s; }
 };
 template <> struct Rule<rows::ArgMax> {
   struct State {
     float value;
-    std::int64_t index;
+    int index;
   };
-  __device__ static State identity() {
-    return {-cuda::std::numeric_limits<float>::infinity(), cuda::std::numeric_limits<std::int64_t>::max()};
-  }
-  __device__ static State element(float x, std::int64_t column) { return {x, column}; }
+  __device__ static State identity() { return {-cuda::std::numeric_limits<float>::infinity(), INT_MAX}; }
+  __device__ static State element(float x, int column) { return {x, column}; }
   __device__ static State combine(State a, State b) {
     const bool a_nan = a.value != a.value, b_nan = b.value != b.value;
     const bool b_wins = (b_nan || a_nan) ? b_nan && (!a_nan || b.index < a.index)
@@ -126,20 +124,20 @@ template <> struct Rule<rows::ArgMax> {
     return b_wins ? b : a;
   }
   __device__ static rows::ValueIndex result(State s) {
-    return {s.value, s.index == cuda::std::numeric_limits<std::int64_t>::max() ? std::int64_t(-1) : s.index};
+    return {s.value, s.index == INT_MAX ? -1 : s.index};
   }
 };
 template <> struct Rule<rows::MeanVar> {
   struct State {
-    std::int64_t count;
+    int count;
     float mean, m2;
   };
   __device__ static State identity() { return {0, 0.0f, 0.0f}; }
-  __device__ static State element(float x, std::int64_t) { return {1, x, x - x}; }  // M2 NaN for inf or NaN, as rows.cu
+  __device__ static State element(float x, int) { return {1, x, x - x}; }  // M2 NaN for inf or NaN, as rows.cu
   __device__ static State combine(State a, State b) {  // Chan et al.'s merge; Welford's update when b is one element
     if (b.count == 0) return a;
     if (a.count == 0) return b;
-    const std::int64_t n = a.count + b.count;
+    const int n = a.count + b.count;
     const float delta = b.mean - a.mean;
     const float weight_b = static_cast<float>(b.count) / static_cast<float>(n);
     return {n, fmaf(delta, weight_b, a.mean), a.m2 + b.m2 + delta * delta * (static_cast<float>(a.count) * weight_b)};
@@ -178,7 +176,7 @@ __global__ void __launch_bounds__(kThreads)
     if (row < rows) {
       const In* data = input + row * cols;
 #pragma unroll 4
-      for (std::size_t j = lane; j < cols; j += kLanes) state = R::combine(state, R::element(as_float(data[j]), j));
+      for (std::size_t j = lane; j < cols; j += kLanes) state = R::combine(state, R::element(as_float(data[j]), int(j)));
     }
     if constexpr (kLanes > 1) state = WarpReduce(temp[my_row]).Reduce(state, Combine<Op>{});
     if (lane == 0 && row < rows) output[row] = R::result(state);
@@ -199,7 +197,7 @@ __global__ void __launch_bounds__(kThreads)
     typename R::State state = R::identity();
 #pragma unroll 4
     for (std::size_t j = threadIdx.x; j < cols; j += kThreads) {
-      state = R::combine(state, R::element(as_float(data[j]), j));
+      state = R::combine(state, R::element(as_float(data[j]), int(j)));
     }
     state = BlockReduce(temp).Reduce(state, Combine<Op>{});
     if (threadIdx.x == 0) output[row] = R::result(state);
@@ -255,6 +253,9 @@ cudaError_t collective_reduce(const In* input, std::size_t rows, std::size_t col
                               cudaStream_t stream) {
   if (rows == 0) return cudaSuccess;
   if (!pointers_ok(input, rows, cols, output)) return cudaErrorInvalidValue;
+  if (!std::is_same_v<Op, rows::Sum> && !std::is_same_v<Op, rows::Max> && cols > std::size_t(INT_MAX)) {
+    return cudaErrorInvalidValue;  // a 32-bit column or count, as rows::reduce_rows
+  }
   switch (collective_threads_per_row(rows, cols, sizeof(In))) {
     case 1: launch_warp<1, In, Op>(input, rows, cols, output, stream); break;
     case 2: launch_warp<2, In, Op>(input, rows, cols, output, stream); break;

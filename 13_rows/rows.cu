@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 namespace rows {
@@ -51,7 +52,7 @@ constexpr int kMaxBlockPerRow = 256;
 
 // The column ArgMax's identity carries: larger than any real column, so that a real
 // element always wins a tie against the identity.
-constexpr std::int64_t kNoIndex = cuda::std::numeric_limits<std::int64_t>::max();
+constexpr int kNoIndex = INT_MAX;
 
 // ---------------------------------------------------------------- input elements as float
 
@@ -128,8 +129,8 @@ template <typename Op> struct Reducer;
 template <> struct Reducer<Sum> {
   using State = float;
   __device__ static State identity() { return 0.0f; }
-  __device__ static State element(float x, std::int64_t /*column*/) { return x; }
-  template <int N> __device__ static State vector(const float (&x)[N], std::int64_t /*first_column*/) {
+  __device__ static State element(float x, int /*column*/) { return x; }
+  template <int N> __device__ static State vector(const float (&x)[N], int /*first_column*/) {
     float sums[N];
 #pragma unroll
     for (int k = 0; k < N; ++k) sums[k] = x[k];
@@ -149,8 +150,8 @@ template <> struct Reducer<Sum> {
 template <> struct Reducer<Max> {
   using State = float;
   __device__ static State identity() { return -cuda::std::numeric_limits<float>::infinity(); }
-  __device__ static State element(float x, std::int64_t /*column*/) { return x; }
-  template <int N> __device__ static State vector(const float (&x)[N], std::int64_t /*first_column*/) {
+  __device__ static State element(float x, int /*column*/) { return x; }
+  template <int N> __device__ static State vector(const float (&x)[N], int /*first_column*/) {
     State best = x[0];
 #pragma unroll
     for (int k = 1; k < N; ++k) best = combine(best, x[k]);
@@ -167,14 +168,14 @@ template <> struct Reducer<Max> {
 template <> struct Reducer<ArgMax> {
   struct State {
     float value;
-    std::int64_t index;
+    int index;
   };
   __device__ static State identity() { return {-cuda::std::numeric_limits<float>::infinity(), kNoIndex}; }
-  __device__ static State element(float x, std::int64_t column) { return {x, column}; }
+  __device__ static State element(float x, int column) { return {x, column}; }
   // One vector: its largest value by a pairwise tree of Max's NaN-propagating compare
   // (log2(N) deep, no indices carried), then the first column that holds it (the first
-  // NaN if it is NaN): cheaper than N - 1 full combines of (value, 64-bit column).
-  template <int N> __device__ static State vector(const float (&x)[N], std::int64_t first_column) {
+  // NaN if it is NaN): cheaper than N - 1 full combines of (value, column).
+  template <int N> __device__ static State vector(const float (&x)[N], int first_column) {
     float maxima[N];
 #pragma unroll
     for (int k = 0; k < N; ++k) maxima[k] = x[k];
@@ -203,11 +204,10 @@ template <> struct Reducer<ArgMax> {
   }
   __device__ static State combine(State a, State b) { return beats(b, a) ? b : a; }
   __device__ static State shuffle_xor(State s, int offset) {
-    return {__shfl_xor_sync(kFullMask, s.value, offset),
-            static_cast<std::int64_t>(__shfl_xor_sync(kFullMask, static_cast<long long>(s.index), offset))};
+    return {__shfl_xor_sync(kFullMask, s.value, offset), __shfl_xor_sync(kFullMask, s.index, offset)};
   }
   __device__ static ValueIndex result(State s, std::size_t /*cols*/) {
-    return {s.value, s.index == kNoIndex ? std::int64_t(-1) : s.index};
+    return {s.value, s.index == kNoIndex ? -1 : s.index};
   }
 };
 
@@ -223,17 +223,17 @@ template <> struct Reducer<ArgMax> {
 // variance is M2 / n.
 template <> struct Reducer<MeanVar> {
   struct State {
-    std::int64_t count;
+    int count;
     float mean, m2;
   };
   __device__ static State identity() { return {0, 0.0f, 0.0f}; }
   // One element: mean x, M2 0. Written x - x, which is 0 for a finite x and NaN for an
   // infinity or a NaN, as numpy's var([inf]) is nan (inf - inf has no value).
-  __device__ static State element(float x, std::int64_t /*column*/) { return {1, x, x - x}; }
+  __device__ static State element(float x, int /*column*/) { return {1, x, x - x}; }
   // N values held by one thread (a vector, or a whole trip of 4 vectors: 4 to 32 values)
   // in two passes over registers: the mean by a pairwise sum, then M2 as the pairwise sum
   // of the squared deviations from it. No division: N is a power of two, so 1/N is exact.
-  template <int N> __device__ static State vector(const float (&x)[N], std::int64_t first_column) {
+  template <int N> __device__ static State vector(const float (&x)[N], int first_column) {
     const float mean = Reducer<Sum>::vector(x, first_column) * (1.0f / N);
     float squares[N];
 #pragma unroll
@@ -243,14 +243,14 @@ template <> struct Reducer<MeanVar> {
   __device__ static State combine(State a, State b) {
     if (b.count == 0) return a;  // the identity changes nothing (and n = 0 would divide by 0)
     if (a.count == 0) return b;
-    const std::int64_t n = a.count + b.count;
+    const int n = a.count + b.count;
     const float delta = b.mean - a.mean;
     const float weight_b = static_cast<float>(b.count) / static_cast<float>(n);  // nb / n
     return {n, fmaf(delta, weight_b, a.mean), a.m2 + b.m2 + delta * delta * (static_cast<float>(a.count) * weight_b)};
   }
   __device__ static State shuffle_xor(State s, int offset) {
-    return {static_cast<std::int64_t>(__shfl_xor_sync(kFullMask, static_cast<long long>(s.count), offset)),
-            __shfl_xor_sync(kFullMask, s.mean, offset), __shfl_xor_sync(kFullMask, s.m2, offset)};
+    return {__shfl_xor_sync(kFullMask, s.count, offset), __shfl_xor_sync(kFullMask, s.mean, offset),
+            __shfl_xor_sync(kFullMask, s.m2, offset)};
   }
   __device__ static MeanVariance result(State s, std::size_t /*cols*/) {
     if (s.count == 0) {
@@ -279,7 +279,7 @@ __device__ StateOf<Op> combine_trip(StateOf<Op> (&states)[kVectorsInFlight]) {
 
 // The state of the vector that starts at column `column`, loaded as 16 bytes.
 template <typename In, typename Op>
-__device__ StateOf<Op> vector_state(const uint4& bits, std::int64_t column) {
+__device__ StateOf<Op> vector_state(const uint4& bits, int column) {
   float x[kPerVector<In>];
   widen<In>(bits, x);
   return Reducer<Op>::template vector<kPerVector<In>>(x, column);
@@ -290,8 +290,7 @@ __device__ StateOf<Op> vector_state(const uint4& bits, std::int64_t column) {
 // 32 values as one set (their columns do not matter), so one merge per trip instead of
 // one per vector.
 template <typename In, typename Op>
-__device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight], std::int64_t first_column,
-                                  std::int64_t column_step) {
+__device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight], int first_column, int column_step) {
   constexpr int kPer = kPerVector<In>;
   if constexpr (std::is_same_v<Op, MeanVar>) {  // as Reducer<MeanVar>::vector, over four vectors
     float x[kVectorsInFlight][kPer], sums[kVectorsInFlight], m2s[kVectorsInFlight];
@@ -315,6 +314,73 @@ __device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight], std::
     for (int k = 0; k < kVectorsInFlight; ++k) states[k] = vector_state<In, Op>(loaded[k], first_column + k * column_step);
     return combine_trip<Op>(states);
   }
+}
+
+// ArgMax's share of a row's vectors (lane_reduce_row below), in the same order and with
+// the same loads, but cheaper than a (value, column) state per vector: per vector only
+// its largest value (vector_max, NaN-propagating) and, when that beats the
+// lane's running maximum, the vector's number. A later vector takes over only if its
+// maximum is larger, or is the first NaN: on a tie the earlier vector, with the smaller
+// columns, stays. At the end the winning vector is read again (it was just read, so
+// from cache) and its column found once (Reducer<ArgMax>::vector).
+// The largest element of one 16-byte vector, or NaN if one is NaN (ArgMax only compares
+// it, so the sign of a zero does not matter). Halves and bfloat16s two at a time, with
+// the packed NaN-propagating max (__hmax2_nan, one instruction on sm_80 and later): 3 of
+// them for 8 elements, then the last two as floats. Exact: a max rounds nothing.
+template <typename In>
+__device__ __forceinline__ float vector_max(const uint4& bits) {
+  if constexpr (std::is_same_v<In, float>) {
+    float x[kPerVector<float>];
+    widen<float>(bits, x);
+    return Reducer<Max>::vector<kPerVector<float>>(x, 0);
+  } else {
+    using Pair = std::conditional_t<std::is_same_v<In, __half>, __half2, __nv_bfloat162>;
+    auto pair = [](unsigned word) {
+      Pair p;
+      memcpy(&p, &word, sizeof p);
+      return p;
+    };
+    const Pair m = __hmax2_nan(__hmax2_nan(pair(bits.x), pair(bits.y)), __hmax2_nan(pair(bits.z), pair(bits.w)));
+    return Reducer<Max>::combine(to_float(m.x), to_float(m.y));
+  }
+}
+
+template <typename In>
+__device__ StateOf<ArgMax> argmax_of_vectors(const uint4* __restrict__ vectors, std::size_t vector_count,
+                                             std::size_t head, unsigned lane, unsigned lanes) {
+  constexpr int kPer = kPerVector<In>;
+  constexpr unsigned kNone = UINT_MAX;  // vector_count < 2^31 (ArgMax takes fewer than 2^31 columns)
+  float best = 0.0f;
+  unsigned best_vector = kNone;
+  auto consider = [&](const uint4& bits, unsigned index) {
+    const float top = vector_max<In>(bits);
+    if (best_vector == kNone || (top != top && best == best) || top > best) {
+      best = top;
+      best_vector = index;
+    }
+  };
+  unsigned v = lane;
+  const unsigned count = unsigned(vector_count);
+  for (; v + (kVectorsInFlight - 1) * lanes < count; v += kVectorsInFlight * lanes) {
+    uint4 loaded[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * lanes);  // all loads first
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) consider(loaded[k], v + k * lanes);
+  }
+  if (v < count) {  // the last, partial trip
+    uint4 loaded[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      if (v + k * lanes < count) loaded[k] = __ldg(vectors + v + k * lanes);
+    }
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      if (v + k * lanes < count) consider(loaded[k], v + k * lanes);
+    }
+  }
+  if (best_vector == kNone) return Reducer<ArgMax>::identity();  // this lane got no vector
+  return vector_state<In, ArgMax>(__ldg(vectors + best_vector), int(head + std::size_t(best_vector) * kPer));
 }
 
 // [snippet:lane_reduce_row]
@@ -346,11 +412,14 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
 #pragma unroll
   for (int k = 0; k < kScalars; ++k) {
     const std::size_t h = lane + std::size_t(k) * lanes;
-    if (h < head) partial = R::combine(partial, R::element(to_float(__ldg(row + h)), h));
+    if (h < head) partial = R::combine(partial, R::element(to_float(__ldg(row + h)), int(h)));
     const std::size_t t = tail_start + lane + std::size_t(k) * lanes;
-    if (t < cols) partial = R::combine(partial, R::element(to_float(__ldg(row + t)), t));
+    if (t < cols) partial = R::combine(partial, R::element(to_float(__ldg(row + t)), int(t)));
   }
 
+  if constexpr (std::is_same_v<Op, ArgMax>) {  // the vectors as below, with less work per element
+    return R::combine(partial, argmax_of_vectors<In>(vectors, vector_count, head, lane, lanes));
+  }
   // Main loop: only trips where all kVectorsInFlight vectors exist.
   std::size_t v = lane;
   for (; v + (kVectorsInFlight - 1) * lanes < vector_count; v += kVectorsInFlight * lanes) {
@@ -358,7 +427,7 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * lanes);  // all loads first
     // then the trip's state, merged into the lane's partial once
-    partial = R::combine(partial, trip_state<In, Op>(loaded, head + v * kPer, std::int64_t(lanes) * kPer));
+    partial = R::combine(partial, trip_state<In, Op>(loaded, int(head + v * kPer), int(lanes * kPer)));
   }
   // The last, partial trip: the same loads, each guarded, all issued before the first
   // is combined.
@@ -367,7 +436,7 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) {
       const std::size_t index = v + k * lanes;
-      trip[k] = index < vector_count ? vector_state<In, Op>(__ldg(vectors + index), head + index * kPer)
+      trip[k] = index < vector_count ? vector_state<In, Op>(__ldg(vectors + index), int(head + index * kPer))
                                      : R::identity();
     }
     partial = R::combine(partial, combine_trip<Op>(trip));
@@ -479,6 +548,25 @@ __global__ void __launch_bounds__(kBlock)
       const unsigned row = threadIdx.x + unsigned(p) * kBlock;  // within the tile
       if (row >= tile_count) break;
       const unsigned row_at = unsigned(begin - staged_from) + row * unsigned(row_bytes);  // its byte in `staged`
+      if constexpr (std::is_same_v<Op, ArgMax>) {  // one compare per element: the column of the first maximum
+        float best = -cuda::std::numeric_limits<float>::infinity();
+        int best_column = -1;  // {-inf, -1} for a row of no columns
+        auto consider = [&](unsigned column) {
+          const float x = load_element<In>(staged, row_at + column * unsigned(sizeof(In)));
+          if (best_column < 0 || x > best || (x != x && best == best)) {  // larger, or the first NaN
+            best = x;
+            best_column = int(column);
+          }
+        };
+        unsigned column = 0;
+        for (; column + kPer <= cols; column += kPer) {  // kPer at a time, as below
+#pragma unroll
+          for (int j = 0; j < kPer; ++j) consider(column + j);
+        }
+        for (; column < cols; ++column) consider(column);
+        output[first + row] = {best, best_column};
+        continue;
+      }
       typename R::State state = R::identity();
       unsigned column = 0;
       for (; column + kPer <= cols; column += kPer) {  // whole vectors' worth of the row: kPer values at once
@@ -637,6 +725,9 @@ cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typ
   }
   if (cols != 0 && (input == nullptr || rows > SIZE_MAX / sizeof(In) / cols)) return cudaErrorInvalidValue;
   if (reinterpret_cast<std::uintptr_t>(input) % alignof(In) != 0) return cudaErrorInvalidValue;
+  // ArgMax's column and MeanVar's count are 32-bit ints (4 bytes less to move and
+  // shuffle than 64-bit ones, and half the bytes ArgMax writes): rows up to INT_MAX columns.
+  if (!std::is_same_v<Op, Sum> && !std::is_same_v<Op, Max> && cols > std::size_t(INT_MAX)) return cudaErrorInvalidValue;
 
   const Plan plan = plan_rows(rows, cols, sizeof(In), method);
   if (plan.staged) {

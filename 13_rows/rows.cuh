@@ -31,10 +31,12 @@ namespace rows {
 
 // What ArgMax writes for a row: the largest value and the column it is in. Ties go to
 // the first (smallest) column; a NaN beats every number and the first NaN wins, as in
-// numpy.argmax. A row of no columns gives {-inf, -1}.
+// numpy.argmax. A row of no columns gives {-inf, -1}. 8 bytes, as cub::KeyValuePair<int,
+// float>: a 32-bit column, so ArgMax takes rows of fewer than 2^31 columns (the whole
+// matrix may be larger).
 struct ValueIndex {
   float value;
-  std::int64_t index;
+  std::int32_t index;
 };
 
 // What MeanVar writes for a row: the mean and the population variance M2 / K (numpy's
@@ -102,11 +104,13 @@ Plan plan_rows(std::size_t rows, std::size_t cols, std::size_t element_bytes, Me
 const char* method_name(Method method);  // "auto", "thread", "group", "warp", "block"
 
 // Writes one Op::Result per row of input (rows x cols elements, row-major, in device
-// memory) to output[0, rows) (device memory), on `stream`. Any rows and cols, any
-// input address aligned to its element type; indices are 64-bit, so rows * cols may
-// pass 2^31. rows = 0 does nothing. Returns the first CUDA error; cudaErrorInvalidValue,
-// before any launch, for a null pointer where data is needed, a misaligned pointer, an
-// unknown method, or rows * cols beyond the address space. Like any launch it returns
+// memory) to output[0, rows) (device memory), on `stream`. Any rows and cols (up to
+// INT_MAX columns for ArgMax and MeanVar, which count columns in 32 bits), any input
+// address aligned to its element type; offsets into the matrix are 64-bit, so rows * cols
+// may pass 2^31. rows = 0 does nothing. Returns the first CUDA error;
+// cudaErrorInvalidValue, before any launch, for a null pointer where data is needed, a
+// misaligned pointer, an unknown method, more than INT_MAX columns for ArgMax or MeanVar,
+// or rows * cols beyond the address space. Like any launch it returns
 // before the GPU is done: synchronize before reading output.
 template <typename In, typename Op>
 cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typename Op::Result* output,

@@ -72,7 +72,7 @@ std::size_t result_bytes(RowOp op) {
   switch (op) {
     case RowOp::Sum:
     case RowOp::Max: return 4;
-    case RowOp::ArgMax: return 16;  // rows::ValueIndex: a float and an int64, 8-byte aligned
+    case RowOp::ArgMax: return 8;   // rows::ValueIndex: a float and an int32
     case RowOp::MeanVar: return 8;  // rows::MeanVariance: two floats
   }
   return 16;
@@ -538,9 +538,9 @@ RowVerdict verdict_of(const RowFacts& f, std::size_t cols, RowOp op, const unsig
     }
     case RowOp::ArgMax: {
       float value = 0;
-      std::int64_t index = 0;
+      std::int32_t index = 0;
       std::memcpy(&value, result, 4);
-      std::memcpy(&index, result + 8, 8);
+      std::memcpy(&index, result + 4, 4);
       v.result = text(value) + " at column " + std::to_string(index);
       v.reference = text(f.argmax_value) + " at column " + std::to_string(f.argmax);
       const bool same_value = std::isnan(f.argmax_value) ? std::isnan(value) : value == f.argmax_value;
