@@ -105,6 +105,22 @@ __device__ __forceinline__ float load_element(const unsigned* staged, unsigned b
   }
 }
 
+// The kPerVector<In> elements from byte `byte` of the tile on, widened to float. Halves
+// and bfloat16s that start on a word boundary (every row of even K in an aligned matrix)
+// come two per word read: half the shared-memory reads, and no half to pick out of a word.
+template <typename In>
+__device__ __forceinline__ void load_elements(const unsigned* staged, unsigned byte, float (&x)[kPerVector<In>]) {
+  if (sizeof(In) == 4 || byte % 4 == 0) {
+    const unsigned word = byte / 4;
+    const uint4 bits{staged[staged_word(word)], staged[staged_word(word + 1)], staged[staged_word(word + 2)],
+                     staged[staged_word(word + 3)]};
+    widen<In>(bits, x);
+  } else {
+#pragma unroll
+    for (int j = 0; j < kPerVector<In>; ++j) x[j] = load_element<In>(staged, byte + j * unsigned(sizeof(In)));
+  }
+}
+
 // Writes one element at byte `byte` of the tile (`halves` is the tile seen as 16-bit words).
 template <typename In>
 __device__ __forceinline__ void store_element(unsigned* staged, unsigned short* halves, unsigned byte, In value) {
@@ -489,8 +505,10 @@ __device__ StateOf<Op> block_reduce(StateOf<Op> state) {
 // barrier, and then each thread reduces its rows from shared memory. Thread t takes
 // rows t, t + kBlock, ... of the tile, so a warp writes 32 neighbouring results.
 // tile_rows = kBlock * rows_per_thread is chosen (staged_rows_per_thread) so that a
-// tile holds at most kStagedBytes.
-template <typename In, typename Op>
+// tile holds at most kStagedBytes. kWholeVectors: the rows hold at least kPerVector<In>
+// elements, so the loop over whole vectors' worth runs; rows shorter than that (K = 1 or
+// 3, say) get a kernel without it, which needs fewer registers (more blocks per SM).
+template <typename In, typename Op, bool kWholeVectors>
 __global__ void __launch_bounds__(kBlock)
     staged_rows(const In* __restrict__ input, std::size_t rows, std::size_t cols, int rows_per_thread,
                 typename Op::Result* __restrict__ output) {
@@ -551,28 +569,28 @@ __global__ void __launch_bounds__(kBlock)
       if constexpr (std::is_same_v<Op, ArgMax>) {  // one compare per element: the column of the first maximum
         float best = -cuda::std::numeric_limits<float>::infinity();
         int best_column = -1;  // {-inf, -1} for a row of no columns
-        auto consider = [&](unsigned column) {
-          const float x = load_element<In>(staged, row_at + column * unsigned(sizeof(In)));
+        auto consider = [&](float x, unsigned column) {
           if (best_column < 0 || x > best || (x != x && best == best)) {  // larger, or the first NaN
             best = x;
             best_column = int(column);
           }
         };
         unsigned column = 0;
-        for (; column + kPer <= cols; column += kPer) {  // kPer at a time, as below
+        for (; kWholeVectors && column + kPer <= cols; column += kPer) {  // kPer at a time, as below
+          float x[kPer];
+          load_elements<In>(staged, row_at + column * unsigned(sizeof(In)), x);
 #pragma unroll
-          for (int j = 0; j < kPer; ++j) consider(column + j);
+          for (int j = 0; j < kPer; ++j) consider(x[j], column + j);
         }
-        for (; column < cols; ++column) consider(column);
+        for (; column < cols; ++column) consider(load_element<In>(staged, row_at + column * unsigned(sizeof(In))), column);
         output[first + row] = {best, best_column};
         continue;
       }
       typename R::State state = R::identity();
       unsigned column = 0;
-      for (; column + kPer <= cols; column += kPer) {  // whole vectors' worth of the row: kPer values at once
+      for (; kWholeVectors && column + kPer <= cols; column += kPer) {  // whole vectors' worth: kPer values at once
         float x[kPer];
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) x[j] = load_element<In>(staged, row_at + (column + j) * unsigned(sizeof(In)));
+        load_elements<In>(staged, row_at + column * unsigned(sizeof(In)), x);
         state = R::combine(state, R::template vector<kPer>(x, column));
       }
       for (; column < cols; ++column) {  // the rest, one by one
@@ -732,8 +750,13 @@ cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typ
   const Plan plan = plan_rows(rows, cols, sizeof(In), method);
   if (plan.staged) {
     const std::size_t tile_rows = std::size_t(kBlock) * plan.rows_per_thread;
-    staged_rows<In, Op><<<grid_for(rows, tile_rows), kBlock, 0, stream>>>(input, rows, cols, plan.rows_per_thread,
-                                                                           output);
+    if (cols >= std::size_t(kPerVector<In>)) {
+      staged_rows<In, Op, true><<<grid_for(rows, tile_rows), kBlock, 0, stream>>>(input, rows, cols,
+                                                                                  plan.rows_per_thread, output);
+    } else {
+      staged_rows<In, Op, false><<<grid_for(rows, tile_rows), kBlock, 0, stream>>>(input, rows, cols,
+                                                                                   plan.rows_per_thread, output);
+    }
   } else if (plan.method == Method::Block) {
     rows_by_block<In, Op><<<grid_for(rows, 1), plan.threads_per_row, 0, stream>>>(input, rows, cols, output);
   } else {
