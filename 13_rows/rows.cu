@@ -332,13 +332,6 @@ __device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight], int f
   }
 }
 
-// ArgMax's share of a row's vectors (lane_reduce_row below), in the same order and with
-// the same loads, but cheaper than a (value, column) state per vector: per vector only
-// its largest value (vector_max, NaN-propagating) and, when that beats the
-// lane's running maximum, the vector's number. A later vector takes over only if its
-// maximum is larger, or is the first NaN: on a tie the earlier vector, with the smaller
-// columns, stays. At the end the winning vector is read again (it was just read, so
-// from cache) and its column found once (Reducer<ArgMax>::vector).
 // The largest element of one 16-byte vector, or NaN if one is NaN (ArgMax only compares
 // it, so the sign of a zero does not matter). Halves and bfloat16s two at a time, with
 // the packed NaN-propagating max (__hmax2_nan, one instruction on sm_80 and later): 3 of
@@ -361,6 +354,13 @@ __device__ __forceinline__ float vector_max(const uint4& bits) {
   }
 }
 
+// ArgMax's share of a row's vectors (lane_reduce_row below), in the same order and with
+// the same loads, but cheaper than a (value, column) state per vector: per vector only
+// its largest value (vector_max, NaN-propagating) and, when that beats the lane's
+// running maximum, the vector's number. A later vector takes over only if its
+// maximum is larger, or is the first NaN: on a tie the earlier vector, with the smaller
+// columns, stays. At the end the winning vector is read again (it was just read, so
+// from cache) and its column found once (Reducer<ArgMax>::vector).
 template <typename In>
 __device__ StateOf<ArgMax> argmax_of_vectors(const uint4* __restrict__ vectors, std::size_t vector_count,
                                              std::size_t head, unsigned lane, unsigned lanes) {
@@ -442,7 +442,8 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     uint4 loaded[kVectorsInFlight];
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * lanes);  // all loads first
-    // then the trip's state, merged into the lane's partial once
+    // then the trip's state, merged into the lane's partial once (columns as int: only
+    // ArgMax needs them, and its rows have fewer than 2^31 columns)
     partial = R::combine(partial, trip_state<In, Op>(loaded, int(head + v * kPer), int(lanes * kPer)));
   }
   // The last, partial trip: the same loads, each guarded, all issued before the first
