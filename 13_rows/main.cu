@@ -136,7 +136,7 @@ std::string describe(RowMethod method, std::size_t rows, std::size_t cols, Eleme
     case rows::Method::Thread:
       what = plan.staged ? "one thread per row, " + std::to_string(plan.rows_per_thread) +
                                (plan.rows_per_thread == 1 ? " row" : " rows") +
-                               " per thread, staged in shared memory (rows of at most 64 bytes)"
+                               " per thread, staged in shared memory (rows of at most 128 bytes)"
                          : std::string("one thread per row");
       break;
     case rows::Method::Group: what = "a group of " + std::to_string(plan.threads_per_row) + " lanes per row"; break;
@@ -154,7 +154,7 @@ std::string describe(RowMethod method, std::size_t rows, std::size_t cols, Eleme
 //     trip into the lane's partial (full trips and the last one), the head and tail
 //     elements (at most 2 * ceil((V - 1) / lanes)), then the lanes' shuffle tree
 //     (log2 lanes) or, for a block, two shuffle trees of 32 (10);
-//     rows of at most 64 bytes (staged in shared memory): inside each vector's worth of
+//     rows of at most 128 bytes (staged in shared memory): inside each vector's worth of
 //     the row (log2 of 4 or 8), then one step per later vector's worth or element (K);
 //   cub_block: each thread's loop over its elements, then WarpReduce's shuffle tree, or
 //     BlockReduce: a shuffle tree in each of the 8 warps, then the warps' totals in turn;

@@ -39,11 +39,17 @@ constexpr std::size_t kVectorBytes = 16;
 constexpr int kVectorsInFlight = 4;
 // Threads per block of the thread, group and warp kernels.
 constexpr int kBlock = 256;
-// Rows of at most kStagedMaxRowBytes (kVectorsInFlight vectors) go one per thread through
-// shared memory (staged_rows), a tile of at most kStagedBytes at a time: kBlock threads
-// with kVectorsInFlight 16-byte loads each.
-constexpr std::size_t kStagedMaxRowBytes = kVectorsInFlight * kVectorBytes;  // 64
-constexpr std::size_t kStagedBytes = kBlock * kStagedMaxRowBytes;          // 16 KiB
+// Rows of at most kStagedMaxRowBytes (8 vectors) go one per thread through shared memory
+// (staged_rows), a tile of at most kStagedBytes at a time: kBlock threads with
+// kVectorsInFlight 16-byte loads each. Rows of up to 64 bytes fill a tile with
+// rows_per_thread rows per thread; longer ones one row per thread, as many rows as fit
+// (16 KiB / 66 bytes = 248 rows, 128 rows of 128 bytes: the other threads only load).
+constexpr std::size_t kStagedBytesPerThread = kVectorsInFlight * kVectorBytes;  // 64
+constexpr std::size_t kStagedBytes = kBlock * kStagedBytesPerThread;            // 16 KiB
+constexpr std::size_t kStagedMaxRowBytes = 2 * kStagedBytesPerThread;           // 128
+constexpr std::size_t staged_tile_rows(std::size_t row_bytes, int rows_per_thread) {
+  return row_bytes > kStagedBytesPerThread ? kStagedBytes / row_bytes : std::size_t(kBlock) * rows_per_thread;
+}
 // Auto's bounds (rows.cuh): vectors per row up to which a group, then a warp, is used,
 // and the row count below which long rows get a block each.
 constexpr std::size_t kGroupMaxVectors = 64, kWarpMaxVectors = 128, kWarpMaxVectorsManyRows = 512;
@@ -84,18 +90,29 @@ __device__ __forceinline__ void widen(const uint4& bits, float (&x)[kPerVector<I
 
 // ---------------------------------------------------------------- the staged tile
 
-// Where word w of a tile lies in shared memory: three spare words after every 64. Thread
-// t reads byte t * row_bytes + ... of the tile; without the spare words, rows of 16, 32
-// or 64 bytes would put 4 to 16 lanes of a warp in the same bank (the accesses of one
-// bank are served one after another). With them, no more than 4 lanes of any row length
-// up to 64 bytes and any starting offset share a bank, and the 32 words a warp stores
-// (word c of 32 neighbouring vectors) fall in at most 2 lanes per bank.
-__host__ __device__ constexpr unsigned staged_word(unsigned word) { return word + 3 * (word / 64); }
+// Where word w of a tile lies in shared memory: `spare` spare words after every 64. Thread
+// t reads byte t * row_bytes + ... of the tile; without the spare words, rows of 16, 32,
+// 64 or 128 bytes would put 4 to 32 lanes of a warp in the same bank (the accesses of one
+// bank are served one after another). With them (3 per 64, or 5: staged_spare_words), no
+// more than 4 lanes of any row length up to 128 bytes and any starting offset share a
+// bank, and the 32 words a warp stores (word c of 32 neighbouring vectors) fall in at
+// most 2 lanes per bank.
+__host__ __device__ constexpr unsigned staged_word(unsigned word, unsigned spare) { return word + spare * (word / 64); }
+
+// The spare words per 64 for rows of row_bytes: 3, except for rows of 122 bytes (61
+// halves), one row per thread: with 3 they are 31.9 words apart, so the 32 rows a warp
+// reads start about 32 words (one lap of the banks) apart, up to 16 lanes in one bank.
+// With 5 they are 32.9 apart. (Counting the lanes per bank for every row length up to 128
+// bytes and every starting offset gives at most 4, with 3 or with 5 where they are used.)
+constexpr unsigned kSpareWords = 3, kMaxSpareWords = 5;
+__host__ __device__ constexpr unsigned staged_spare_words(std::size_t row_bytes) {
+  return row_bytes == 122 ? kMaxSpareWords : kSpareWords;
+}
 
 // The element of type In at byte `byte` of the tile, widened to float.
 template <typename In>
-__device__ __forceinline__ float load_element(const unsigned* staged, unsigned byte) {
-  const unsigned word = staged[staged_word(byte / 4)];
+__device__ __forceinline__ float load_element(const unsigned* staged, unsigned spare, unsigned byte) {
+  const unsigned word = staged[staged_word(byte / 4, spare)];
   if constexpr (std::is_same_v<In, float>) {
     return __uint_as_float(word);
   } else {
@@ -105,31 +122,40 @@ __device__ __forceinline__ float load_element(const unsigned* staged, unsigned b
   }
 }
 
-// The kPerVector<In> elements from byte `byte` of the tile on, widened to float. Halves
-// and bfloat16s that start on a word boundary (every row of even K in an aligned matrix)
-// come two per word read: half the shared-memory reads, and no half to pick out of a word.
+// The kPerVector<In> elements from byte `byte` of the tile on, widened to float, in 4
+// word reads (two halves or bfloat16s per word), or 5 when halves or bfloat16s start in
+// the middle of a word (every other row of odd K): then each element pair is the upper
+// half of one word and the lower half of the next, which one funnel shift puts together.
 template <typename In>
-__device__ __forceinline__ void load_elements(const unsigned* staged, unsigned byte, float (&x)[kPerVector<In>]) {
+__device__ __forceinline__ void load_elements(const unsigned* staged, unsigned spare, unsigned byte,
+                                              float (&x)[kPerVector<In>]) {
   if (sizeof(In) == 4 || byte % 4 == 0) {
     const unsigned word = byte / 4;
-    const uint4 bits{staged[staged_word(word)], staged[staged_word(word + 1)], staged[staged_word(word + 2)],
-                     staged[staged_word(word + 3)]};
+    const uint4 bits{staged[staged_word(word, spare)], staged[staged_word(word + 1, spare)],
+                     staged[staged_word(word + 2, spare)], staged[staged_word(word + 3, spare)]};
     widen<In>(bits, x);
-  } else {
+  } else {  // halves or bfloat16s from the middle of a word on: five words, each pair shifted by 16 bits
+            // (the fifth word's upper half, unused, may lie past the tile's last byte)
+    const unsigned word = byte / 4;
+    unsigned w[5];
 #pragma unroll
-    for (int j = 0; j < kPerVector<In>; ++j) x[j] = load_element<In>(staged, byte + j * unsigned(sizeof(In)));
+    for (int i = 0; i < 5; ++i) w[i] = staged[staged_word(word + i, spare)];
+    const uint4 bits{__funnelshift_r(w[0], w[1], 16), __funnelshift_r(w[1], w[2], 16), __funnelshift_r(w[2], w[3], 16),
+                     __funnelshift_r(w[3], w[4], 16)};
+    widen<In>(bits, x);
   }
 }
 
 // Writes one element at byte `byte` of the tile (`halves` is the tile seen as 16-bit words).
 template <typename In>
-__device__ __forceinline__ void store_element(unsigned* staged, unsigned short* halves, unsigned byte, In value) {
+__device__ __forceinline__ void store_element(unsigned* staged, unsigned short* halves, unsigned spare, unsigned byte,
+                                              In value) {
   if constexpr (std::is_same_v<In, float>) {
-    staged[staged_word(byte / 4)] = __float_as_uint(value);
+    staged[staged_word(byte / 4, spare)] = __float_as_uint(value);
   } else if constexpr (std::is_same_v<In, __half>) {
-    halves[2 * staged_word(byte / 4) + (byte & 2u) / 2] = __half_as_ushort(value);
+    halves[2 * staged_word(byte / 4, spare) + (byte & 2u) / 2] = __half_as_ushort(value);
   } else {
-    halves[2 * staged_word(byte / 4) + (byte & 2u) / 2] = __bfloat16_as_ushort(value);
+    halves[2 * staged_word(byte / 4, spare) + (byte & 2u) / 2] = __bfloat16_as_ushort(value);
   }
 }
 
@@ -495,7 +521,7 @@ __device__ StateOf<Op> block_reduce(StateOf<Op> state) {
 // ---------------------------------------------------------------- the kernels
 
 // [snippet:staged_rows]
-// One thread per row, for rows of at most 64 bytes (16 floats, 32 halves), through
+// One thread per row, for rows of at most 128 bytes (32 floats, 64 halves), through
 // shared memory. Why: a thread that loads its own short row issues small loads (one
 // element, or the one vector that is its row) with few bytes in flight, and the 32
 // lanes of a warp touch 32 rows far apart. But rows are contiguous, so the rows
@@ -505,20 +531,24 @@ __device__ StateOf<Op> block_reduce(StateOf<Op> state) {
 // elements before and after, one by one), writes it to shared memory, waits at the
 // barrier, and then each thread reduces its rows from shared memory. Thread t takes
 // rows t, t + kBlock, ... of the tile, so a warp writes 32 neighbouring results.
-// tile_rows = kBlock * rows_per_thread is chosen (staged_rows_per_thread) so that a
-// tile holds at most kStagedBytes. kWholeVectors: the rows hold at least kPerVector<In>
-// elements, so the loop over whole vectors' worth runs; rows shorter than that (K = 1 or
-// 3, say) get a kernel without it, which needs fewer registers (more blocks per SM).
+// tile_rows (staged_tile_rows, on the host) is kBlock * rows_per_thread for rows of up
+// to 64 bytes, and as many longer rows as fit: a tile holds at most kStagedBytes.
+// kWholeVectors: the rows hold at least kPerVector<In> elements, so the loop over whole
+// vectors' worth runs; rows shorter than that (K = 1 or 3, say) get a kernel without it,
+// which needs fewer registers (more blocks per SM).
 template <typename In, typename Op, bool kWholeVectors>
 __global__ void __launch_bounds__(kBlock)
     staged_rows(const In* __restrict__ input, std::size_t rows, std::size_t cols, int rows_per_thread,
-                typename Op::Result* __restrict__ output) {
+                unsigned tile_rows, typename Op::Result* __restrict__ output) {
   using R = Reducer<Op>;
   constexpr int kPer = kPerVector<In>;
-  __shared__ unsigned staged[staged_word(kStagedBytes / 4 + 4) + 1];  // the tile, 16 spare bytes in front
+  // The tile, with 16 spare bytes in front.
+  __shared__ unsigned staged[staged_word(kStagedBytes / 4 + 4, kMaxSpareWords) + 1];
   unsigned short* staged_halves = reinterpret_cast<unsigned short*>(staged);
   const std::size_t row_bytes = cols * sizeof(In);
-  const std::size_t tile_rows = std::size_t(kBlock) * rows_per_thread;
+  // (Rows shorter than a vector are never 122 bytes long: for them a constant, which lets
+  // the compiler fold staged_word's multiply into the addressing.)
+  const unsigned spare = kWholeVectors ? staged_spare_words(row_bytes) : kSpareWords;
   const unsigned char* matrix = reinterpret_cast<const unsigned char*>(input);
   for (std::size_t first = blockIdx.x * tile_rows; first < rows; first += std::size_t(gridDim.x) * tile_rows) {
     const std::size_t tile_count = rows - first < tile_rows ? rows - first : tile_rows;
@@ -544,21 +574,23 @@ __global__ void __launch_bounds__(kBlock)
     const std::size_t head_elements = (head_end - begin) / sizeof(In), tail_elements = (end - vectors_end) / sizeof(In);
     if (threadIdx.x < head_elements) {
       const std::uintptr_t at = begin + threadIdx.x * sizeof(In);
-      store_element<In>(staged, staged_halves, unsigned(at - staged_from), __ldg(reinterpret_cast<const In*>(at)));
+      store_element<In>(staged, staged_halves, spare, unsigned(at - staged_from),
+                        __ldg(reinterpret_cast<const In*>(at)));
     }
     if (threadIdx.x < tail_elements) {
       const std::uintptr_t at = vectors_end + threadIdx.x * sizeof(In);
-      store_element<In>(staged, staged_halves, unsigned(at - staged_from), __ldg(reinterpret_cast<const In*>(at)));
+      store_element<In>(staged, staged_halves, spare, unsigned(at - staged_from),
+                        __ldg(reinterpret_cast<const In*>(at)));
     }
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) {  // then the vectors, word by word
       const std::size_t v = threadIdx.x + std::size_t(k) * kBlock;
       if (v < vector_count) {
         const unsigned word = vectors_at + unsigned(v) * 4;
-        staged[staged_word(word)] = loaded[k].x;
-        staged[staged_word(word + 1)] = loaded[k].y;
-        staged[staged_word(word + 2)] = loaded[k].z;
-        staged[staged_word(word + 3)] = loaded[k].w;
+        staged[staged_word(word, spare)] = loaded[k].x;
+        staged[staged_word(word + 1, spare)] = loaded[k].y;
+        staged[staged_word(word + 2, spare)] = loaded[k].z;
+        staged[staged_word(word + 3, spare)] = loaded[k].w;
       }
     }
     __syncthreads();  // the whole tile is in shared memory before any thread reads a row
@@ -579,11 +611,13 @@ __global__ void __launch_bounds__(kBlock)
         unsigned column = 0;
         for (; kWholeVectors && column + kPer <= cols; column += kPer) {  // kPer at a time, as below
           float x[kPer];
-          load_elements<In>(staged, row_at + column * unsigned(sizeof(In)), x);
+          load_elements<In>(staged, spare, row_at + column * unsigned(sizeof(In)), x);
 #pragma unroll
           for (int j = 0; j < kPer; ++j) consider(x[j], column + j);
         }
-        for (; column < cols; ++column) consider(load_element<In>(staged, row_at + column * unsigned(sizeof(In))), column);
+        for (; column < cols; ++column) {
+          consider(load_element<In>(staged, spare, row_at + column * unsigned(sizeof(In))), column);
+        }
         output[first + row] = {best, best_column};
         continue;
       }
@@ -591,11 +625,12 @@ __global__ void __launch_bounds__(kBlock)
       unsigned column = 0;
       for (; kWholeVectors && column + kPer <= cols; column += kPer) {  // whole vectors' worth: kPer values at once
         float x[kPer];
-        load_elements<In>(staged, row_at + column * unsigned(sizeof(In)), x);
+        load_elements<In>(staged, spare, row_at + column * unsigned(sizeof(In)), x);
         state = R::combine(state, R::template vector<kPer>(x, column));
       }
       for (; column < cols; ++column) {  // the rest, one by one
-        state = R::combine(state, R::element(load_element<In>(staged, row_at + column * unsigned(sizeof(In))), column));
+        const float x = load_element<In>(staged, spare, row_at + column * unsigned(sizeof(In)));
+        state = R::combine(state, R::element(x, column));
       }
       output[first + row] = R::result(state, cols);
     }
@@ -702,7 +737,7 @@ const char* method_name(Method method) {
 Method choose_method(std::size_t rows, std::size_t cols, std::size_t element_bytes) {
   if (!known_element_size(element_bytes)) element_bytes = 4;
   const std::size_t vectors = vectors_per_row(cols, element_bytes);
-  if (vectors <= kVectorsInFlight) return Method::Thread;  // up to 64 bytes: staged in shared memory
+  if (vectors <= kStagedMaxRowBytes / kVectorBytes) return Method::Thread;  // up to 128 bytes: staged
   if (vectors <= kGroupMaxVectors) return Method::Group;   // up to 1 KiB: 2 to 16 lanes
   if (vectors <= kWarpMaxVectors) return Method::Warp;     // up to 2 KiB: a warp
   if (vectors <= kWarpMaxVectorsManyRows && rows >= kFewRows) return Method::Warp;  // up to 8 KiB
@@ -718,9 +753,10 @@ Plan plan_rows(std::size_t rows, std::size_t cols, std::size_t element_bytes, Me
   switch (method) {
     case Method::Auto:
     case Method::Thread:
-      if (cols <= kStagedMaxRowBytes / element_bytes) {  // at most 64 bytes: through shared memory
+      if (cols <= kStagedMaxRowBytes / element_bytes) {  // at most 128 bytes: through shared memory
         plan.staged = true;
-        plan.rows_per_thread = int(kStagedMaxRowBytes / std::max<std::size_t>(cols * element_bytes, 2));
+        const std::size_t row_bytes = std::max<std::size_t>(cols * element_bytes, 2);
+        plan.rows_per_thread = int(std::max<std::size_t>(1, kStagedBytesPerThread / row_bytes));
       }
       break;
     case Method::Group: plan.threads_per_row = power_of_two_within(threads, 2, 16); break;
@@ -750,13 +786,13 @@ cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typ
 
   const Plan plan = plan_rows(rows, cols, sizeof(In), method);
   if (plan.staged) {
-    const std::size_t tile_rows = std::size_t(kBlock) * plan.rows_per_thread;
+    const std::size_t tile_rows = staged_tile_rows(cols * sizeof(In), plan.rows_per_thread);
     if (cols >= std::size_t(kPerVector<In>)) {
-      staged_rows<In, Op, true><<<grid_for(rows, tile_rows), kBlock, 0, stream>>>(input, rows, cols,
-                                                                                  plan.rows_per_thread, output);
+      staged_rows<In, Op, true><<<grid_for(rows, tile_rows), kBlock, 0, stream>>>(
+          input, rows, cols, plan.rows_per_thread, unsigned(tile_rows), output);
     } else {
-      staged_rows<In, Op, false><<<grid_for(rows, tile_rows), kBlock, 0, stream>>>(input, rows, cols,
-                                                                                   plan.rows_per_thread, output);
+      staged_rows<In, Op, false><<<grid_for(rows, tile_rows), kBlock, 0, stream>>>(
+          input, rows, cols, plan.rows_per_thread, unsigned(tile_rows), output);
     }
   } else if (plan.method == Method::Block) {
     rows_by_block<In, Op><<<grid_for(rows, 1), plan.threads_per_row, 0, stream>>>(input, rows, cols, output);

@@ -70,7 +70,7 @@ struct MeanVar {
 
 // How the rows are shared out. Auto picks one of the others from the row's length in
 // bytes and the number of rows (choose_method); the others force a kernel:
-//   Thread  one thread per row (rows of at most 64 bytes: the block stages a tile of
+//   Thread  one thread per row (rows of at most 128 bytes: the block stages a tile of
 //           rows in shared memory with 16-byte loads, then each thread reduces its rows),
 //   Group   a group of 2, 4, 8 or 16 lanes of a warp per row,
 //   Warp    one warp (32 lanes) per row,
@@ -78,14 +78,17 @@ struct MeanVar {
 enum class Method { Auto, Thread, Group, Warp, Block };
 
 // Auto's rule, with V = ceil(K * element_bytes / 16), the 16-byte vectors a row spans:
-//   V up to 4 (rows up to 64 bytes: 16 floats, 32 halves)        -> Thread
+//   V up to 8 (rows up to 128 bytes: 32 floats, 64 halves)       -> Thread
 //   V up to 64 (rows up to 1 KiB)                                -> Group
 //   V up to 128 (2 KiB), or up to 512 (8 KiB) with >= 4096 rows  -> Warp
 //   longer rows, or fewer than 4096 rows of more than 2 KiB      -> Block
 // The threads of a row each get about four vectors (threads_per_row below): four
 // 16-byte loads in flight per thread, and neighbouring lanes read neighbouring vectors.
-// A row of up to four vectors is one thread's share already; Thread reads such rows a
-// whole tile at a time, so its loads are as wide and as many as the others'.
+// A row of up to eight vectors is at most two threads' share; Thread reads such rows a
+// whole tile at a time, so its loads are as wide and as many as the others', and rows
+// that start at every alignment (odd K) cost it nothing: the tile is one byte range.
+// (A group of 2 lanes reads each such row's ragged ends one element at a time, up to 14
+// loads per row of halves besides its 4 or 5 vectors.)
 // Fewer than 4096 rows give a warp each under half the threads a large GPU holds at
 // once (an H100 holds 132 x 2048): there a block per row spreads each row wider.
 Method choose_method(std::size_t rows, std::size_t cols, std::size_t element_bytes);
@@ -96,8 +99,8 @@ Method choose_method(std::size_t rows, std::size_t cols, std::size_t element_byt
 struct Plan {
   Method method;
   int threads_per_row;
-  bool staged;          // Thread on rows of at most 64 bytes: tiles through shared memory
-  int rows_per_thread;  // staged: rows each thread reduces per tile, 64 / row bytes (1 otherwise)
+  bool staged;          // Thread on rows of at most 128 bytes: tiles through shared memory
+  int rows_per_thread;  // staged: rows each thread reduces per tile, 64 / row bytes, at least 1 (1 otherwise)
 };
 Plan plan_rows(std::size_t rows, std::size_t cols, std::size_t element_bytes, Method method = Method::Auto);
 

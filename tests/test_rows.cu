@@ -277,8 +277,8 @@ TEST(RowsRule, ChooseMethodFollowsTheDocumentedRule) {
   const Case cases[] = {
       {1u << 26, 1, 4, rows::Method::Thread, 1, true, 16},   {22369621, 3, 4, rows::Method::Thread, 1, true, 5},
       {1u << 24, 4, 4, rows::Method::Thread, 1, true, 4},    {1u << 23, 8, 4, rows::Method::Thread, 1, true, 2},
-      {1u << 22, 16, 4, rows::Method::Thread, 1, true, 1},   {1u << 22, 17, 4, rows::Method::Group, 2, false, 1},
-      {1u << 21, 32, 4, rows::Method::Group, 2, false, 1},   {2033602, 33, 4, rows::Method::Group, 4, false, 1},
+      {1u << 22, 16, 4, rows::Method::Thread, 1, true, 1},   {1u << 22, 17, 4, rows::Method::Thread, 1, true, 1},
+      {1u << 21, 32, 4, rows::Method::Thread, 1, true, 1},   {2033602, 33, 4, rows::Method::Group, 4, false, 1},
       {1u << 19, 128, 4, rows::Method::Group, 8, false, 1},  {1u << 18, 256, 4, rows::Method::Group, 16, false, 1},
       {1u << 18, 257, 4, rows::Method::Warp, 32, false, 1},  {67109, 1000, 4, rows::Method::Warp, 32, false, 1},
       {65536, 1024, 4, rows::Method::Warp, 32, false, 1},    {8192, 2048, 4, rows::Method::Warp, 32, false, 1},
@@ -286,7 +286,8 @@ TEST(RowsRule, ChooseMethodFollowsTheDocumentedRule) {
       {8192, 8192, 4, rows::Method::Block, 256, false, 1},   {1024, 65536, 4, rows::Method::Block, 256, false, 1},
       {1u << 26, 1, 2, rows::Method::Thread, 1, true, 32},   {1u << 23, 7, 2, rows::Method::Thread, 1, true, 4},
       {1u << 23, 8, 2, rows::Method::Thread, 1, true, 4},    {1u << 21, 32, 2, rows::Method::Thread, 1, true, 1},
-      {2033602, 33, 2, rows::Method::Group, 2, false, 1},    {1u << 19, 128, 2, rows::Method::Group, 4, false, 1},
+      {2033602, 33, 2, rows::Method::Thread, 1, true, 1},    {1u << 20, 64, 2, rows::Method::Thread, 1, true, 1},
+      {1032444, 65, 2, rows::Method::Group, 4, false, 1},    {1u << 19, 128, 2, rows::Method::Group, 4, false, 1},
       {67109, 1000, 2, rows::Method::Warp, 32, false, 1},    {8192, 8192, 2, rows::Method::Block, 256, false, 1},
       {5, 0, 4, rows::Method::Thread, 1, true, 32},
   };
@@ -305,7 +306,8 @@ TEST(RowsRule, ChooseMethodFollowsTheDocumentedRule) {
   EXPECT_EQ(rows::plan_rows(100, 8, 4, rows::Method::Block).threads_per_row, 32);
   EXPECT_EQ(rows::plan_rows(100, 3, 4, rows::Method::Warp).threads_per_row, 32);
   EXPECT_FALSE(rows::plan_rows(100, 65536, 4, rows::Method::Thread).staged);
-  EXPECT_FALSE(rows::plan_rows(100, 17, 4, rows::Method::Thread).staged);  // 68 bytes: a thread's own loads
+  EXPECT_FALSE(rows::plan_rows(100, 33, 4, rows::Method::Thread).staged);  // 132 bytes: a thread's own loads
+  EXPECT_TRUE(rows::plan_rows(100, 32, 4, rows::Method::Thread).staged);   // 128 bytes: staged
   EXPECT_STREQ(rows::method_name(rows::Method::Group), "group");
 }
 
@@ -455,17 +457,20 @@ TEST(RowsGpu, EveryMethodOperatorAndTypeAtAwkwardShapes) {
     std::size_t rows, cols;
   };
   // K = 8 and 16 fill the staged kernel's rows up to 64 bytes (several rows per thread
-  // and one; 1001 and 65537 rows end in a part of a tile).
-  const Shape shapes[] = {{1, 1},      {65537, 1},  {2, 3},    {3, 31},   {65537, 31}, {1001, 8},
-                          {65537, 16}, {1, 33},     {65537, 33}, {3, 1000}, {1, 4097}, {3, 4097}};
+  // and one), K = 31, 33 and 61 its longer rows (one per thread, tiles of fewer rows than
+  // threads; 61 halves are the 122-byte rows with 5 spare words per 64); 1001, 4099 and
+  // 65537 rows end in a part of a tile.
+  const Shape shapes[] = {{1, 1},      {65537, 1},  {2, 3},    {3, 31},     {65537, 31}, {1001, 8},
+                          {65537, 16}, {1, 33},     {65537, 33}, {4099, 61}, {3, 1000},  {1, 4097}, {3, 4097}};
   for (ElementType type : kAllTypes) {
     for (RowOp op : kAllOps) {
       for (const Shape& shape : shapes) {
         const HostMatrix m = random_rows(shape.rows, shape.cols, type, fresh_seed());
         check_every_method(m, op, 0);
-        // Rows start at other alignments; for the staged kernel every tile then starts
-        // at that alignment too (a tile is a multiple of 16 bytes long).
-        if (shape.rows <= 3 || shape.cols <= 16) check_every_method(m, op, 1);
+        // Rows start at other alignments; for the staged kernel every tile of rows up to
+        // 64 bytes then starts at that alignment too (such a tile is a multiple of 16
+        // bytes long; tiles of longer rows start at every alignment anyway).
+        if (shape.rows <= 3 || shape.cols <= 16 || shape.cols == 61) check_every_method(m, op, 1);
       }
     }
   }

@@ -98,8 +98,8 @@ def draw_mapping(path):
     svg.text(24, 54, "Each cell is one load of a 16-byte vector (4 floats, 8 halves), or one element of it. "
                      "Colour = the thread that loads it.", size=12.5, color=SUBTLE)
 
-    # 1. One thread per row, rows of at most 64 bytes staged in shared memory (K = 3 floats).
-    y = panel_title(svg, 92, "Thread: one thread per row, staged (K = 3 floats, 12 bytes; rows of up to 64 bytes)",
+    # 1. One thread per row, rows of at most 128 bytes staged in shared memory (K = 3 floats).
+    y = panel_title(svg, 92, "Thread: one thread per row, staged (K = 3 floats, 12 bytes; rows of up to 128 bytes)",
                     "The block loads a tile of 1280 rows as one byte range: thread t loads vectors t, t + 256, t + 512, "
                     "t + 768 (four 16-byte loads in flight), into shared memory; after the barrier, thread t reduces "
                     "rows t, t + 256, ... of the tile from there.")
@@ -117,23 +117,22 @@ def draw_mapping(path):
     svg.text(720, y + 40, "no shuffles: each thread", size=12, color=TEXT)
     svg.text(720, y + 58, "owns whole rows", size=12, color=TEXT)
 
-    # 2. A group of lanes per row (K = 32 floats: 8 vectors; rows.cuh gives 2 lanes).
+    # 2. A group of lanes per row (K = 64 floats: 16 vectors; rows.cuh gives 4 lanes).
     y += threads * (ch + 3) + 26
-    lanes, vectors, shown_rows = 2, 8, 4
-    y = panel_title(svg, y, "Group: 2 lanes per row (K = 32 floats: 8 vectors of 16 bytes, about 4 per lane)",
-                    "A warp holds 16 such groups, one row each. Lane l of a row takes vectors l, l + 2, ...: each "
-                    "load of the warp reads 32 bytes of 16 rows, whole 32-byte sectors.")
+    lanes, vectors, shown_rows = 4, 16, 4
+    y = panel_title(svg, y, "Group: 4 lanes per row (K = 64 floats: 16 vectors of 16 bytes, 4 per lane)",
+                    "A warp holds 8 such groups, one row each. Lane l of a row takes vectors l, l + 4, ...: each "
+                    "load of the warp reads 64 bytes of 8 rows, whole 32-byte sectors.")
     for r in range(shown_rows):
         x0 = 110
         yy = y + r * (ch + 3)
         svg.text(x0 - 10, yy + 14, f"row {r}", size=11, anchor="end", color=SUBTLE)
         for v in range(vectors):
             lane = r * lanes + lane_of_vector(v, lanes)
-            fill = thread_color(r, shown_rows) if lane_of_vector(v, lanes) == 0 else hue_color(
-                0.58 + r / shown_rows * 0.9, lightness=0.75)
-            cell(svg, x0 + v * 48, yy, 48, ch, fill, f"lane {lane}", size=9.5)
-        svg.text(x0 + vectors * 48 + 12, yy + 14,
-                 f"lanes {r * lanes}, {r * lanes + 1}: __shfl_xor_sync(.., 1) -> result[{r}]", size=11, color=TEXT)
+            cell(svg, x0 + v * 32, yy, 32, ch, thread_color(lane, shown_rows * lanes), f"{lane}", size=9.5)
+        svg.text(x0 + vectors * 32 + 12, yy + 14,
+                 f"lanes {r * lanes}-{r * lanes + lanes - 1}: 2 shuffle steps -> result[{r}]",
+                 size=11, color=TEXT)
 
     # 3. One warp per row (K = 1024 floats: 256 vectors).
     y += shown_rows * (ch + 3) + 26
