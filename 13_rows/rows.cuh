@@ -87,8 +87,8 @@ enum class Method { Auto, Thread, Group, Warp, Block };
 // A row of up to eight vectors is at most two threads' share; Thread reads such rows a
 // whole tile at a time, so its loads are as wide and as many as the others', and rows
 // that start at every alignment (odd K) cost it nothing: the tile is one byte range.
-// (A group of 2 lanes reads each such row's ragged ends one element at a time, up to 14
-// loads per row of halves besides its 4 or 5 vectors.)
+// (A group of 2 lanes reads each such row's ragged ends one element at a time, fewer
+// than 8 halves at each end, besides its 3 to 7 whole vectors.)
 // Fewer than 4096 rows give a warp each under half the threads a large GPU holds at
 // once (an H100 holds 132 x 2048): there a block per row spreads each row wider.
 Method choose_method(std::size_t rows, std::size_t cols, std::size_t element_bytes);
