@@ -105,7 +105,7 @@ __host__ __device__ constexpr unsigned staged_word(unsigned word, unsigned spare
 // With 5 they are 32.9 apart. (Counting the lanes per bank for every row length up to 128
 // bytes and every starting offset gives at most 4, with 3 or with 5 where they are used.)
 constexpr unsigned kSpareWords = 3, kMaxSpareWords = 5;
-__host__ __device__ constexpr unsigned staged_spare_words(std::size_t row_bytes) {
+constexpr unsigned staged_spare_words(std::size_t row_bytes) {
   return row_bytes == 122 ? kMaxSpareWords : kSpareWords;
 }
 
@@ -535,20 +535,21 @@ __device__ StateOf<Op> block_reduce(StateOf<Op> state) {
 // to 64 bytes, and as many longer rows as fit: a tile holds at most kStagedBytes.
 // kWholeVectors: the rows hold at least kPerVector<In> elements, so the loop over whole
 // vectors' worth runs; rows shorter than that (K = 1 or 3, say) get a kernel without it,
-// which needs fewer registers (more blocks per SM).
-template <typename In, typename Op, bool kWholeVectors>
+// which needs fewer registers (more blocks per SM). kSpare: the spare words per 64
+// (staged_spare_words, on the host), a constant so that the compiler folds staged_word's
+// multiply into every shared-memory address.
+template <typename In, typename Op, bool kWholeVectors, unsigned kSpare>
 __global__ void __launch_bounds__(kBlock)
-    staged_rows(const In* __restrict__ input, std::size_t rows, std::size_t cols, int rows_per_thread,
-                unsigned tile_rows, typename Op::Result* __restrict__ output) {
+    staged_rows(const In* __restrict__ input, std::size_t rows, std::size_t cols, unsigned tile_rows,
+                typename Op::Result* __restrict__ output) {
   using R = Reducer<Op>;
   constexpr int kPer = kPerVector<In>;
+  constexpr unsigned spare = kSpare;
   // The tile, with 16 spare bytes in front.
-  __shared__ unsigned staged[staged_word(kStagedBytes / 4 + 4, kMaxSpareWords) + 1];
+  __shared__ unsigned staged[staged_word(kStagedBytes / 4 + 4, kSpare) + 1];
   unsigned short* staged_halves = reinterpret_cast<unsigned short*>(staged);
   const std::size_t row_bytes = cols * sizeof(In);
-  // (Rows shorter than a vector are never 122 bytes long: for them a constant, which lets
-  // the compiler fold staged_word's multiply into the addressing.)
-  const unsigned spare = kWholeVectors ? staged_spare_words(row_bytes) : kSpareWords;
+  const unsigned rows_per_thread = (tile_rows + kBlock - 1) / kBlock;  // 1 for rows of more than 64 bytes
   const unsigned char* matrix = reinterpret_cast<const unsigned char*>(input);
   for (std::size_t first = blockIdx.x * tile_rows; first < rows; first += std::size_t(gridDim.x) * tile_rows) {
     const std::size_t tile_count = rows - first < tile_rows ? rows - first : tile_rows;
@@ -595,8 +596,8 @@ __global__ void __launch_bounds__(kBlock)
     }
     __syncthreads();  // the whole tile is in shared memory before any thread reads a row
 
-    for (int p = 0; p < rows_per_thread; ++p) {
-      const unsigned row = threadIdx.x + unsigned(p) * kBlock;  // within the tile
+    for (unsigned p = 0; p < rows_per_thread; ++p) {
+      const unsigned row = threadIdx.x + p * kBlock;  // within the tile
       if (row >= tile_count) break;
       const unsigned row_at = unsigned(begin - staged_from) + row * unsigned(row_bytes);  // its byte in `staged`
       if constexpr (std::is_same_v<Op, ArgMax>) {  // one compare per element: the column of the first maximum
@@ -786,13 +787,14 @@ cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typ
 
   const Plan plan = plan_rows(rows, cols, sizeof(In), method);
   if (plan.staged) {
-    const std::size_t tile_rows = staged_tile_rows(cols * sizeof(In), plan.rows_per_thread);
-    if (cols >= std::size_t(kPerVector<In>)) {
-      staged_rows<In, Op, true><<<grid_for(rows, tile_rows), kBlock, 0, stream>>>(
-          input, rows, cols, plan.rows_per_thread, unsigned(tile_rows), output);
+    const std::size_t row_bytes = cols * sizeof(In), tile_rows = staged_tile_rows(row_bytes, plan.rows_per_thread);
+    const unsigned grid = grid_for(rows, tile_rows);
+    if (cols < std::size_t(kPerVector<In>)) {  // never 122 bytes
+      staged_rows<In, Op, false, kSpareWords><<<grid, kBlock, 0, stream>>>(input, rows, cols, unsigned(tile_rows), output);
+    } else if (staged_spare_words(row_bytes) == kSpareWords) {
+      staged_rows<In, Op, true, kSpareWords><<<grid, kBlock, 0, stream>>>(input, rows, cols, unsigned(tile_rows), output);
     } else {
-      staged_rows<In, Op, false><<<grid_for(rows, tile_rows), kBlock, 0, stream>>>(
-          input, rows, cols, plan.rows_per_thread, unsigned(tile_rows), output);
+      staged_rows<In, Op, true, kMaxSpareWords><<<grid, kBlock, 0, stream>>>(input, rows, cols, unsigned(tile_rows), output);
     }
   } else if (plan.method == Method::Block) {
     rows_by_block<In, Op><<<grid_for(rows, 1), plan.threads_per_row, 0, stream>>>(input, rows, cols, output);
