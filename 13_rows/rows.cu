@@ -789,12 +789,13 @@ cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typ
   if (plan.staged) {
     const std::size_t row_bytes = cols * sizeof(In), tile_rows = staged_tile_rows(row_bytes, plan.rows_per_thread);
     const unsigned grid = grid_for(rows, tile_rows);
+    const unsigned tile = unsigned(tile_rows);
     if (cols < std::size_t(kPerVector<In>)) {  // never 122 bytes
-      staged_rows<In, Op, false, kSpareWords><<<grid, kBlock, 0, stream>>>(input, rows, cols, unsigned(tile_rows), output);
+      staged_rows<In, Op, false, kSpareWords><<<grid, kBlock, 0, stream>>>(input, rows, cols, tile, output);
     } else if (staged_spare_words(row_bytes) == kSpareWords) {
-      staged_rows<In, Op, true, kSpareWords><<<grid, kBlock, 0, stream>>>(input, rows, cols, unsigned(tile_rows), output);
+      staged_rows<In, Op, true, kSpareWords><<<grid, kBlock, 0, stream>>>(input, rows, cols, tile, output);
     } else {
-      staged_rows<In, Op, true, kMaxSpareWords><<<grid, kBlock, 0, stream>>>(input, rows, cols, unsigned(tile_rows), output);
+      staged_rows<In, Op, true, kMaxSpareWords><<<grid, kBlock, 0, stream>>>(input, rows, cols, tile, output);
     }
   } else if (plan.method == Method::Block) {
     rows_by_block<In, Op><<<grid_for(rows, 1), plan.threads_per_row, 0, stream>>>(input, rows, cols, output);
