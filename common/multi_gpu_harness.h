@@ -1,5 +1,5 @@
 // multi_gpu_harness.h: the plumbing of chapter 11's two programs (11_multi_gpu/main.cu,
-// one process for all local GPUs; 11_multi_gpu_mpi/main_mpi.cpp, one rank per GPU)
+// one process for all local GPUs; 11_multi_gpu/main_mpi.cpp, one rank per GPU)
 // around its copy unit (11_multi_gpu/multi_gpu.cuh): the command line, each GPU's input
 // (generated on the GPU or copied from --input), the CPU reference of each shard, the
 // L2 flush and the timers, the check of every GPU's total and the report. The copy
@@ -153,5 +153,14 @@ void print_report(const Options& o, std::size_t n, int k, const std::string& mod
 
 // The command line both programs accept (--gpus only for the single-process one).
 CliSpec cli_spec(const std::string& program, bool gpus_flag);
+
+// The two programs, whole: each main() is one call. Both return the exit code (0
+// verified, 1 wrong, 2 bad usage or input, 3 a CUDA or NCCL error).
+//   run_one_process  11_multi_gpu: one process, every local GPU (--gpus K of them), in
+//                    multi_gpu_harness.cu
+//   run_mpi          11_multi_gpu_mpi: one rank per GPU, under mpirun, in
+//                    multi_gpu_mpi.cpp (built only where MPI is found)
+int run_one_process(int argc, char** argv);
+int run_mpi(int argc, char** argv);
 
 }  // namespace reduction::multi_gpu_harness
