@@ -308,6 +308,33 @@ template <typename Op> using StateOf = typename Reducer<Op>::State;
 
 // ---------------------------------------------------------------- one row, many lanes
 
+// [snippet:load_vector]
+// One 16-byte vector of a row, read as __ldg reads it (the read-only path), plus a hint:
+// .L2::128B asks L2 to fetch the whole 128-byte line on a miss, not only the 32-byte
+// sectors the load needs. Why: a group of 2 or 4 lanes reads 32 or 64 bytes of its row
+// per load instruction, a quarter or half of a line, and the rest of the line comes with
+// the lanes' other loads of the trip. Those are written next to each other below, but
+// ptxas schedules them: for the bf16 sum at K = 128 (a group of 4) it issues vectors 0
+// and 2, adds them up, and only then issues vectors 1 and 3 (see it with cuobjdump -sass),
+// so the second half of every line reaches L2 a memory latency after the first, and
+// that sum ran below 90% of the read-only floor. With the hint, the first half's miss
+// brings the whole line, and the sum runs as fast as the other operators there. At the
+// other shapes measured it changed nothing. Written as inline PTX (recent CCCL releases
+// wrap the same instruction as cuda::ptx::ld_nc_L2_128B); the qualifier needs sm_75 and
+// PTX ISA 7.4, and older GPUs get the plain __ldg.
+__device__ __forceinline__ uint4 load_vector(const uint4* vector) {
+#if __CUDA_ARCH__ >= 750
+  uint4 v;
+  asm("ld.global.nc.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "l"(vector));
+  return v;
+#else
+  return __ldg(vector);
+#endif
+}
+// [/snippet:load_vector]
+
 // The states of one trip's vectors combined in pairs (two levels for four vectors).
 template <typename Op>
 __device__ StateOf<Op> combine_trip(StateOf<Op> (&states)[kVectorsInFlight]) {
@@ -353,7 +380,9 @@ __device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight], int f
   } else {
     StateOf<Op> states[kVectorsInFlight];
 #pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) states[k] = vector_state<In, Op>(loaded[k], first_column + k * column_step);
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      states[k] = vector_state<In, Op>(loaded[k], first_column + k * column_step);
+    }
     return combine_trip<Op>(states);
   }
 }
@@ -406,7 +435,7 @@ __device__ StateOf<ArgMax> argmax_of_vectors(const uint4* __restrict__ vectors, 
   for (; v + (kVectorsInFlight - 1) * lanes < count; v += kVectorsInFlight * lanes) {
     uint4 loaded[kVectorsInFlight];
 #pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * lanes);  // all loads first
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = load_vector(vectors + v + k * lanes);  // all loads first
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) consider(loaded[k], v + k * lanes);
   }
@@ -414,7 +443,7 @@ __device__ StateOf<ArgMax> argmax_of_vectors(const uint4* __restrict__ vectors, 
     uint4 loaded[kVectorsInFlight];
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) {
-      if (v + k * lanes < count) loaded[k] = __ldg(vectors + v + k * lanes);
+      if (v + k * lanes < count) loaded[k] = load_vector(vectors + v + k * lanes);
     }
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) {
@@ -422,7 +451,7 @@ __device__ StateOf<ArgMax> argmax_of_vectors(const uint4* __restrict__ vectors, 
     }
   }
   if (best_vector == kNone) return Reducer<ArgMax>::identity();  // this lane got no vector
-  return vector_state<In, ArgMax>(__ldg(vectors + best_vector), int(head + std::size_t(best_vector) * kPer));
+  return vector_state<In, ArgMax>(load_vector(vectors + best_vector), int(head + std::size_t(best_vector) * kPer));
 }
 
 // [snippet:lane_reduce_row]
@@ -436,7 +465,8 @@ __device__ StateOf<ArgMax> argmax_of_vectors(const uint4* __restrict__ vectors, 
 //   tail:    the elements after the last whole vector.
 // Head and tail hold fewer than one vector's elements, so a lane takes at most kScalars
 // of each: their loads are unrolled, all issued at once. The vectors go four per trip,
-// all four loads issued before the first is combined, as in 09.
+// all four loads written before the first is combined, as in 09 (load_vector says what
+// the compiler makes of that order).
 template <int kMinLanes, typename In, typename Op>
 __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t cols, unsigned lane,
                                        unsigned lanes) {
@@ -467,19 +497,19 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
   for (; v + (kVectorsInFlight - 1) * lanes < vector_count; v += kVectorsInFlight * lanes) {
     uint4 loaded[kVectorsInFlight];
 #pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * lanes);  // all loads first
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = load_vector(vectors + v + k * lanes);  // all loads first
     // then the trip's state, merged into the lane's partial once (columns as int: only
     // ArgMax needs them, and its rows have fewer than 2^31 columns)
     partial = R::combine(partial, trip_state<In, Op>(loaded, int(head + v * kPer), int(lanes * kPer)));
   }
-  // The last, partial trip: the same loads, each guarded, all issued before the first
+  // The last, partial trip: the same loads, each guarded, all written before the first
   // is combined.
   if (v < vector_count) {
     typename R::State trip[kVectorsInFlight];
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) {
       const std::size_t index = v + k * lanes;
-      trip[k] = index < vector_count ? vector_state<In, Op>(__ldg(vectors + index), int(head + index * kPer))
+      trip[k] = index < vector_count ? vector_state<In, Op>(load_vector(vectors + index), int(head + index * kPer))
                                      : R::identity();
     }
     partial = R::combine(partial, combine_trip<Op>(trip));
