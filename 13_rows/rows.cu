@@ -35,6 +35,8 @@ constexpr unsigned kFullMask = 0xffffffffu;
 
 // The widest load a thread can make in one instruction: 16 bytes (LDG.E.128 in SASS).
 constexpr std::size_t kVectorBytes = 16;
+// The cache line of L1 and L2: four 32-byte sectors.
+constexpr std::size_t kLineBytes = 128;
 // Independent 16-byte loads a thread issues before it combines any of them (as in 09).
 constexpr int kVectorsInFlight = 4;
 // Threads per block of the thread, group and warp kernels.
@@ -309,26 +311,32 @@ template <typename Op> using StateOf = typename Reducer<Op>::State;
 // ---------------------------------------------------------------- one row, many lanes
 
 // [snippet:load_vector]
-// One 16-byte vector of a row, read as __ldg reads it (the read-only path), plus a hint:
-// .L2::128B asks L2 to fetch the whole 128-byte line on a miss, not only the 32-byte
-// sectors the load needs. Why: a group of 2 or 4 lanes reads 32 or 64 bytes of its row
-// per load instruction, a quarter or half of a line, and the rest of the line comes with
+// One 16-byte vector of a row, read as __ldg reads it (the read-only path). With
+// kPartLines (the lanes of a row read less than a 128-byte line per load instruction:
+// groups of 1, 2 or 4 lanes), plus a hint: .L2::128B asks L2 to fetch the whole line on a
+// miss, not only the 32-byte sectors the load needs. Why: the rest of the line comes with
 // the lanes' other loads of the trip. Those are written next to each other below, but
 // ptxas schedules them: for the bf16 sum at K = 128 (a group of 4) it issues vectors 0
 // and 2, adds them up, and only then issues vectors 1 and 3 (see it with cuobjdump -sass),
-// so the second half of every line reaches L2 a memory latency after the first, and
-// that sum ran below 90% of the read-only floor. With the hint, the first half's miss
-// brings the whole line, and the sum runs as fast as the other operators there. At the
-// other shapes measured it changed nothing. Written as inline PTX (recent CCCL releases
-// wrap the same instruction as cuda::ptx::ld_nc_L2_128B); the qualifier needs sm_75 and
-// PTX ISA 7.4, and older GPUs get the plain __ldg.
+// so the second half of every line reaches L2 a memory latency after the first, and that
+// sum ran below 90% of the read-only floor. With the hint, the first half's miss brings
+// the whole line, and the sum runs as fast as the other operators there. A warp or a
+// block reads whole lines per instruction and gets no hint: there it gained nothing, and
+// argmax over rows of 65536 elements lost a few percent. Written as inline PTX (recent
+// CCCL releases wrap the same instruction as cuda::ptx::ld_nc_L2_128B); the qualifier
+// needs sm_75 and PTX ISA 7.4, and older GPUs get the plain __ldg.
+template <bool kPartLines>
 __device__ __forceinline__ uint4 load_vector(const uint4* vector) {
 #if __CUDA_ARCH__ >= 750
-  uint4 v;
-  asm("ld.global.nc.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "l"(vector));
-  return v;
+  if constexpr (kPartLines) {
+    uint4 v;
+    asm("ld.global.nc.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
+        : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+        : "l"(vector));
+    return v;
+  } else {
+    return __ldg(vector);
+  }
 #else
   return __ldg(vector);
 #endif
@@ -416,7 +424,7 @@ __device__ __forceinline__ float vector_max(const uint4& bits) {
 // maximum is larger, or is the first NaN: on a tie the earlier vector, with the smaller
 // columns, stays. At the end the winning vector is read again (it was just read, so
 // from cache) and its column found once (Reducer<ArgMax>::vector).
-template <typename In>
+template <bool kPartLines, typename In>
 __device__ StateOf<ArgMax> argmax_of_vectors(const uint4* __restrict__ vectors, std::size_t vector_count,
                                              std::size_t head, unsigned lane, unsigned lanes) {
   constexpr int kPer = kPerVector<In>;
@@ -435,7 +443,9 @@ __device__ StateOf<ArgMax> argmax_of_vectors(const uint4* __restrict__ vectors, 
   for (; v + (kVectorsInFlight - 1) * lanes < count; v += kVectorsInFlight * lanes) {
     uint4 loaded[kVectorsInFlight];
 #pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = load_vector(vectors + v + k * lanes);  // all loads first
+    for (int k = 0; k < kVectorsInFlight; ++k) {  // all loads first
+      loaded[k] = load_vector<kPartLines>(vectors + v + k * lanes);
+    }
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) consider(loaded[k], v + k * lanes);
   }
@@ -443,7 +453,7 @@ __device__ StateOf<ArgMax> argmax_of_vectors(const uint4* __restrict__ vectors, 
     uint4 loaded[kVectorsInFlight];
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) {
-      if (v + k * lanes < count) loaded[k] = load_vector(vectors + v + k * lanes);
+      if (v + k * lanes < count) loaded[k] = load_vector<kPartLines>(vectors + v + k * lanes);
     }
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) {
@@ -451,7 +461,8 @@ __device__ StateOf<ArgMax> argmax_of_vectors(const uint4* __restrict__ vectors, 
     }
   }
   if (best_vector == kNone) return Reducer<ArgMax>::identity();  // this lane got no vector
-  return vector_state<In, ArgMax>(load_vector(vectors + best_vector), int(head + std::size_t(best_vector) * kPer));
+  const uint4 winner = load_vector<kPartLines>(vectors + best_vector);
+  return vector_state<In, ArgMax>(winner, int(head + std::size_t(best_vector) * kPer));
 }
 
 // [snippet:lane_reduce_row]
@@ -479,6 +490,7 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
   const std::size_t tail_start = head + vector_count * kPer;
   const uint4* vectors = reinterpret_cast<const uint4*>(row + head);
 
+  constexpr bool kPartLines = kMinLanes * kVectorBytes < kLineBytes;  // see load_vector
   typename R::State partial = R::identity();
   constexpr int kScalars = (kPer - 1 + kMinLanes - 1) / kMinLanes;
 #pragma unroll
@@ -490,14 +502,16 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
   }
 
   if constexpr (std::is_same_v<Op, ArgMax>) {  // the vectors as below, with less work per element
-    return R::combine(partial, argmax_of_vectors<In>(vectors, vector_count, head, lane, lanes));
+    return R::combine(partial, argmax_of_vectors<kPartLines, In>(vectors, vector_count, head, lane, lanes));
   }
   // Main loop: only trips where all kVectorsInFlight vectors exist.
   std::size_t v = lane;
   for (; v + (kVectorsInFlight - 1) * lanes < vector_count; v += kVectorsInFlight * lanes) {
     uint4 loaded[kVectorsInFlight];
 #pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = load_vector(vectors + v + k * lanes);  // all loads first
+    for (int k = 0; k < kVectorsInFlight; ++k) {  // all loads first
+      loaded[k] = load_vector<kPartLines>(vectors + v + k * lanes);
+    }
     // then the trip's state, merged into the lane's partial once (columns as int: only
     // ArgMax needs them, and its rows have fewer than 2^31 columns)
     partial = R::combine(partial, trip_state<In, Op>(loaded, int(head + v * kPer), int(lanes * kPer)));
@@ -509,8 +523,9 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) {
       const std::size_t index = v + k * lanes;
-      trip[k] = index < vector_count ? vector_state<In, Op>(load_vector(vectors + index), int(head + index * kPer))
-                                     : R::identity();
+      trip[k] = index < vector_count
+                    ? vector_state<In, Op>(load_vector<kPartLines>(vectors + index), int(head + index * kPer))
+                    : R::identity();
     }
     partial = R::combine(partial, combine_trip<Op>(trip));
   }
