@@ -4,8 +4,9 @@
 (a) `tools/snippets.py --check` passes on this repository;
 (b) on a tiny repository built in a temporary folder, the checker passes when the
     excerpt matches, and fails when the excerpt is edited by hand, when the snippet is
-    renamed in the source, when the file is missing, and when a block is malformed;
-    --write repairs drift and fills an empty block.
+    renamed in the source, when the file is missing, when a block is malformed, when a
+    diff names a whole file, and when a diff is longer than 60 lines; --write repairs
+    drift and fills an empty block.
 
 Run: python3 tests/test_snippets.py -v   (Python 3 standard library only)
 """
@@ -134,6 +135,28 @@ class TinyRepository(unittest.TestCase):
         self.assertTrue(text.startswith(README))
         self.assertEqual(text.count(EXCERPT), 2)
         self.assertEqual(run_tool("--write", root=self.root).stdout.count("updated"), 0)  # idempotent
+
+    def test_a_diff_of_two_functions_passes(self):
+        self.write("src/next.cu", SOURCE.replace("tid % 2 == 0", "tid < 16"))
+        self.write("README.md", README + "\n<!-- snippet: diff src/demo.cu#add_pairs src/next.cu#add_pairs -->\n"
+                   "<!-- /snippet -->\n")
+        self.assertEqual(run_tool("--write", root=self.root).returncode, 0)
+        self.assert_passes()
+        self.assertIn("+  if (tid < 16) data[tid] += data[tid + 1];", self.read("README.md"))
+
+    def test_a_whole_file_diff_is_refused(self):
+        self.write("src/next.cu", SOURCE.replace("tid % 2 == 0", "tid < 16"))
+        self.write("README.md", README + "\n<!-- snippet: diff src/demo.cu src/next.cu -->\n<!-- /snippet -->\n")
+        self.assert_fails("is a whole file")
+
+    def test_a_diff_longer_than_60_lines_is_refused(self):
+        body = "".join(f"  int v{i} = {i};\n" for i in range(40))
+        long_a = "// [snippet:f]\nvoid f() {\n" + body + "}\n// [/snippet:f]\n"
+        long_b = long_a.replace(" = ", " = 2 * ")  # every line changes: 80 diff lines and more
+        self.write("src/a.cu", long_a)
+        self.write("src/b.cu", long_b)
+        self.write("README.md", README + "\n<!-- snippet: diff src/a.cu#f src/b.cu#f -->\n<!-- /snippet -->\n")
+        self.assert_fails("(at most 60)")
 
     def test_markers_inside_an_example_fence_are_ignored(self):
         example = "\n~~~\n<!-- snippet: src/nowhere.cu#nothing -->\n```cuda\n```\n<!-- /snippet -->\n~~~\n"

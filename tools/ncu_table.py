@@ -75,6 +75,14 @@ def command_for(chapter, columns):
             f"build/release/bin/{chapter} --n 2^24 --reps 1 --no-flush")
 
 
+def footer(program_args):
+    """The line under a chapter's table: what ran, and where the command and the harness's
+    busy-start row are explained once (docs/profiling.md, docs/README.md)."""
+    return (f"`ncu` with [these metrics](../docs/profiling.md#nsight-compute-one-command-per-chapter) on "
+            f"`build/release/bin/{program_args} --reps 1 --no-flush`, one run's launches; the last row is "
+            "[the harness's busy start](../docs/README.md#how-the-numbers-are-measured), not the chapter.")
+
+
 def number(text):
     try:
         return float(text.replace(",", ""))
@@ -151,8 +159,7 @@ def fill_readmes(results, root, meta):
         if not os.path.exists(readme):
             continue
         columns = columns_for(chapter, launches)
-        cmd = command_for(chapter, columns)
-        text = f"{meta}\n\n{table(launches, columns)}\n\nCommand: `{cmd}`; ints; one run's launches shown."
+        text = f"{meta}\n\n{table(launches, columns)}\n\n{footer(chapter + ' --n 2^24')}"
         if fill_file(readme, f"ncu:{chapter}", text):
             filled.append(chapter)
     return filled

@@ -850,86 +850,70 @@ def main_block(sweeps, root, readme, suspects=()):
     return "\n".join(out)
 
 
+WITHIN_TEXT = " (within the spread)"
+HOW_MEASURED = "docs/README.md#how-the-numbers-are-measured"
+
+
+def previous_chapter(chapter, chapters):
+    """The chapter a lesson compares itself with: the one before it in reading order, leaving
+    out the yardstick (CUB) and, for the GPU chapters, the CPU baseline, except for the first."""
+    index = chapters.index(chapter)
+    for other in reversed(chapters[:index]):
+        if other == CUB or (other == CPU and chapter != FIRST_GPU):
+            continue
+        return other
+    return None
+
+
+def caption(sweep, dtype, readme, root):
+    """One sentence: on what and how, linking the page that says once what the rest means."""
+    runs = sweep.get("runs") or [{"gpu": sweep["device"], "cuda": sweep["cuda"], "date": sweep["date"]}]
+    facts = describe_runs(runs)
+    gpu = facts.split(",")[0]
+    how = rel_link(readme, os.path.join(root, *HOW_MEASURED.split("#")[0].split("/"))) + "#" + \
+        HOW_MEASURED.split("#")[1]
+    results = rel_link(readme, os.path.join(root, "docs", "results.md"))
+    spread = ("the median of the runs' medians, ± the spread between them" if len(runs) >= 2
+              else "± half the interquartile range")
+    return (f"`{dtype}` sums on **{gpu}**{facts[len(gpu):]}: each run's {reps_text(sweep)}, {spread} "
+            f"([how these are measured]({how})). `float` and every size: [docs/results.md]({results}).")
+
+
 def chapter_block(chapter, sweeps, root, readme, suspects=()):
+    """A chapter's results table: its time beside the previous chapter's and CUB's, at N = 2^16 ..
+    2^30 of the first type (int), with its bandwidth and the two speed-ups."""
     marks = suspect_marks(suspects)
     present = {t: s for t, s in sweeps.items() if chapter in s["table"]}
     if not present:
         return None
-    first = next(iter(present.values()))
-    same = all(describe_runs(s.get("runs", [])) == describe_runs(first.get("runs", []))
-               and (s["device"], s["cuda"], s["date"]) == (first["device"], first["cuda"], first["date"])
-               for s in present.values())
-    results = os.path.join(root, "docs", "results.md")
-    if chapter == CPU:
-        runs = first.get("runs") or [{"gpu": first["device"], "date": first["date"]}]
-        intro = (f"Measured by the tour on the host CPU of the machine{'s' if len(runs) > 1 else ''} with "
-                 f"{describe_runs(runs)} (the same sweep as the GPU chapters; GB/s = input bytes / median time).")
-    elif same:
-        intro = measured_on(first) + "."
-    else:
-        intro = " ".join(f"{measured_on(s, t)}." for t, s in present.items())
-    out = [f"{intro} {spread_note(first)} Every chapter at every size: [docs/results.md]({rel_link(readme, results)}).",
-           ""]
-    if any(not r["ok"] for s in present.values() for r in s["table"][chapter].values()):
+    dtype, sweep = next(iter(present.items()))
+    out = [caption(sweep, dtype, readme, root), ""]
+    if any(not r["ok"] for r in sweep["table"][chapter].values()):
         out += [WRONG_NOTE, ""]
-    if any((t, chapter, n) in marks for t in present for n in present[t]["table"][chapter]):
+    if any((dtype, chapter, n) in marks for n in sweep["table"][chapter]):
         out += [SUSPECT_NOTE, ""]
-    header, aligns = ["N"], ["---:"]
-    for dtype in present:
-        header += [f"{dtype} time", f"{dtype} GB/s"] + ([] if chapter == CPU else [f"{dtype} % of peak"])
-        aligns += ["---:"] * (2 if chapter == CPU else 3)
+    previous = previous_chapter(chapter, sweep["chapters"])
+    cub = CUB if chapter not in (CUB, CPU) and CUB in sweep["table"] else None
+    columns = [c for c in (previous, chapter, cub) if c]
+    header = [f"N ({dtype}s)"] + [f"**{c}**" if c == chapter else c for c in columns] + ["GB/s"]
+    header += [] if chapter == CPU else ["% of peak"]
+    header += [f"vs {previous[:2]}" for _ in [previous] if previous] + ["vs CUB" for _ in [cub] if cub]
     rows = []
     for k in TABLE_POWERS:
         n = 1 << k
-        cells = [f"2^{k}"]
-        for dtype, sweep in present.items():
-            row = sweep["table"][chapter].get(n)
-            cells += [timed(row, marks, dtype), fmt_gbps(row["gbps"] if row else None)]
-            if chapter != CPU:
-                cells.append(fmt_percent(percent_of_peak(row, sweep)))
+        row = sweep["table"][chapter].get(n)
+        cells = [f"2^{k}"] + [timed(sweep["table"][c].get(n), marks, dtype) for c in columns]
+        cells.append(fmt_gbps(row["gbps"] if row else None))
+        if chapter != CPU:
+            cells.append(fmt_percent(percent_of_peak(row, sweep)))
+        if previous:
+            cells.append(marked_ratio(sweep["table"][previous].get(n), row))
+        if cub:
+            cells.append(marked_ratio(sweep["table"][cub].get(n), row))
         rows.append(cells)
-    out.append(table(header, aligns, rows))
-    comparison = compare_line(chapter, present)
-    if comparison:
-        out += ["", comparison]
+    out.append(table(header, ["---:"] * len(header), rows))
+    out += ["", f"\"vs\" is how many times faster this chapter is; {WITHIN_NOTE}"]
     return "\n".join(out)
-
-
-WITHIN_TEXT = " (within the spread)"
-
-
-def compare_line(chapter, sweeps):
-    """One sentence: this chapter against the previous one, 01 and CUB, at N = 2^24 of the first
-    type, each comparison marked where the difference is within the spread."""
-    n = 1 << 24
-    dtype, sweep = next(iter(sweeps.items()))
-    row = sweep["table"][chapter].get(n)
-    if row is None or chapter == CPU:
-        return None
-    chapters = sweep["chapters"]
-    index = chapters.index(chapter)
-    parts = []
-    previous = chapters[index - 1] if index > 0 else None
-    if previous is not None:
-        other = sweep["table"][previous].get(n)
-        r = ratio(other, row)
-        if r is not None:
-            parts.append(f"{r:.2f}× as fast as {previous}" + (WITHIN_TEXT if within_spread(other, row) else ""))
-    # Against 01 as well, unless 01 is the previous chapter (already named) or this one.
-    if (chapter not in (FIRST_GPU, CUB) and previous != FIRST_GPU and FIRST_GPU in chapters
-            and chapters.index(FIRST_GPU) < index and FIRST_GPU in sweep["table"]):
-        other = sweep["table"][FIRST_GPU].get(n)
-        r = ratio(other, row)
-        if r is not None:
-            parts.append(f"{r:.2f}× as fast as {FIRST_GPU}" + (WITHIN_TEXT if within_spread(other, row) else ""))
-    if chapter != CUB and CUB in sweep["table"]:
-        cub = sweep["table"][CUB].get(n)
-        if cub is not None and cub["gbps"] > 0:
-            parts.append(f"{100 * row['gbps'] / cub['gbps']:.0f}% of CUB's bandwidth"
-                         + (WITHIN_TEXT if within_spread(cub, row) else ""))
-    if not parts:
-        return None
-    return f"At N = 2^24 {dtype}s this chapter runs " + ", ".join(parts) + "."
 
 
 # ----------------------------------------------------------------------------- marker blocks

@@ -28,7 +28,9 @@ A block can also show what changed between two sources, as a unified diff (the
     ```
     <!-- /snippet -->
 
-Each side is a whole file (snippet marker lines left out) or PATH#NAME for one region.
+Each side is PATH#NAME, one region: a lesson shows the diff of the functions that
+changed, never of a whole file. A diff longer than MAX_DIFF_LINES (60) lines is refused:
+a change that long is more than one change (split the chapter, or show its parts).
 
     python3 tools/snippets.py --write   rewrite every block from the source
     python3 tools/snippets.py --check   exit 1 listing every block that differs
@@ -60,6 +62,8 @@ MD_END = re.compile(r"^\s*<!--\s*/snippet\s*-->\s*$")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 
 SKIP_DIRS = {"build", "node_modules", "__pycache__"}
+# The longest diff a block may show (its lines, the two file-name lines included).
+MAX_DIFF_LINES = 60
 
 LANGUAGE_BY_EXTENSION = {
     ".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".cc": "cpp", ".h": "cpp", ".hpp": "cpp",
@@ -134,27 +138,23 @@ class SourceCache:
         self.root = root
         self.files = {}
 
-    def whole_file(self, path):
-        """A source file's lines without its snippet marker lines, or None if unreadable."""
-        full = os.path.join(self.root, path)
-        if os.path.isabs(path) or not os.path.isfile(full):
-            return None
-        return [line.rstrip() for line in read_lines(full) if not SOURCE_MARKER.match(line)]
-
     def diff(self, reference):
-        """The unified diff between the two sides of a 'diff A B' reference."""
+        """The unified diff between the two regions of a 'diff A#NAME B#NAME' reference."""
         sides = []
         for side in reference.split()[1:]:
-            if "#" in side:
-                lines, why = self.lookup(side)
-            else:
-                lines = self.whole_file(side)
-                why = None if lines is not None else f"source file '{side}' not found"
+            if "#" not in side:
+                return None, (f"diff side '{side}' is a whole file: name the function that changed "
+                              "(PATH#NAME), a lesson never shows a whole-file diff")
+            lines, why = self.lookup(side)
             if why:
                 return None, why
             sides.append((side, lines))
         (name_a, a), (name_b, b) = sides
-        return list(difflib.unified_diff(a, b, name_a, name_b, lineterm="", n=2)), None
+        diff = list(difflib.unified_diff(a, b, name_a, name_b, lineterm="", n=2))
+        if len(diff) > MAX_DIFF_LINES:
+            return None, (f"the diff {reference} is {len(diff)} lines (at most {MAX_DIFF_LINES}): show the "
+                          "functions that changed one at a time, or split the change")
+        return diff, None
 
     def lookup(self, reference):
         """Returns (excerpt lines, None) or (None, why it cannot be found)."""

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""CTest `docs.lessons`: every chapter is a lesson a student finishes in one sitting.
+
+(a) every chapter README is at most 400 lines (09_single_pass at most 350);
+(b) every copy unit, the header with the "Use it in your code" block and the .cu beside
+    it, is at most 450 lines together;
+(c) every README names its next chapter (or says it is the last) and links its answers.
+Whole-file diffs and diffs longer than 60 lines are refused by tools/snippets.py
+(tests/test_snippets.py runs it).
+
+Run: python3 tests/test_lessons.py -v   (Python 3 standard library only)
+"""
+
+import glob
+import os
+import re
+import sys
+import unittest
+
+sys.dont_write_bytecode = True
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+README_CAP = 400
+README_CAPS = {"09_single_pass": 350}
+COPY_UNIT_CAP = 450
+
+
+def chapters():
+    return sorted(d for d in os.listdir(REPO) if re.fullmatch(r"\d\d_\w+", d) and os.path.isdir(os.path.join(REPO, d)))
+
+
+def copy_unit(chapter):
+    """The copy unit's two files: the header with the "Use it in your code" block, and its .cu
+    (.cpp for the CPU chapter)."""
+    folder = os.path.join(REPO, chapter)
+    for header in sorted(glob.glob(os.path.join(folder, "*.cuh")) + glob.glob(os.path.join(folder, "*.h"))):
+        with open(header, encoding="utf-8") as f:
+            if "// Use it in your code" not in f.read():
+                continue
+        stem = os.path.splitext(header)[0]
+        sources = [stem + ext for ext in (".cu", ".cpp") if os.path.isfile(stem + ext)]
+        return [header] + sources
+    return []
+
+
+def lines_of(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read().count("\n")
+
+
+class Lessons(unittest.TestCase):
+    def test_there_are_chapters(self):
+        self.assertGreaterEqual(len(chapters()), 14)
+
+    def test_every_readme_fits_one_sitting(self):
+        for chapter in chapters():
+            cap = README_CAPS.get(chapter, README_CAP)
+            with self.subTest(chapter=chapter):
+                self.assertLessEqual(lines_of(os.path.join(REPO, chapter, "README.md")), cap,
+                                     f"{chapter}/README.md is longer than {cap} lines: cut what the student does "
+                                     "not need for this chapter's one change (tuning and history go to "
+                                     "docs/tuning.md)")
+
+    def test_every_copy_unit_is_short_enough_to_read(self):
+        for chapter in chapters():
+            unit = copy_unit(chapter)
+            with self.subTest(chapter=chapter):
+                self.assertEqual(len(unit), 2, f"{chapter}: no header with a 'Use it in your code' block and "
+                                               "its source beside it")
+                total = sum(lines_of(path) for path in unit)
+                names = " + ".join(os.path.basename(p) for p in unit)
+                self.assertLessEqual(total, COPY_UNIT_CAP,
+                                     f"{chapter}: {names} is {total} lines (at most {COPY_UNIT_CAP}): a chapter "
+                                     "that needs more changes more than one thing")
+
+    def test_every_readme_links_its_answers_and_the_next_chapter(self):
+        names = chapters()
+        for index, chapter in enumerate(names):
+            with open(os.path.join(REPO, chapter, "README.md"), encoding="utf-8") as f:
+                text = f.read()
+            with self.subTest(chapter=chapter):
+                if index + 1 < len(names):
+                    self.assertIn(f"../{names[index + 1]}/README.md", text, f"{chapter} does not link the next "
+                                                                            "chapter")
+                if os.path.exists(os.path.join(REPO, "docs", "answers", chapter + ".md")):
+                    self.assertIn(f"docs/answers/{chapter}.md", text, f"{chapter} does not link its answers")
+
+
+if __name__ == "__main__":
+    unittest.main()
