@@ -64,11 +64,13 @@ bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 }  // namespace
 
+// [snippet:default_grid]
 cudaError_t default_grid(std::size_t n, int block, int* grid) {
   const std::size_t blocks = ceil_div(n, std::size_t(block > 0 ? block : kDefaultBlock));
   *grid = static_cast<int>(std::clamp<std::size_t>(blocks, 1, INT_MAX));
   return cudaSuccess;
 }
+// [/snippet:default_grid]
 
 std::size_t scratch_bytes(std::size_t n, int block, int /*grid*/) {
   const std::size_t threads = block > 0 ? block : kDefaultBlock;
@@ -86,6 +88,7 @@ std::size_t scratch_bytes(std::size_t n, int block, int /*grid*/) {
 // ever writes into a slice that another block is still adding up. The last pass has
 // a single block, which writes its sum straight to `result`. The `grid` argument is
 // not used: each pass launches one block per B values it reduces.
+// [snippet:launcher]
 template <typename T>
 cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
                    cudaStream_t stream) {
@@ -110,6 +113,7 @@ cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, 
   interleaved_pairs<<<1, block, 0, stream>>>(values, count, result);
   return cudaGetLastError();
 }
+// [/snippet:launcher]
 
 template cudaError_t reduce<int>(int*, std::size_t, int*, void*, int, int, cudaStream_t);
 template cudaError_t reduce<float>(float*, std::size_t, float*, void*, int, int, cudaStream_t);

@@ -20,7 +20,7 @@ namespace {
 // [snippet:kernel]
 // Each block writes the sum of its grid-stride slice of `input` to out[blockIdx.x].
 // blockDim.x must be a power of two; dynamic shared memory holds blockDim.x values.
-// What is still slow: reading the input. The loop in step 1 keeps few loads in flight
+// What is still slow: reading the input. The loop in step 1 keeps one load in flight
 // per thread, too few to keep the memory busy; the profiler finds warps waiting on
 // memory most of the time and at a barrier seldom (06 issues four loads per trip). The
 // tree's last five steps, one warp working between barriers, cost little (06 unrolls
@@ -39,8 +39,9 @@ __global__ void block_sums(const T* input, std::size_t n, T* out) {
   partial[tid] = sum;
   __syncthreads();  // every slot written before anyone reads a neighbour's
 
-  // 2. Sequential addressing: thread t adds slot t + stride; the active threads are
-  //    always the first `stride` ones, so whole warps retire together.
+  // 2. Sequential addressing: thread t adds slot t + stride; the working threads are
+  //    the first `stride` ones. The other warps do not leave: they wait at every
+  //    barrier and issue the step's shared loads and stores with all lanes switched off.
   for (unsigned stride = blockDim.x / 2; stride > 0; stride /= 2) {
     if (tid < stride) partial[tid] += partial[tid + stride];
     __syncthreads();  // this step's sums are read by the next step
@@ -53,6 +54,7 @@ bool is_power_of_two(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
 }  // namespace
 
+// [snippet:default_grid]
 cudaError_t default_grid(std::size_t /*n*/, int block, int* grid) {
   int device = 0, sm_count = 0, threads_per_sm = 0;
   cudaError_t status = cudaGetDevice(&device);
@@ -66,6 +68,7 @@ cudaError_t default_grid(std::size_t /*n*/, int block, int* grid) {
   *grid = sm_count * (blocks_per_sm > 0 ? blocks_per_sm : 1);
   return cudaSuccess;
 }
+// [/snippet:default_grid]
 
 std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
   return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;  // sized for the widest type

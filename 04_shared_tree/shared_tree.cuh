@@ -1,5 +1,7 @@
 // 04_shared_tree: grid-stride sums in registers, then a tree in shared memory (two
 // launches). What changes since 03, and why, is at the top of shared_tree.cu.
+// The default grid does not depend on n: a few dozen elements still get a full wave
+// of blocks, nearly all with nothing to add, and two launches (08 caps the grid by n).
 //
 // Use it in your code (input: n floats in device memory):
 //   #include "shared_tree.cuh"
@@ -29,8 +31,9 @@ namespace shared_tree {
 // 1024 works; the tree halves the block, so other sizes are refused).
 constexpr int kDefaultBlock = 256;
 
-// One full wave for blocks of `block` threads: as many blocks as the current device's
-// SMs can hold at once (SM count x threads per SM / block).
+// SM count x (threads per SM / block) blocks: one full wave at the default 256 threads.
+// It ignores the SM's limit on resident blocks, so tiny blocks get more than one wave
+// (at 32 threads, two on an H100); 05 asks the occupancy calculator instead.
 cudaError_t default_grid(std::size_t n, int block, int* grid);
 
 // Device memory reduce() needs besides input and result: one partial per block.

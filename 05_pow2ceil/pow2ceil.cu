@@ -7,7 +7,9 @@
 // device with one __clz instruction. Think of the block as padded with zeros up to
 // that power of two: a thread adds its partner only when the partner really
 // exists (partner index < blockDim.x); a missing partner would have added zero.
-// The default grid is now a whole number of blocks per SM, asked of the device.
+// The default grid, a multiple of the SM count as in 04, now asks the occupancy
+// calculator how many blocks one SM holds, instead of dividing the SM's threads by
+// the block size: it is one full wave at every block size.
 //
 // Build and run:  cmake --build --preset release --target 05_pow2ceil
 //                 build/release/bin/05_pow2ceil --n 2^24 --type float --block 100
@@ -30,16 +32,19 @@ __device__ unsigned pow2ceil(unsigned x) { return 1u << (32 - __clz(static_cast<
 // [snippet:kernel]
 // Each block writes the sum of its grid-stride slice of `input` to out[blockIdx.x].
 // Any blockDim.x from 1 to 1024; dynamic shared memory holds blockDim.x values.
-// What is still slow: like 04, every halving step ends in a __syncthreads(), even
-// the last five, where only one warp is left working; and each thread keeps only
-// one load in flight in its grid-stride loop (06 works on both).
+// What is still slow: reading the input. The loop in step 1 keeps one load in flight
+// per thread, too few to keep the memory busy; the profiler finds warps waiting on
+// memory most of the time and at a barrier seldom (06 issues four loads per trip). The
+// tree's last five steps, one warp working between barriers, cost little (06 unrolls
+// them all the same).
 template <typename T>
 __global__ void block_sums_any_size(const T* input, std::size_t n, T* out) {
   extern __shared__ unsigned char shared_bytes[];
   T* partial = reinterpret_cast<T*>(shared_bytes);  // one slot per thread
   const unsigned tid = threadIdx.x;
 
-  // 1. Grid-stride loop, as in 04: 64-bit indices, since n may exceed 2^31.
+  // 1. This thread's grid-stride slice, in a register. Indices are 64-bit, since n
+  //    may exceed 2^31.
   T sum = T(0);
   const std::size_t grid_stride = std::size_t(gridDim.x) * blockDim.x;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + tid; i < n; i += grid_stride) sum += input[i];
@@ -62,15 +67,14 @@ __global__ void block_sums_any_size(const T* input, std::size_t n, T* out) {
 }  // namespace
 
 // [snippet:default_grid]
-// Why a multiple of the SM count: the grid-stride loop gives every block the same
-// amount of work, so the run lasts as long as the busiest SM. With the same number
-// of blocks on every SM they all finish together; with, say, 1.5 blocks per SM,
-// half the SMs run a second block while the other half sit idle. The occupancy
-// calculator tells how many blocks of this kernel, at this block size, one SM can
-// hold at once (its limits on threads, blocks, registers and shared memory per SM
-// all count, and they differ between GPUs): that many per SM is one full wave, the
-// most threads, and so the most memory loads, in flight at once. It is asked for the
-// double kernel, the one with the most shared memory per block.
+// A multiple of the SM count, as in 04: the grid-stride loop gives every block the
+// same work, so the run lasts as long as the busiest SM, and with the same number of
+// blocks on every SM they all finish together. New here: the occupancy calculator
+// tells how many blocks of this kernel, at this block size, one SM holds at once
+// (its limits on threads, blocks, registers and shared memory per SM all count, and
+// they differ between GPUs), so the grid is one wave at every block size. It is asked
+// for the double kernel, the one with the most shared memory per block, so that the
+// whole grid fits at once for every type.
 cudaError_t default_grid(std::size_t /*n*/, int block, int* grid) {
   if (block < 1 || block > 1024) return cudaErrorInvalidValue;
   int device = 0, sm_count = 0, blocks_per_sm = 0;

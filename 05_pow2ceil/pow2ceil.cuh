@@ -1,6 +1,8 @@
 // 05_pow2ceil: 04's grid-stride sums and shared-memory tree, for any block size from 1
 // to 1024 and any grid (two launches); the default grid is one full wave, asked of the
 // occupancy calculator. What changes since 04, and why, is at the top of pow2ceil.cu.
+// As in 04, the default grid does not depend on n: a few dozen elements still get a
+// full wave of blocks, nearly all with nothing to add, and two launches (08 caps it).
 //
 // Use it in your code (input: n floats in device memory):
 //   #include "pow2ceil.cuh"

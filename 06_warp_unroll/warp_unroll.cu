@@ -1,17 +1,16 @@
 // 06_warp_unroll: the tree written out, and the last warp finishing with __syncwarp().
 //
-// What changes since 05 (the chapter's idea): 05's tree ends every halving step
+// What changes since 05, two things. (1) The tree: 05's ends every halving step
 // with a __syncthreads(), a barrier for the whole block, even in the last six
 // steps, when at most 32 threads (one warp) still have work. Here the steps are
 // written out one by one with constant strides, the block-wide ones stop at 64
 // values, and warp 0 alone folds those 64 into one. Between its steps it needs
-// only __syncwarp(): a barrier for its own 32 lanes, far cheaper than stopping
-// the block, and the other warps are done as soon as the block-wide steps are.
-//
-// Also new (loop tuning, not the chapter's idea): the grid-stride loop makes four
-// independent loads per trip, and the default grid fills every SM. A sum reads
-// each byte once, so its speed is set by how many loads are in flight at once;
-// 05 had only one per thread.
+// only __syncwarp(), a barrier for its own 32 lanes, and the other warps are done
+// as soon as the block-wide steps are. Timed alone, this changes little: the tree
+// runs once per block.
+// (2) The loop: the grid-stride loop makes four independent loads per trip. A sum
+// reads each byte once, so its speed is set by how many loads are in flight at
+// once; 05 had only one per thread. This is where 06's speed-up comes from.
 //
 // Any block size from 1 to 1024 still works: the shared array is padded with zeros
 // up to a power of two (at least 64), so the written-out steps and the warp stage
@@ -40,14 +39,11 @@ std::size_t tree_slots(int block) {
 }
 
 // [snippet:grid_stride]
-// Loop tuning: the grid-stride sum of 04 and 05, four strides per trip. In 05's
-// loop a thread waits at `sum += input[i]` for its load before the next trip
-// issues the next load: one load in flight per thread. Here the four addresses
-// are known up front, so the thread issues all four loads before it waits for
-// the first (a warp has four 128-byte requests in flight). Four separate sums
-// keep the additions independent too, and make each float sum's chain of
-// roundings four times shorter. The last zero to three strides go one at a
-// time, each still checked against n.
+// The grid-stride sum of 04 and 05, four strides per trip. 05's loop waits for each
+// load before it issues the next: one load in flight per thread. Here the thread
+// issues all four loads before it waits for the first. Four separate sums keep the
+// additions independent, and make each float sum's chain of roundings four times
+// shorter. The last zero to three strides go one at a time, each checked against n.
 template <typename T>
 __device__ T grid_stride_sum(const T* input, std::size_t n) {
   const std::size_t grid_stride = std::size_t(gridDim.x) * blockDim.x;  // 64-bit: n may exceed 2^31
@@ -66,14 +62,11 @@ __device__ T grid_stride_sum(const T* input, std::size_t n) {
 
 // [snippet:warp_fold]
 // Warp 0 folds partial[0..63] into partial[0]. `lanes` names the threads of warp 0
-// (all 32, or fewer when the whole block is smaller than a warp).
-// In each step only the lanes below the stride write (their own slot), and the
-// other slot each reads lies at or above the stride, so within one step no lane
-// reads a slot that another lane is writing. The __syncwarp() after each step
-// makes its sums visible to the lanes that read them in the next step (lane 0
-// reads the slot lane 8 just wrote, and so on): the lanes of a warp are not
-// guaranteed to run in lock-step, so without it lane 0 could read slot 8 before
-// lane 8 has written it.
+// (all 32, or fewer when the whole block is smaller than a warp). In each step only
+// the lanes below the stride write, and every slot read by another lane lies at or
+// above it: no race inside a step (without `if (lane < 16)`, lane 16 would write
+// slot 16 while lane 0 reads it). The __syncwarp() after each step makes its sums
+// visible to the next step's readers: lanes are not guaranteed to run in lock-step.
 template <typename T>
 __device__ void warp_fold_64(T* partial, unsigned lane, unsigned lanes) {
   partial[lane] += partial[lane + 32];

@@ -2,6 +2,8 @@
 // finishing alone with __syncwarp() instead of __syncthreads(), and a grid-stride loop
 // with four loads in flight per thread (two launches, any block size from 1 to 1024).
 // What changes since 05, and why, is at the top of warp_unroll.cu.
+// As in 04, the default grid does not depend on n: a few dozen elements still get a
+// full wave of blocks, nearly all with nothing to add, and two launches (08 caps it).
 //
 // Use it in your code (input: n floats in device memory):
 //   #include "warp_unroll.cuh"
