@@ -237,62 +237,6 @@ __global__ void __launch_bounds__(1024)
 }
 // [/snippet:kernel]
 
-}  // namespace
-
-// The classic spelling of steps 2 and 3 (CUDA's threadFenceReduction sample, and 09
-// before cuda::atomic_ref): __threadfence() + atomicInc. Compiled here so that the
-// README's copy of it is known to build, and launched only by the docs' small-n bench
-// (tools/tuning/small_n.cu), which times the two spellings side by side. Both are correct.
-namespace alternatives {
-
-template <typename T, typename Op>
-__global__ void __launch_bounds__(1024)
-    single_pass_threadfence(const T* __restrict__ input, std::size_t n, T* result, T* partials, unsigned* ticket) {
-  const Op op{};
-  const T block_value = block_reduce(thread_reduce(input, n, op), op);
-  if (threadIdx.x >= kWarpSize) return;
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *result = block_value;
-    return;
-  }
-  const unsigned lanes = min(kWarpSize, blockDim.x);
-  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
-  unsigned my_ticket = 0;
-// [snippet:threadfence]
-// Step 2 of single_pass with __threadfence() and atomicInc(): the same ticket, older words.
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = block_value;
-    __threadfence();  // the partial reaches every SM's view of memory before the ticket below
-    // atomicInc(p, m) returns the old value and stores old + 1, or 0 once old reaches
-    // m: tickets 0, 1, ..., G-1, and drawing the last one resets the counter.
-    my_ticket = atomicInc(ticket, gridDim.x - 1);
-    if (my_ticket == gridDim.x - 1) __threadfence();  // and our reads of the partials come after it
-  }
-// [/snippet:threadfence]
-  my_ticket = __shfl_sync(mask, my_ticket, 0);
-  if (my_ticket != gridDim.x - 1) return;
-  __syncwarp(mask);
-  const T value = combine_partials(partials, lanes, op);
-  if (threadIdx.x == 0) *result = value;
-}
-
-template <typename T, typename Op>
-cudaError_t reduce_threadfence(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                               cudaStream_t stream) {
-  if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
-  unsigned char* bytes = static_cast<unsigned char*>(scratch);
-  single_pass_threadfence<T, Op><<<grid, block, 0, stream>>>(input, n, result,
-                                                             reinterpret_cast<T*>(bytes + kPartialsOffset),
-                                                             reinterpret_cast<unsigned*>(bytes));
-  return cudaGetLastError();
-}
-template cudaError_t reduce_threadfence<int, Sum>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_threadfence<float, Sum>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-
-}  // namespace alternatives
-
-namespace {
-
 // Elements one thread covers at small n: one trip of thread_reduce's main loop,
 // kVectorsInFlight 16-byte vectors of 4-byte elements (int, float; a double thread
 // covers half as many vectors' worth). Each thread then waits for memory about once.

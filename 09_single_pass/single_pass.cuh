@@ -36,8 +36,7 @@ constexpr int kDefaultBlock = 1024;
 
 // The operators. Each is a functor with an identity, the value that changes nothing:
 // threads and lanes without input contribute it, so n = 0 gives the identity (0 for a
-// sum, the lowest value of the type for a max). For floats that is lowest() (-3.4e38),
-// not min(), the smallest positive normal float.
+// sum; for a max, -infinity for float and double and lowest() for int).
 struct Sum {
   template <typename T> __host__ __device__ static T identity() { return T(0); }
   template <typename T> __host__ __device__ T operator()(T a, T b) const { return a + b; }
@@ -84,13 +83,5 @@ std::size_t scratch_bytes(std::size_t n, int block, int grid);
 template <typename T, typename Op>
 cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                    cudaStream_t stream = 0);
-
-// The same kernel with the classic ticket spelling (__threadfence() + atomicInc), kept
-// to compare the two; int and float sums only. Same arguments and scratch as reduce.
-namespace alternatives {
-template <typename T, typename Op>
-cudaError_t reduce_threadfence(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                               cudaStream_t stream = 0);
-}  // namespace alternatives
 
 }  // namespace single_pass

@@ -329,7 +329,7 @@ def vs_cub(sweeps):
     reps = first.get("reps")
     how += f", {'each ' if runs >= 2 else ''}{median_text(reps if isinstance(reps, int) else None)}"
     on = results.describe_runs(first.get("runs") or [])
-    fill("09_single_pass/README.md", "results:09_vs_cub",
+    fill("docs/tuning.md", "results:09_vs_cub",
          f"From the sweep of docs/results.md ({on}), {how}. {results.spread_note(first)} \"Within the spread\": "
          "the two times' spreads overlap (for a target: the target lies inside the spread of the speed-up or of "
          "the % of peak).\n\n" + "\n".join(lines))

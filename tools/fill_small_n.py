@@ -6,11 +6,14 @@ Called by fill_docs.py (fill(results_dirs)); runs alone too. Reads, in every run
   tune_small_n.txt              tools/tuning/small_n.cu: 09 at many shapes, cut short after
                                 each step, the classic ticket, an empty kernel, the floor
   gpu.txt                       the GPU, driver and CUDA version of the run
-and fills, in 09_single_pass/README.md:
-  results:09_vs_cub    09 against CUB and the floor at the sizes of the small-n targets;
-                       a target counts as met only when every run meets it (the worst run)
-  results:09_small_n   where the time goes at 2^12, 2^16 and 2^20: launch, read, finish
-  results:09_shape     the default shape against the fastest shape the bench found
+and fills (PAGES says where each block is):
+  results:09_vs_cub    docs/tuning.md: 09 against CUB and the floor at the sizes of the
+                       small-n targets; a target counts as met only when every run meets it
+                       (the worst run)
+  results:09_small_n   09_single_pass/README.md: where the time goes at 2^12, 2^16 and
+                       2^20: launch, read, finish
+  results:09_shape     docs/tuning.md: the default shape against the fastest shape the
+                       bench found
 Numbers shown are medians over the runs of each run's median; the spread is the range
 of the per-run medians.
 """
@@ -25,7 +28,9 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from results import fill_file  # noqa: E402
 
-README = "09_single_pass/README.md"
+# The page that holds each block.
+PAGES = {"results:09_vs_cub": "docs/tuning.md", "results:09_small_n": "09_single_pass/README.md",
+         "results:09_shape": "docs/tuning.md"}
 FLOOR = "read-only floor"
 # Issue targets for 09 against CUB (time ratio CUB / 09) and against the floor.
 CUB_TARGETS = {16: 1.35, 18: 1.25, 20: 1.20, 22: 1.20, 24: 1.10, 26: 1.03, 28: 1.01, 30: 1.01}
@@ -211,10 +216,11 @@ def fill(results_dirs):
         if text is None:
             print(f"fill_small_n: no data for {marker}", file=sys.stderr)
             continue
-        if fill_file(os.path.join(ROOT, README), marker, text.rstrip() + "\n"):
+        page = PAGES[marker]
+        if fill_file(os.path.join(ROOT, page), marker, text.rstrip() + "\n"):
             done.append(marker)
         else:
-            print(f"fill_small_n: no block {marker} in {README}", file=sys.stderr)
+            print(f"fill_small_n: no block {marker} in {page}", file=sys.stderr)
     return done
 
 

@@ -1,5 +1,5 @@
-// small_n: the bench behind 09's launch-shape rule and its "where the time goes at small
-// n" table (09_single_pass/README.md, filled by tools/tuning/tables.py; docs/tuning.md).
+// small_n: the bench behind 09's launch-shape rule (docs/tuning.md) and its "where the time
+// goes at small n" table (09_single_pass/README.md); tools/fill_small_n.py fills both.
 //
 // For each size n (2^10 .. 2^30) and type (int, float), on one random input, every job
 // below is timed with the harness's interleaved repetitions (common/harness.h: each
@@ -10,7 +10,7 @@
 //                        blocks (v 16-byte vectors per thread), at most one full wave
 //   09 threadfence       the classic ticket (__threadfence + atomicInc) at 09's default shape
 //   10 CUB               cub::DeviceReduce::Sum
-//   floor B=<b> ...      the tour's read-only kernel (tour/read_floor.cu) with b threads per
+//   floor B=<b> ...      the tour's read-only kernel (common/read_floor.cu) with b threads per
 //                        block: one full wave, or 1 or 4 vectors per thread
 //   floor default        the same at the tour's shape
 //   empty <shape>        a kernel that does nothing, at 09's default shape and at 1 x 32:
@@ -19,8 +19,9 @@
 //   stage ticket         ... and step 2: the ticket (acquire-release), no last-block combine
 //   stage relaxed        ... the ticket drawn with relaxed order (no release/acquire): timed
 //                        only, to show what the ordering costs (not a correct reduction)
-// The stage kernels are built from 09's own device functions: this file compiles 09's copy
-// unit (single_pass.cu) into itself instead of linking it.
+// The stage kernels and the classic-ticket kernel (not in 09's copy unit: it lives here) are
+// built from 09's own device functions: this file compiles 09's copy unit (single_pass.cu)
+// into itself instead of linking it.
 // Every 09 and CUB result is checked against the CPU reference (the harness's verify).
 //
 //   cmake --build --preset release --target tune_small_n && build/release/bin/tune_small_n
@@ -64,6 +65,50 @@ __global__ void __launch_bounds__(1024) stage_ticket(const T* input, std::size_t
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket_ref(*ticket);
     if (ticket_ref.fetch_add(1, kOrder) == gridDim.x - 1) ticket_ref.store(0, cuda::memory_order_relaxed);
   }
+}
+
+// 09's kernel with the classic spelling of step 2 (CUDA's threadFenceReduction sample,
+// and 09 before cuda::atomic_ref): __threadfence() + atomicInc. Steps 1 and 3 are 09's
+// own device functions. Timed beside 09 ("09 threadfence") and checked like it.
+template <typename T, typename Op>
+__global__ void __launch_bounds__(1024)
+    single_pass_threadfence(const T* __restrict__ input, std::size_t n, T* result, T* partials, unsigned* ticket) {
+  const Op op{};
+  const T block_value = block_reduce(thread_reduce(input, n, op), op);
+  if (threadIdx.x >= kWarpSize) return;
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *result = block_value;
+    return;
+  }
+  const unsigned lanes = min(kWarpSize, blockDim.x);
+  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  unsigned my_ticket = 0;
+  // Step 2 of single_pass with __threadfence() and atomicInc(): the same ticket, older words.
+  if (threadIdx.x == 0) {
+    partials[blockIdx.x] = block_value;
+    __threadfence();  // the partial reaches every SM's view of memory before the ticket below
+    // atomicInc(p, m) returns the old value and stores old + 1, or 0 once old reaches
+    // m: tickets 0, 1, ..., G-1, and drawing the last one resets the counter.
+    my_ticket = atomicInc(ticket, gridDim.x - 1);
+    if (my_ticket == gridDim.x - 1) __threadfence();  // and our reads of the partials come after it
+  }
+  my_ticket = __shfl_sync(mask, my_ticket, 0);
+  if (my_ticket != gridDim.x - 1) return;
+  __syncwarp(mask);
+  const T value = combine_partials(partials, lanes, op);
+  if (threadIdx.x == 0) *result = value;
+}
+
+// Its launcher: 09's arguments and scratch layout (the ticket, then the partials).
+template <typename T>
+cudaError_t reduce_threadfence(T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                               cudaStream_t stream) {
+  if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
+  unsigned char* bytes = static_cast<unsigned char*>(scratch);
+  single_pass_threadfence<T, Sum><<<grid, block, 0, stream>>>(input, n, result,
+                                                               reinterpret_cast<T*>(bytes + kPartialsOffset),
+                                                               reinterpret_cast<unsigned*>(bytes));
+  return cudaGetLastError();
 }
 
 }  // namespace
@@ -128,26 +173,17 @@ Variant nine_variant() {
   return nine;
 }
 
-// 09's kernel with the classic ticket; int and float only.
+// 09's kernel with the classic ticket (single_pass_threadfence above); int and float only.
 Variant threadfence_variant(const Variant& nine) {
   Variant classic = nine;
   classic.chapter = "09 threadfence";
   classic.int_launchers = {};
   classic.float_launchers = {};
   classic.double_launchers = {};
-  classic.int_launchers[static_cast<int>(Op::Sum)] = [](int* in, std::size_t n, int* out, void* scratch, int block,
-                                                         int grid, cudaStream_t stream) {
-    return single_pass::alternatives::reduce_threadfence<int, single_pass::Sum>(in, n, out, scratch, block, grid,
-                                                                                 stream);
-  };
-  classic.float_launchers[static_cast<int>(Op::Sum)] = [](float* in, std::size_t n, float* out, void* scratch,
-                                                           int block, int grid, cudaStream_t stream) {
-    return single_pass::alternatives::reduce_threadfence<float, single_pass::Sum>(in, n, out, scratch, block, grid,
-                                                                                   stream);
-  };
+  classic.int_launchers[static_cast<int>(Op::Sum)] = single_pass::reduce_threadfence<int>;
+  classic.float_launchers[static_cast<int>(Op::Sum)] = single_pass::reduce_threadfence<float>;
   return classic;
 }
-
 
 template <typename T>
 bool run_size(std::size_t n, const DeviceInfo& device, int reps) {
