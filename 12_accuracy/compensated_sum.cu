@@ -1,21 +1,17 @@
-// 12_accuracy: 09's single pass, with compensated sums: a float sum accurate to about one
-// rounding of the result, whatever n is.
+// 12_accuracy: 09's single pass with compensated sums: a float sum about as accurate as
+// one summed in twice the precision and rounded once. Unless its terms cancel heavily,
+// that is within about one rounding of the exact sum, at any n (README: the bound).
 //
-// What changes since 09: the arithmetic, not the memory traffic. A float keeps 24
-// significant bits, and every addition rounds its result to them: the bits below are
-// lost, and in a long sum those losses add up (09's README says how far). Here every
-// addition is a TwoSum, which returns the rounded sum s and also the exact error e of
-// that rounding: s + e equals a + b exactly. Each thread carries a pair, its running sum
-// and a compensation that collects those errors (Neumaier's form of Kahan's compensated
+// What changes since 09: the arithmetic, not the memory traffic. Every addition is a
+// TwoSum, which returns the rounded sum s and also the exact error e of that rounding:
+// s + e equals a + b exactly. Each thread carries a pair, its running sum and a
+// compensation that collects those errors (Neumaier's form of Kahan's compensated
 // summation). The warp, block and last-block steps combine pairs: the two sums with
-// TwoSum again, the two compensations and the new error with plain adds, so nothing a
-// rounding dropped is forgotten on the way. The result is sum + compensation, rounded
-// once. Float and double are summed this way; int needs none of it (int addition is
-// exact, modulo 2^32, in any order), so its compensation stays 0 and is never moved.
-// The rest is 09: the same loads, grid-stride loop, head and tail, one launch, the last
-// block combining the partials in a fixed order (so the result is the same bit for bit
-// on every run). The ticket is taken with cuda::atomic_ref (09's README shows the two
-// spellings); the kernel sums only (no --op).
+// TwoSum again, the two compensations and the new error with plain adds. The result is
+// sum + compensation, rounded once. int needs none of it (int addition is exact, modulo
+// 2^32, in any order): its compensation stays 0 and is never shuffled. The rest is 09's:
+// the loads, the loop, head and tail, one launch, the ticket, and the last block's fixed
+// order (the same bits on every run). Sum only (no --op).
 //
 // Build and run:  cmake --build --preset release --target 12_accuracy
 //                 build/release/bin/12_accuracy --n 2^24 --type float
@@ -40,17 +36,15 @@ constexpr std::size_t kVectorBytes = 16;
 // in flight per thread, so fewer threads are needed to cover the memory latency.
 constexpr int kVectorsInFlight = 4;
 
-// The 16-byte vector type that holds 4 ints, 4 floats or 2 doubles (CUDA's built-in
-// vector types, declared with 16-byte alignment).
+// The 16-byte vector type that holds 4 ints, 4 floats or 2 doubles (16-byte aligned).
 template <typename T> struct Vector16;
 template <> struct Vector16<int> { using type = int4; };
 template <> struct Vector16<float> { using type = float4; };
 template <> struct Vector16<double> { using type = double2; };
 
-// Additions rounded to nearest, written with intrinsics that the compiler may neither
-// fuse with a multiply nor rearrange. nvcc does not reassociate floating-point additions
-// anyway (not even with --use_fast_math); a compiler that did (a CPU compiler with
-// -ffast-math) would simplify TwoSum's (s - a) - b to 0 and delete the error term.
+// Additions rounded to nearest, with intrinsics the compiler may neither fuse nor
+// rearrange. nvcc does not reassociate additions anyway (not even with --use_fast_math);
+// a compiler that did (-ffast-math on a CPU) would simplify TwoSum's error term to 0.
 __device__ float plus(float a, float b) { return __fadd_rn(a, b); }
 __device__ double plus(double a, double b) { return __dadd_rn(a, b); }
 __device__ float minus(float a, float b) { return __fsub_rn(a, b); }
@@ -71,7 +65,6 @@ __device__ T two_sum(T a, T b, T& error) {
 }
 // [/snippet:two_sum]
 
-// [snippet:partial]
 // A running sum that keeps what its roundings dropped: its value is sum + compensation,
 // where sum is the ordinary rounded running sum. For int the compensation stays 0.
 // (No constructor: the struct lives in __shared__ memory below.)
@@ -84,6 +77,7 @@ struct Partial {
 template <typename T>
 __device__ Partial<T> zero() { return {T(0), T(0)}; }
 
+// [snippet:add_merge]
 // Adds x to p: the sum with TwoSum, its error into the compensation.
 template <typename T>
 __device__ void add(Partial<T>& p, T x) {
@@ -97,8 +91,7 @@ __device__ void add(Partial<T>& p, T x) {
 }
 
 // Combines two partials: the sums with TwoSum; the compensations and the new error with
-// plain adds (they are tiny next to the sums: their own rounding errors are about u^2
-// of the sums, u = 2^-24 for float).
+// plain adds (about u times the sums, so their own roundings are about u^2 of the sums).
 template <typename T>
 __device__ Partial<T> merge(Partial<T> a, Partial<T> b) {
   if constexpr (std::is_integral_v<T>) {
@@ -109,6 +102,7 @@ __device__ Partial<T> merge(Partial<T> a, Partial<T> b) {
     return {sum, plus(plus(a.compensation, b.compensation), error)};
   }
 }
+// [/snippet:add_merge]
 
 // The value of a partial, rounded once. When the sum is inf or NaN (an inf or a NaN in
 // the input, or a sum past the largest float), TwoSum's error is NaN (inf - inf), so the
@@ -122,7 +116,6 @@ __device__ T value_of(Partial<T> p) {
     return isfinite(p.sum) ? plus(p.sum, p.compensation) : p.sum;
   }
 }
-// [/snippet:partial]
 
 // The lanes of one vector added to p, one after the other.
 __device__ void add_lanes(Partial<int>& p, int4 v) {
@@ -152,8 +145,7 @@ __device__ void add_lanes(Partial<double>& p, double2 v) {
 // vectors t, t + threads, t + 2*threads, ..., so each load instruction of a warp reads
 // 32 neighbouring vectors (512 contiguous bytes). Each trip of the main loop issues
 // kVectorsInFlight loads before the first add needs one of them: the loads do not
-// depend on each other, so they are all in flight at once. Then every element is added
-// to the thread's one pair, in order.
+// depend on each other, so they are all in flight at once.
 template <typename T>
 __device__ Partial<T> thread_reduce(const T* __restrict__ input, std::size_t n) {
   using Vector = typename Vector16<T>::type;
@@ -204,10 +196,9 @@ __device__ Partial<T> thread_reduce(const T* __restrict__ input, std::size_t n) 
 }
 // [/snippet:thread_reduce]
 
-// 09's warp_reduce with pairs: lane 0 gets the warp's partial. Both halves of the pair
-// travel by shuffle (for int only the sum: its compensation is always 0). A partial
-// last warp (block size not a multiple of 32) names only its existing lanes in the mask
-// and ignores what the shuffle returns from missing ones.
+// 09's warp_reduce with pairs: lane 0 gets the warp's partial; both halves travel by
+// shuffle (for int only the sum). A partial last warp (block size not a multiple of
+// 32) names only its existing lanes in the mask and ignores what missing ones return.
 template <typename T>
 __device__ Partial<T> warp_reduce(Partial<T> value) {
   const unsigned lane = threadIdx.x % kWarpSize;
@@ -242,8 +233,7 @@ __device__ Partial<T> block_reduce(Partial<T> value) {
   return value;
 }
 
-// Scratch layout: the ticket counter (an unsigned int), then the block partials,
-// starting 16 bytes in so that they are aligned for any element type.
+// Scratch: the ticket counter (an unsigned int), then the partials from byte 16 (aligned).
 constexpr std::size_t kPartialsOffset = 16;
 
 // Partials each lane of the last block's warp 0 loads before it merges any of them.
@@ -269,18 +259,22 @@ __device__ Partial<T> combine_partials(const Partial<T>* partials, unsigned lane
 }
 
 // [snippet:kernel]
+// 2 blocks of 1024 threads per SM where an SM holds 2048 threads (sm_80, sm_90, sm_100,
+// sm_103); 1 elsewhere (an SM of 1024 or 1536 threads: 2 would be ignored, with a warning).
+#if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
+constexpr int kMinBlocksPerSm = 2;
+#else
+constexpr int kMinBlocksPerSm = 1;
+#endif
+
 // Sums input[0, n) and writes the value to *result, in one launch. `partials` holds one
 // pair per block; `ticket` must be 0 when the launch starts (scratch zeroed once by the
-// caller), and is 0 again when it ends.
-// What it costs: about seven additions per element where 09 has one. At large n that
-// hides behind the memory reads (each SM waits for bytes, not for adds); on a GPU with
-// slow double arithmetic, the double version is the one that may feel it.
-// __launch_bounds__(1024, 2): two 1024-thread blocks per SM, as 09 gets. The pairs need
-// more registers than 09's single values (about 46 per thread without the hint: one block
-// per SM, half of 09's threads, which measured slower at large n); with
-// it the compiler fits the kernel in 32 registers per thread, with no spills.
+// caller), and is 0 again when it ends. About seven additions per element where 09 has
+// one: at large n they hide behind the memory reads. Left alone, nvcc gives the pairs
+// about 46 registers per thread on sm_90, room for one 1024-thread block per SM (half of
+// 09's threads); asked for two, it fits the kernel in 32, with no spills.
 template <typename T>
-__global__ void __launch_bounds__(1024, 2)
+__global__ void __launch_bounds__(1024, kMinBlocksPerSm)
     compensated_sum(const T* __restrict__ input, std::size_t n, T* result, Partial<T>* partials, unsigned* ticket) {
   // 1. As in 09, with pairs: this block's share; thread 0 gets the block's partial.
   const Partial<T> block_value = block_reduce(thread_reduce(input, n));
@@ -304,8 +298,7 @@ __global__ void __launch_bounds__(1024, 2)
   if (my_ticket != gridDim.x - 1) return;
   __syncwarp(mask);  // carries lane 0's acquire to the other lanes before their loads
 
-  // 3. The last block's warp 0 merges the pairs in a fixed order; the result is the
-  //    pair's value, rounded once.
+  // 3. The last block's warp 0 merges the pairs in a fixed order; their value, rounded once.
   const Partial<T> value = combine_partials(partials, lanes);
   if (threadIdx.x == 0) *result = value_of(value);
 }
@@ -316,9 +309,8 @@ constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1
 // Elements one thread covers at small n, as in 09: one trip of the main loop.
 constexpr std::size_t kElementsPerThread = kVectorsInFlight * 4;
 
-// How many blocks of `block` threads of this kernel one SM can hold at once, limited by
-// its registers, shared memory and thread and block slots (asks the device); *fewest
-// keeps the smallest answer so far.
+// How many blocks of `block` threads of this kernel one SM holds at once (asks the device,
+// which counts registers, shared memory, thread and block slots); *fewest keeps the least.
 template <typename Kernel>
 cudaError_t fewest_blocks_per_sm(Kernel kernel, int block, int* fewest) {
   int blocks = 0;

@@ -1,5 +1,6 @@
 // 12_accuracy: 09's single pass, with a float sum that keeps what every rounding drops:
-// accurate to about one rounding of the result, whatever n is. Sum only. What changes
+// about as accurate as a sum in twice the precision, rounded once (within about one
+// rounding of the exact sum unless the terms cancel heavily). Sum only. What changes
 // since 09, and why, is at the top of compensated_sum.cu.
 //
 // Use it in your code (input: n floats in device memory):
@@ -19,9 +20,8 @@
 //   cudaFree(scratch);
 //   cudaFree(result);
 //
-// Compile: nvcc -std=c++17 -c compensated_sum.cu (int, float and double are built in).
-// Not with --use_fast_math: it flushes tiny values to zero, and with them the smallest
-// of the rounding errors this code keeps.
+// Compile: nvcc -std=c++17 -c compensated_sum.cu (int, float and double are built in); not
+// with --use_fast_math, which flushes tiny values to zero, the smallest kept errors with them.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -48,10 +48,9 @@ cudaError_t default_grid(std::size_t n, int block, int* grid);
 // any number of calls (one stream at a time).
 std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
-// Writes the sum of input[0, n) to *result (device memory), in one launch on `stream`.
-// Floats and doubles are summed with compensation (the result is about as accurate as a
-// sum in twice the precision, rounded once at the end); ints are summed exactly, modulo
-// 2^32, as in every chapter. block: 1 to 1024; grid: at least 1, and scratch sized for it.
+// Writes the sum of input[0, n) to *result (device memory), in one launch on `stream`:
+// floats and doubles with compensation, ints exactly (modulo 2^32) as in every chapter.
+// block: 1 to 1024; grid: at least 1, and scratch sized for it.
 // Returns the first CUDA error (cudaErrorInvalidValue for a shape it cannot run); like
 // any launch, it returns before the GPU is done: synchronize before reading *result.
 template <typename T>

@@ -10,12 +10,13 @@ reads the files of one GPU run (tools/accuracy_study.sh writes them):
 (RESULTS_DIR may also be the accuracy folder itself) and writes
   docs/images/accuracy_error_{positive,cancel,wide}.svg   relative error against N, log-log,
                                                           each method beside its bound
-  12_accuracy/README.md, the blocks <!-- accuracy:NAME --> ... <!-- /accuracy -->:
+  the blocks <!-- accuracy:NAME --> ... <!-- /accuracy -->, in 12_accuracy/README.md:
+    accuracy:ncu     Nsight Compute, 09 beside 12 on floats
+  and in docs/tuning.md (section "12 accuracy: the error study in full"):
     accuracy:errors  the error tables and the plots
     accuracy:time    time and error side by side
     accuracy:repro   the same bits or not: 100 runs, two grids
     accuracy:vs09    12's time against 09's in the tour's sweep
-    accuracy:ncu     Nsight Compute, 09 beside 12 on floats
 fill(results_dir, root) does the same from Python (for tools/fill_docs.py). Every number
 written comes from those files. Python 3 standard library only (SVG by tools/svg.py).
 """
@@ -35,6 +36,7 @@ from results import fill_file, fill_main  # noqa: E402
 from svg import Svg, write  # noqa: E402
 
 README = os.path.join("12_accuracy", "README.md")
+TUNING = os.path.join("docs", "tuning.md")  # the study's tables beyond the README's
 KINDS = {
     "positive": "all positive: uniform in [0, 1)",
     "cancel": "mixed signs, cancelling: uniform in (−1, 1) plus 2⁻¹⁰",
@@ -417,6 +419,7 @@ def fill(results_dir, root=REPO):
         if rows and any(k not in rows[0] for k in keys):
             raise DataError(f"{name}: expected the columns {', '.join(keys)}")
     readme = os.path.join(root, README)
+    tuning = os.path.join(root, TUNING)
     images = os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
     written = []
@@ -426,22 +429,22 @@ def fill(results_dir, root=REPO):
             path = os.path.join(images, f"accuracy_error_{kind}.svg")
             plot(kind, rows, path, device)
             written.append(path)
-    blocks = {
-        "accuracy:errors": errors_block(errors, device, os.path.dirname(readme), root),
-        "accuracy:time": time_block(times, errors, device) if times else None,
-        "accuracy:repro": repro_block(repro, device) if repro else None,
-        "accuracy:vs09": vs09_block(all_runs or [os.path.dirname(folder) if folder.endswith("accuracy")
-                                                 else results_dir]),
-        "accuracy:ncu": ncu_block(folder, device),
+    blocks = {  # marker: (the page it is in, its text)
+        "accuracy:errors": (tuning, errors_block(errors, device, os.path.dirname(tuning), root)),
+        "accuracy:time": (tuning, time_block(times, errors, device) if times else None),
+        "accuracy:repro": (tuning, repro_block(repro, device) if repro else None),
+        "accuracy:vs09": (tuning, vs09_block(all_runs or [os.path.dirname(folder) if folder.endswith("accuracy")
+                                                          else results_dir])),
+        "accuracy:ncu": (readme, ncu_block(folder, device)),
     }
-    for marker, text in blocks.items():
+    for marker, (page, text) in blocks.items():
         if text is None:
             print(f"fill_accuracy: no data for {marker}; block left as it was", file=sys.stderr)
             continue
-        if not fill_file(readme, marker, text.rstrip() + "\n"):
-            print(f"fill_accuracy: no block {marker} in {README}", file=sys.stderr)
+        if not fill_file(page, marker, text.rstrip() + "\n"):
+            print(f"fill_accuracy: no block {marker} in {os.path.relpath(page, root)}", file=sys.stderr)
             continue
-        written.append(f"{readme} ({marker})")
+        written.append(f"{page} ({marker})")
     return written
 
 
