@@ -27,6 +27,7 @@ T loop_sum(const T* x, std::size_t n) {
   return sum;
 }
 
+// [snippet:halving_sum]
 template <typename T>
 T halving_sum(T* x, std::size_t n) {
   if (n == 0) return T(0);
@@ -37,7 +38,9 @@ T halving_sum(T* x, std::size_t n) {
   }
   return x[0];
 }
+// [/snippet:halving_sum]
 
+// [snippet:compensated_sum]
 template <typename T>
 T compensated_sum(const T* x, std::size_t n) {
   if constexpr (std::is_same_v<T, int>) {
@@ -47,13 +50,14 @@ T compensated_sum(const T* x, std::size_t n) {
   } else {
     double sum = 0, lost = 0;  // Neumaier: `lost` keeps the low bits each addition drops
     for (std::size_t i = 0; i < n; ++i) {
-      const double verdict = x[i], t = sum + verdict;
-      lost += std::fabs(sum) >= std::fabs(verdict) ? (sum - t) + verdict : (verdict - t) + sum;
+      const double value = x[i], t = sum + value;
+      lost += std::fabs(sum) >= std::fabs(value) ? (sum - t) + value : (value - t) + sum;
       sum = t;
     }
     return static_cast<T>(std::isfinite(sum) ? sum + lost : sum);  // past an inf or NaN, `lost` is NaN
   }
 }
+// [/snippet:compensated_sum]
 
 template <typename T>
 T threaded_sum(const T* x, std::size_t n) {
@@ -84,11 +88,11 @@ std::vector<MethodResult> run_methods(const std::vector<T>& x, int reps, bool th
     T (*sum)(T*, std::size_t);
   };
   const Method methods[] = {
-      {"loop in the input type", u_t, n > 0 ? n - 1 : 0, false, [](T* verdict, std::size_t k) { return loop_sum(verdict, k); }},
-      {"recursive halving", u_t, reduction::ceil_log2(n), true, [](T* verdict, std::size_t k) { return halving_sum(verdict, k); }},
-      {"compensated (reference)", 2 * u_d * u_d, n, false, [](T* verdict, std::size_t k) { return compensated_sum(verdict, k); }},
+      {"loop in the input type", u_t, n > 0 ? n - 1 : 0, false, [](T* values, std::size_t k) { return loop_sum(values, k); }},
+      {"recursive halving", u_t, reduction::ceil_log2(n), true, [](T* values, std::size_t k) { return halving_sum(values, k); }},
+      {"compensated (reference)", 2 * u_d * u_d, n, false, [](T* values, std::size_t k) { return compensated_sum(values, k); }},
       {"threaded, wide accumulator", u_d, ceil_div(n, threads) + threads, false,
-       [](T* verdict, std::size_t k) { return threaded_sum(verdict, k); }},
+       [](T* values, std::size_t k) { return threaded_sum(values, k); }},
   };
   std::vector<MethodResult> results;
   std::vector<T> scratch;

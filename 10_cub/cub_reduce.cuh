@@ -27,9 +27,10 @@
 
 namespace cub_reduce {
 
-// The operators, as tags: Sum calls cub::DeviceReduce::Sum, Max ::Max and Min ::Min
-// (and thrust::reduce with the matching functor and identity). Empty types, so this
-// header needs nothing from CUB or libcu++.
+// The operators, as tags: Sum calls cub::DeviceReduce::Sum; Max and Min call
+// cub::DeviceReduce::Reduce with a max or min that propagates NaN (and thrust::reduce
+// with the matching functor and identity). Empty types, so this header needs nothing
+// from CUB or libcu++.
 struct Sum {};
 struct Max {};
 struct Min {};

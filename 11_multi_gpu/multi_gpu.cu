@@ -605,6 +605,7 @@ Status release(Part<T>* parts, ncclComm_t* comms, int k, double timeout_s, bool 
   return s;
 }
 
+// [snippet:allreduce]
 template <typename T, typename Op>
 Status reduce(const T* shard, std::size_t count, const Part<T>& part, ncclComm_t comm) {
   const std::string step = "the reduction on GPU " + std::to_string(part.device);
@@ -626,6 +627,7 @@ Status reduce_all(const T* const* shards, const std::size_t* counts, const Part<
   const Status ended = nccl_status(ncclGroupEnd(), "the all-reduce (ncclGroupEnd)");  // always close the group
   return s.ok() ? ended : s;
 }
+// [/snippet:allreduce]
 
 #define MULTI_GPU_INSTANTIATE_OP(T, Op)                                                                           \
   template cudaError_t reduce_shard<T, Op>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);          \

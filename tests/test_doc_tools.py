@@ -9,7 +9,8 @@
 - merge_answers.py: merges answer files with a table of contents; docs/answers.md is current;
 - several runs (results.py combine, fill_docs.py RUN_DIR...): the published time of a point is
   the median of the runs' medians and its spread the run farthest from it, with two and three
-  made-up runs;
+  made-up runs; a ratio against a time whose spread is over 10 % is printed as the range the
+  runs allow;
 - the check (results.py check): an outlier within a run and between runs, int and float
   disagreeing, a time that falls and a GB/s that drops when N doubles are each flagged, and
   clean runs pass; `remeasure` replaces a point and records it;
@@ -341,6 +342,22 @@ class Combining(unittest.TestCase):
         self.assertAlmostEqual(row["lo"], base, places=12)
         self.assertAlmostEqual(row["hi"], 1.04 * base, places=12)
         self.assertAlmostEqual(results.spread_percent(row), 100 * 0.02 / 1.02, places=9)
+
+    def test_a_ratio_against_a_widely_spread_time_is_a_range(self):
+        # One run's CPU time at 2^24 is 1.5 times the others': a spread of 50 %, over the 10 % past
+        # which a ratio is printed as the range the runs allow instead of one number.
+        def change(k, dtype, sweep):
+            if k == 2:
+                scale_point(sweep, "00_cpu_baseline", N24, 1.5)
+        combined = results.combine(in_memory_runs([1.0, 1.0, 1.0], change))
+        block = results.main_block(combined, self.root, os.path.join(self.root, "README.md"))
+        self.assertIn(results.LARGE_SPREAD_NOTE, block)
+        at_24, at_28 = block.split("**N = 2^28")
+        # 00: 0.0721 ms (runs 0.0721, 0.0721, 0.1082), 01: 0.0386 ms: 00 / 01 from 1.87 to 2.81.
+        self.assertIn("| [01_global_naive](01_global_naive/README.md) | 38.6 µs | ±0.00% | 1741 | 58.0% | 47.8% "
+                      "| 1.87–2.81× | 1.00× |", at_24)
+        self.assertIn("| 72.1 µs | ±50% | 931 | — | — | — | 0.36–0.53× |", at_24)  # the CPU row's "vs 01": 01 / 00
+        self.assertNotIn("–", at_28)  # no spread over 10 % at 2^28: single ratios
 
     def test_within_the_spread_is_said(self):
         a = {"ms": 1.0, "lo": 0.98, "hi": 1.03, "n_runs": 3}

@@ -19,6 +19,9 @@ the median over the runs of each run's median; its spread is stated beside it. I
     NN_name/README.md (any *.md)    each block <!-- results:NN_name --> ... <!-- /results -->:
                                     that chapter's times, GB/s and % of peak
 
+A speed-up against a time whose spread is over LARGE_SPREAD (10 %; the CPU's) is printed
+as the range its runs allow ("LO–HI×"), not as one number, and the caption says so.
+
 It first checks the points (see `check` below) and refuses to write anything while a
 point is suspect, unless --allow-suspect is given: then the suspect points are published
 with the mark †.
@@ -796,11 +799,46 @@ def section(dtype, sweep, root, page, marks=frozenset()):
 
 # ----------------------------------------------------------------------------- README blocks
 
+# A ratio against a time whose spread is larger than this (percent) is printed as the range
+# the runs allow: "6.97×" alone would claim a precision the CPU's time (±61 % on the H100)
+# does not have.
+LARGE_SPREAD = 10.0
+LARGE_SPREAD_NOTE = (f"A ratio involving a time whose spread is over {LARGE_SPREAD:.0f}% is given as the range its "
+                     "runs allow (from the farthest run medians of the two times), not as one number.")
+
+
+def ratio_range(a_row, b_row):
+    """The lowest and highest value of a's time over b's that the two bands allow."""
+    a_lo, a_hi = band(a_row)
+    b_lo, b_hi = band(b_row)
+    if b_lo <= 0 or b_hi <= 0:
+        return None
+    return a_lo / b_hi, a_hi / b_lo
+
+
+def large_spread(a_row, b_row):
+    """True when a ratio of the two times is shown as a range (LARGE_SPREAD)."""
+    if a_row is None or b_row is None or a_row is b_row:
+        return False
+    return any((spread_percent(row) or 0) > LARGE_SPREAD for row in (a_row, b_row))
+
+
+def fmt_ratio_range(lo, hi):
+    def one(r):
+        return f"{r:.2f}" if r < 10 else f"{r:.1f}" if r < 100 else f"{r:.0f}"
+    return f"{one(lo)}–{one(hi)}×"
+
+
 def marked_ratio(a_row, b_row):
-    """a's time over b's, with ≈ when the two are within the spread."""
+    """a's time over b's, with ≈ when the two are within the spread; as a range when either
+    time's spread is over LARGE_SPREAD."""
     r = ratio(a_row, b_row)
     if r is None:
         return "—"
+    if large_spread(a_row, b_row):
+        bounds = ratio_range(a_row, b_row)
+        if bounds:
+            return fmt_ratio_range(*bounds)
     return (WITHIN_MARK if a_row is not b_row and within_spread(a_row, b_row) else "") + fmt_ratio(r)
 
 
@@ -810,7 +848,7 @@ def main_block(sweeps, root, readme, suspects=()):
     sweep = sweeps[dtype]
     results = os.path.join(root, "docs", "results.md")
     out = [f"{measured_on(sweep, dtype)}. \"vs previous\" is the speed-up over the row above, \"vs 01\" over "
-           f"chapter 01. {spread_note(sweep)} {WITHIN_NOTE} Every size and `float`: "
+           f"chapter 01. {spread_note(sweep)} {WITHIN_NOTE} {LARGE_SPREAD_NOTE} Every size and `float`: "
            f"[docs/results.md]({rel_link(readme, results)}).", ""]
     if any_wrong({dtype: sweep}):
         out += [WRONG_NOTE, ""]
@@ -898,7 +936,7 @@ def chapter_block(chapter, sweeps, root, readme, suspects=()):
     header = [f"N ({dtype}s)"] + [f"**{c}**" if c == chapter else c for c in columns] + ["GB/s"]
     header += [] if chapter == CPU else ["% of peak"]
     header += [f"vs {previous[:2]}" for _ in [previous] if previous] + ["vs CUB" for _ in [cub] if cub]
-    rows = []
+    rows, wide = [], False
     for k in TABLE_POWERS:
         n = 1 << k
         row = sweep["table"][chapter].get(n)
@@ -906,13 +944,14 @@ def chapter_block(chapter, sweeps, root, readme, suspects=()):
         cells.append(fmt_gbps(row["gbps"] if row else None))
         if chapter != CPU:
             cells.append(fmt_percent(percent_of_peak(row, sweep)))
-        if previous:
-            cells.append(marked_ratio(sweep["table"][previous].get(n), row))
-        if cub:
-            cells.append(marked_ratio(sweep["table"][cub].get(n), row))
+        for other in (previous, cub):
+            if other:
+                cells.append(marked_ratio(sweep["table"][other].get(n), row))
+                wide = wide or (row is not None and large_spread(sweep["table"][other].get(n), row))
         rows.append(cells)
     out.append(table(header, ["---:"] * len(header), rows))
-    out += ["", f"\"vs\" is how many times faster this chapter is; {WITHIN_NOTE}"]
+    out += ["", f"\"vs\" is how many times faster this chapter is; {WITHIN_NOTE}"
+            + (f" {LARGE_SPREAD_NOTE}" if wide else "")]
     return "\n".join(out)
 
 
