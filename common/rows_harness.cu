@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "cub_rows.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "device_info.h"
@@ -27,6 +28,7 @@
 #include "l2_flush.h"
 #include "parallel.h"
 #include "random.h"
+#include "read_floor.h"
 #include "reference.h"
 #include "timer.h"
 
@@ -62,6 +64,7 @@ const char* method_name(RowMethod method) {
     case RowMethod::Group: return "group";
     case RowMethod::Warp: return "warp";
     case RowMethod::Block: return "block";
+    case RowMethod::Previous: return "previous";
     case RowMethod::CubSegmented: return "cub_segmented";
     case RowMethod::CubBlock: return "cub_block";
   }
@@ -72,8 +75,8 @@ std::size_t result_bytes(RowOp op) {
   switch (op) {
     case RowOp::Sum:
     case RowOp::Max: return 4;
-    case RowOp::ArgMax: return 8;   // rows::ValueIndex: a float and an int32
-    case RowOp::MeanVar: return 8;  // rows::MeanVariance: two floats
+    case RowOp::ArgMax: return 8;   // ValueIndex: a float and an int32
+    case RowOp::MeanVar: return 8;  // MeanVariance: two floats
   }
   return 16;
 }
@@ -83,25 +86,21 @@ namespace {
 constexpr std::size_t kDefaultElements = std::size_t(1) << 26;
 constexpr std::uint64_t kMaxDimension = std::uint64_t(1) << 40;
 constexpr std::uint64_t kMaxReps = 100000;
-constexpr RowMethod kMethods[] = {RowMethod::Auto,  RowMethod::Thread,       RowMethod::Group,   RowMethod::Warp,
-                                  RowMethod::Block, RowMethod::CubSegmented, RowMethod::CubBlock};
-constexpr RowOp kOps[] = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};
-constexpr ElementType kTypes[] = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
-
-template <typename Enum, std::size_t N, typename Name>
-std::string names_of(const Enum (&values)[N], Name name) {
+template <typename Enum, typename Name>
+std::string names_of(const std::vector<Enum>& values, Name name) {
   std::string text;
   for (Enum v : values) text += (text.empty() ? "" : "|") + std::string(name(v));
   return text;
 }
 
 // The value of --flag among `values` (by name), or a UsageError naming the choices.
-template <typename Enum, std::size_t N, typename Name>
-Enum pick(const std::string& flag, const std::string& text, const Enum (&values)[N], Name name) {
+template <typename Enum, typename Name>
+Enum pick(const std::string& program, const std::string& flag, const std::string& text,
+          const std::vector<Enum>& values, Name name) {
   for (Enum v : values) {
     if (text == name(v)) return v;
   }
-  throw UsageError(flag + " expects " + names_of(values, name) + ", not '" + text + "'");
+  throw UsageError(flag + " expects " + names_of(values, name) + " in " + program + ", not '" + text + "'");
 }
 
 // The other dimension of a matrix of about 2^26 elements (for 0, the other's default).
@@ -112,27 +111,83 @@ std::size_t partner_dimension(std::size_t given, std::size_t default_other) {
 
 }  // namespace
 
+std::string lanes_plan(int threads, bool block) {
+  if (block) return "one block of " + std::to_string(threads) + " threads per row";
+  if (threads == 32) return "one warp (32 lanes) per row";
+  return "a group of " + std::to_string(threads) + " lanes per row";
+}
+
+std::size_t lanes_depth(std::size_t cols, ElementType type, int threads, bool block) {
+  auto ceil_div = [](std::size_t a, std::size_t b) { return (a + b - 1) / b; };
+  auto ceil_log2 = [](std::size_t x) {
+    std::size_t k = 0;
+    while ((std::size_t(1) << k) < x) ++k;
+    return k;
+  };
+  const std::size_t per_vector = 16 / element_bytes(type), lanes = std::size_t(threads);
+  const std::size_t trips = ceil_div(ceil_div(ceil_div(cols, per_vector), lanes), 4) + 1;
+  const std::size_t scalars = 2 * ceil_div(per_vector - 1, std::min<std::size_t>(lanes, 32));
+  return ceil_log2(per_vector) + 2 + trips + scalars + (block ? 10 : ceil_log2(lanes));
+}
+
 // ---------------------------------------------------------------- command line
 
-std::string rows_usage(const std::string& program) {
+std::vector<RowMethod> methods_of(const RowsProgram& program) {
+  std::vector<RowMethod> methods = program.methods;
+  methods.push_back(RowMethod::CubSegmented);
+  methods.push_back(RowMethod::CubBlock);
+  return methods;
+}
+
+namespace {
+bool is_cub(RowMethod method) { return method == RowMethod::CubSegmented || method == RowMethod::CubBlock; }
+}  // namespace
+
+RowLaunch launcher_of(const RowsProgram& program, RowMethod method, ElementType type, RowOp op) {
+  return is_cub(method) ? cub_rows::launcher(method, type, op) : program.launcher(method, type, op);
+}
+
+std::string refusal(const RowsProgram& program, RowMethod method, RowOp op, std::size_t rows, std::size_t cols,
+                    ElementType type) {
+  if (!launcher_of(program, method, type, op).launch) {
+    return std::string("--method ") + method_name(method) + " does not offer --op " + op_name(op) + " --type " +
+           element_name(type);
+  }
+  return is_cub(method) ? cub_rows::refuse(method, op, rows, cols) : program.refuse(method, op, rows, cols, type);
+}
+
+std::string describe_of(const RowsProgram& program, RowMethod method, std::size_t rows, std::size_t cols,
+                        ElementType type) {
+  return is_cub(method) ? cub_rows::describe(method, rows, cols, type) : program.describe(method, rows, cols, type);
+}
+
+std::size_t depth_of(const RowsProgram& program, RowMethod method, std::size_t rows, std::size_t cols,
+                     ElementType type) {
+  return is_cub(method) ? cub_rows::depth(method, rows, cols, type) : program.depth(method, rows, cols, type);
+}
+
+std::string rows_usage(const RowsProgram& program) {
   std::ostringstream out;
-  out << "usage: " << program << " [--rows M] [--cols K] [--type " << names_of(kTypes, element_name) << "]\n"
-      << "       [--op " << names_of(kOps, op_name) << "] [--method " << names_of(kMethods, method_name) << "]\n"
+  std::string ks;
+  for (std::size_t k : program.sweep_cols) ks += (ks.empty() ? "" : ", ") + std::to_string(k);
+  out << "usage: " << program.id << " [--rows M] [--cols K] [--type " << names_of(program.types, element_name)
+      << "]\n       [--op " << names_of(program.ops, op_name) << "] [--method "
+      << names_of(methods_of(program), method_name) << "]\n"
       << "       [--input FILE.npy] [--reps R] [--seed S] [--no-flush] [--json] [--sweep] [--out DIR] [--help]\n\n"
       << "  --rows M     rows of the row-major matrix (default 65536; with --cols alone, about 2^26 / K)\n"
       << "  --cols K     elements per row (default 1024; with --rows alone, about 2^26 / M); 2^K+C is accepted\n"
-      << "  --type T     element type: float (default), half or bf16; results are float either way\n"
+      << "  --type T     element type (default float); results are float either way\n"
       << "  --op OP      sum (default), max, argmax (value and first column), meanvar (mean and population variance)\n"
-      << "  --method X   auto (default: the rule of rows.cuh), thread, group, warp, block (force one kernel),\n"
-      << "               cub_segmented (cub::DeviceSegmentedReduce; no meanvar), cub_block (cub::WarpReduce and\n"
-      << "               cub::BlockReduce)\n"
+      << "  --method X   auto (default: the chapter's rule), thread, group, warp, block (force one kernel), previous\n"
+      << "               (the previous chapter's auto), cub_segmented (cub::DeviceSegmentedReduce; no meanvar),\n"
+      << "               cub_block (cub::WarpReduce and cub::BlockReduce)\n"
       << "  --input FILE reduce the rows of FILE: a 2-D .npy array (C order) of float32, float16 or float64\n"
       << "  --reps R     timed repetitions; the median is reported (default 30)\n"
       << "  --seed S     seed of the random input, any 64-bit value (default: a fresh one, printed)\n"
       << "  --no-flush   do not flush the L2 cache before each timed repetition\n"
       << "  --json       print one JSON object instead of the report\n"
-      << "  --sweep      M x K = 2^26 at K = 1, 3, 8, 32, 33, 128, 1000, 1024, 8192, 65536, float and bf16:\n"
-      << "               every method, CUB and the read-only floor interleaved, and each operator at six K;\n"
+      << "  --sweep      M x K = 2^26 at K = " << ks << ", float and bf16 where offered:\n"
+      << "               every method, CUB and the read-only floor interleaved, and each operator at some K;\n"
       << "               writes rows_sweep.csv and rows_sweep.json\n"
       << "  --out DIR    folder for the --sweep files, created if missing (default: the current folder)\n"
       << "\nEvery row is checked against a CPU reference in double, and the read-only floor (a kernel that\n"
@@ -141,7 +196,7 @@ std::string rows_usage(const std::string& program) {
   return out.str();
 }
 
-RowsOptions parse_rows_options(const std::string& program, int argc, const char* const* argv) {
+RowsOptions parse_rows_options(const RowsProgram& program, int argc, const char* const* argv) {
   RowsOptions options;
   auto value_of = [&](int& i, const std::string& flag) -> std::string {
     if (i + 1 >= argc) throw UsageError(flag + " needs a value");
@@ -161,11 +216,11 @@ RowsOptions parse_rows_options(const std::string& program, int argc, const char*
       options.cols = parse_count(arg, value_of(i, arg), kMaxDimension);
       options.cols_given = true;
     } else if (arg == "--type") {
-      options.type = pick(arg, value_of(i, arg), kTypes, element_name);
+      options.type = pick(program.id, arg, value_of(i, arg), program.types, element_name);
     } else if (arg == "--op") {
-      options.op = pick(arg, value_of(i, arg), kOps, op_name);
+      options.op = pick(program.id, arg, value_of(i, arg), program.ops, op_name);
     } else if (arg == "--method") {
-      options.method = pick(arg, value_of(i, arg), kMethods, method_name);
+      options.method = pick(program.id, arg, value_of(i, arg), methods_of(program), method_name);
     } else if (arg == "--input") {
       options.input = value_of(i, arg);
       if (options.input.empty()) throw UsageError("--input needs a file name");
@@ -186,7 +241,7 @@ RowsOptions parse_rows_options(const std::string& program, int argc, const char*
       options.out_dir = value_of(i, arg);
       out_given = true;
     } else if (arg == "--n" || arg == "--block" || arg == "--grid" || arg == "--variant") {
-      throw UsageError(arg + " does not apply: " + program +
+      throw UsageError(arg + " does not apply: " + program.id +
                        " takes --rows and --cols (and picks its launch with --method)");
     } else {
       throw UsageError("unknown option '" + arg + "' (run with --help for the list)");
@@ -654,6 +709,23 @@ std::string today() {
 
 double mib(double bytes) { return bytes / 1048576.0; }
 
+// The read-only floor (common/read_floor.cu) at its default block and grid, over the
+// input's bytes read as floats: a half or bf16 input of odd length leaves its last 2
+// bytes unread. The grid is asked once per size (a run times many repetitions of one).
+cudaError_t floor_launch(const void* data, std::size_t bytes, void* scratch, cudaStream_t stream) {
+  static const Variant floor = read_floor_variant();
+  static std::size_t grid_for_floats = SIZE_MAX;
+  static int grid = 0;
+  const std::size_t floats = bytes / sizeof(float);
+  if (floats != grid_for_floats) {
+    const cudaError_t status = floor.default_grid(floats, floor.default_block, &grid);
+    if (status != cudaSuccess) return status;
+    grid_for_floats = floats;
+  }
+  float* input = static_cast<float*>(const_cast<void*>(data));  // only read
+  return floor.launcher<float>(Op::Sum)(input, floats, nullptr, scratch, floor.default_block, grid, stream);
+}
+
 // Device memory a run of these jobs needs besides the flush buffer: the input, one
 // output array of the widest result, each job's CUB storage.
 std::size_t device_bytes(const HostMatrix& m, std::size_t widest_result, std::size_t temp) {
@@ -673,7 +745,7 @@ std::vector<Measurement> run_jobs(const RowsProgram& program, const HostMatrix& 
   std::vector<DeviceBuffer<unsigned char>> temps;
   std::size_t temp_total = 0;
   for (const Job& job : jobs) {
-    std::size_t bytes = job.floor ? program.floor_scratch_bytes : 0;
+    std::size_t bytes = job.floor ? sizeof(unsigned) : 0;  // the floor's sink
     if (!job.floor && job.launch.temp_bytes_for) CUDA_CHECK(job.launch.temp_bytes_for(m.rows, m.cols, &bytes));
     temps.emplace_back(bytes);
     temp_total += bytes;
@@ -699,7 +771,7 @@ std::vector<Measurement> run_jobs(const RowsProgram& program, const HostMatrix& 
     if (!job.floor && output.bytes()) CUDA_CHECK(cudaMemsetAsync(output.get(), poison, output.bytes(), stream));
     if (flush_first) flusher.flush(stream);
     if (timer) timer->start(stream);
-    if (job.floor) CUDA_CHECK(program.floor(input.get(), m.bytes.size(), temps[j].get(), stream));
+    if (job.floor) CUDA_CHECK(floor_launch(input.get(), m.bytes.size(), temps[j].get(), stream));
     else CUDA_CHECK(job.launch.launch(input.get(), m.rows, m.cols, output.get(), temps[j].get(), temps[j].bytes(), stream));
     if (timer) timer->stop(stream);
   };
@@ -751,9 +823,9 @@ Job make_job(const RowsProgram& program, RowMethod method, RowOp op, const HostM
   job.method = method;
   job.op = op;
   job.label = method_name(method);
-  job.plan = program.describe(method, m.rows, m.cols, m.type);
-  job.depth = program.depth(method, m.rows, m.cols, m.type);
-  job.launch = program.launcher(method, m.type, op);
+  job.plan = describe_of(program, method, m.rows, m.cols, m.type);
+  job.depth = depth_of(program, method, m.rows, m.cols, m.type);
+  job.launch = launcher_of(program, method, m.type, op);
   return job;
 }
 
@@ -763,14 +835,6 @@ Job floor_job() {
   job.label = "floor";
   job.plan = "the read-only floor: reads the input with 16-byte loads, computes nothing";
   return job;
-}
-
-// "" when the job's method runs this shape and operator, else why not.
-std::string refusal(const RowsProgram& program, RowMethod method, RowOp op, const HostMatrix& m) {
-  if (!program.launcher(method, m.type, op).launch) {
-    return std::string("--method ") + method_name(method) + " does not offer --op " + op_name(op);
-  }
-  return program.refuse(method, op, m.rows, m.cols, m.type);
 }
 
 // ---------------------------------------------------------------- the report of one run
@@ -832,11 +896,7 @@ void print_report(const RowsProgram& program, const RowsOptions& options, const 
 
 // ---------------------------------------------------------------- the sweep
 
-constexpr std::size_t kSweepCols[] = {1, 3, 8, 32, 33, 128, 1000, 1024, 8192, 65536};
-constexpr std::size_t kOpsCols[] = {8, 32, 128, 1024, 8192, 65536};
 constexpr ElementType kSweepTypes[] = {ElementType::Float, ElementType::BFloat16};
-constexpr RowMethod kSweepMethods[] = {RowMethod::Thread, RowMethod::Group,        RowMethod::Warp,    RowMethod::Block,
-                                       RowMethod::Auto,   RowMethod::CubSegmented, RowMethod::CubBlock};
 
 int sweep(const RowsProgram& program, const RowsOptions& options, const DeviceInfo& device) {
   const std::string dir = sweep_folder(options.out_dir);
@@ -849,16 +909,19 @@ int sweep(const RowsProgram& program, const RowsOptions& options, const DeviceIn
        << ", \"flush\": " << (options.flush ? "true" : "false") << ", \"seed\": " << options.seed << ", \"rows\": [";
   bool all_ok = true, first_row = true;
   for (ElementType type : kSweepTypes) {
-    for (std::size_t k : kSweepCols) {
+    if (std::find(program.types.begin(), program.types.end(), type) == program.types.end()) continue;
+    for (std::size_t k : program.sweep_cols) {
       const std::size_t m_rows = partner_dimension(k, 1);
       const HostMatrix m = random_matrix(m_rows, k, type, options.seed + 1000 * std::size_t(type) + k);
       std::vector<Job> jobs;
-      for (RowMethod method : kSweepMethods) {
-        if (refusal(program, method, RowOp::Sum, m).empty()) jobs.push_back(make_job(program, method, RowOp::Sum, m));
+      for (RowMethod method : methods_of(program)) {
+        if (refusal(program, method, RowOp::Sum, m.rows, m.cols, m.type).empty()) {
+          jobs.push_back(make_job(program, method, RowOp::Sum, m));
+        }
       }
-      if (std::find(std::begin(kOpsCols), std::end(kOpsCols), k) != std::end(kOpsCols)) {
-        for (RowOp op : {RowOp::Max, RowOp::ArgMax, RowOp::MeanVar}) {
-          jobs.push_back(make_job(program, RowMethod::Auto, op, m));
+      if (std::find(program.ops_cols.begin(), program.ops_cols.end(), k) != program.ops_cols.end()) {
+        for (RowOp op : program.ops) {
+          if (op != RowOp::Sum) jobs.push_back(make_job(program, RowMethod::Auto, op, m));
         }
       }
       jobs.push_back(floor_job());
@@ -900,9 +963,9 @@ int sweep(const RowsProgram& program, const RowsOptions& options, const DeviceIn
 
 int run_rows_program(const RowsProgram& program, int argc, char** argv) {
   try {
-    const RowsOptions options = parse_rows_options(program.id, argc, argv);
+    const RowsOptions options = parse_rows_options(program, argc, argv);
     if (options.help) {
-      std::printf("%s: %s\n\n%s", program.id.c_str(), program.summary.c_str(), rows_usage(program.id).c_str());
+      std::printf("%s: %s\n\n%s", program.id.c_str(), program.summary.c_str(), rows_usage(program).c_str());
       return 0;
     }
     std::string why;
@@ -922,7 +985,7 @@ int run_rows_program(const RowsProgram& program, int argc, char** argv) {
       m.cols = options.cols;
       m.type = options.type;
     }
-    const std::string refused = refusal(program, options.method, options.op, m);
+    const std::string refused = refusal(program, options.method, options.op, m.rows, m.cols, m.type);
     if (!refused.empty()) throw UsageError(refused);
     if (!cuda_device_available(&why)) throw CudaError(why);
     const DeviceInfo device = query_device();

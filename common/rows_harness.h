@@ -1,10 +1,11 @@
-// rows_harness.h: the plumbing of chapter 13's program (13_rows/main.cu), which reduces
-// every row of a matrix rather than one array, and so does not fit chapter.h's Variant:
-// its command line, the 2-D .npy input, the CPU reference of every row and the checks,
-// timing with the methods interleaved, the report and the sweep. It reuses the common
-// pieces (UsageError and parse_count, the L2 flush, GpuTimer with its busy kernel, the
-// float error bound, the device query, the JSON helpers). It knows no kernel: main.cu
-// hands over its launchers in a RowsProgram.
+// rows_harness.h: the plumbing of the rows chapters' programs (13_rows to 16_short_rows),
+// which reduce every row of a matrix rather than one array, and so do not fit chapter.h's
+// Variant: their command line, the 2-D .npy input, the CPU reference of every row and the
+// checks, timing with the methods interleaved (with the CUB yardsticks of cub_rows.h and
+// the read-only floor), the report and the sweep. It reuses the common pieces (UsageError
+// and parse_count, the L2 flush, GpuTimer with its busy kernel, the float error bound, the
+// device query, the JSON helpers). It knows no chapter's kernel: each main.cu hands over
+// its launchers in a RowsProgram.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -18,15 +19,16 @@ namespace reduction::rows_harness {
 
 enum class ElementType { Float, Half, BFloat16 };
 enum class RowOp { Sum, Max, ArgMax, MeanVar };
-// The --method names: auto thread group warp block (the copy unit), cub_segmented
-// (cub::DeviceSegmentedReduce) and cub_block (cub::WarpReduce / cub::BlockReduce).
-enum class RowMethod { Auto, Thread, Group, Warp, Block, CubSegmented, CubBlock };
+// The --method names: auto thread group warp block (a chapter's kernels), previous (the
+// previous chapter's auto, for comparison), cub_segmented (cub::DeviceSegmentedReduce)
+// and cub_block (cub::WarpReduce / cub::BlockReduce); the last two are the harness's own.
+enum class RowMethod { Auto, Thread, Group, Warp, Block, Previous, CubSegmented, CubBlock };
 
 const char* element_name(ElementType type);  // "float", "half", "bf16"
 std::size_t element_bytes(ElementType type);
 const char* op_name(RowOp op);               // "sum", "max", "argmax", "meanvar"
 const char* method_name(RowMethod method);   // as on the command line
-std::size_t result_bytes(RowOp op);          // a float; ValueIndex 16; MeanVariance 8
+std::size_t result_bytes(RowOp op);          // a float; ValueIndex 8; MeanVariance 8
 
 // What one method needs to run: its launcher, reading `input` (rows x cols elements)
 // and writing one result per row to `output`, with `temp` (temp_bytes of device memory,
@@ -37,10 +39,17 @@ struct RowLaunch {
   cudaError_t (*temp_bytes_for)(std::size_t rows, std::size_t cols, std::size_t* bytes) = nullptr;  // null: none
 };
 
-// What 13_rows/main.cu tells the harness.
+// What a rows chapter's main.cu tells the harness.
 struct RowsProgram {
   std::string id;       // "13_rows"
   std::string summary;  // one line for the report and --help
+  // The --method, --type and --op choices it offers (the CUB methods are added to them).
+  std::vector<RowMethod> methods;
+  std::vector<ElementType> types;
+  std::vector<RowOp> ops;
+  // --sweep: M x K = 2^26 at these K, every method for the sum, float and bf16 (where
+  // offered); at ops_cols, every other operator with auto too.
+  std::vector<std::size_t> sweep_cols, ops_cols;
   // The launcher of `method` for this element type and operator (launch == nullptr where
   // the method does not offer the operator).
   RowLaunch (*launcher)(RowMethod method, ElementType type, RowOp op) = nullptr;
@@ -52,15 +61,25 @@ struct RowsProgram {
   // passes through on its way to its row's result: the chain length L of the float
   // error bounds (reference.h; the bound for mean and variance in rows_harness.cu).
   std::size_t (*depth)(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) = nullptr;
-  // The read-only floor: reads `bytes` bytes at `data` (16-byte aligned) and computes
-  // nothing; scratch holds floor_scratch_bytes.
-  cudaError_t (*floor)(const void* data, std::size_t bytes, void* scratch, cudaStream_t stream) = nullptr;
-  std::size_t floor_scratch_bytes = 0;
 };
 
-// The command line:
-//   13_rows [--rows M] [--cols K] [--type float|half|bf16] [--op sum|max|argmax|meanvar]
-//           [--method auto|thread|group|warp|block|cub_segmented|cub_block] [--input FILE.npy]
+// The program's methods and then the CUB yardsticks: every --method it takes.
+std::vector<RowMethod> methods_of(const RowsProgram& program);
+
+// Any --method of the program, the CUB ones included: its launcher (launch == nullptr
+// where it does not offer the type or operator), why it refuses a shape ("" if it takes
+// it), what it does there, and its depth (RowsProgram::depth).
+RowLaunch launcher_of(const RowsProgram& program, RowMethod method, ElementType type, RowOp op);
+std::string refusal(const RowsProgram& program, RowMethod method, RowOp op, std::size_t rows, std::size_t cols,
+                    ElementType type);
+std::string describe_of(const RowsProgram& program, RowMethod method, std::size_t rows, std::size_t cols,
+                        ElementType type);
+std::size_t depth_of(const RowsProgram& program, RowMethod method, std::size_t rows, std::size_t cols,
+                     ElementType type);
+
+// The command line (the choices of --type, --op and --method are the program's):
+//   NN_name [--rows M] [--cols K] [--type float|half|bf16] [--op sum|max|argmax|meanvar]
+//           [--method auto|thread|group|warp|block|previous|cub_segmented|cub_block] [--input FILE.npy]
 //           [--reps R] [--seed S] [--no-flush] [--json] [--sweep] [--out DIR] [--help]
 struct RowsOptions {
   std::size_t rows = 65536, cols = 1024;  // M x K = 2^26 elements unless given
@@ -82,8 +101,8 @@ struct RowsOptions {
 // Parses argv; throws UsageError (input.h) with a one-line message naming the problem
 // and what would be accepted. Given one of --rows and --cols, the other makes M x K
 // about 2^26; a random seed is drawn when --seed is not given.
-RowsOptions parse_rows_options(const std::string& program, int argc, const char* const* argv);
-std::string rows_usage(const std::string& program);
+RowsOptions parse_rows_options(const RowsProgram& program, int argc, const char* const* argv);
+std::string rows_usage(const RowsProgram& program);
 
 // A matrix on the host: the bytes the device reads, and the same elements as float
 // (exactly: every half and bfloat16 is a float), which the reference reads.
@@ -126,7 +145,16 @@ RowsCheck check_rows(const HostMatrix& matrix, RowOp op, const void* results, st
 double mean_error_bound(std::size_t depth, double max_abs);
 double variance_error_bound(std::size_t depth, double max_abs, double variance);
 
-// The main() of 13_rows.
+// For the chapters' describe and depth: what a kernel with `threads` threads per row does
+// ("a group of 4 lanes per row"; `block`: a block per row), and the most combining steps
+// an element takes in the lane kernels of 13-15 (lane_reduce_row, then the shuffles):
+// inside its vector (log2 of 4 or 8), the pairs of a trip (2), one step per trip into the
+// lane's partial (full trips and the last one), the head and tail elements (at most
+// 2 * ceil((V - 1) / lanes)), then log2(lanes) shuffles, or for a block two trees of 32 (10).
+std::string lanes_plan(int threads, bool block);
+std::size_t lanes_depth(std::size_t cols, ElementType type, int threads, bool block);
+
+// The main() of a rows chapter.
 int run_rows_program(const RowsProgram& program, int argc, char** argv);
 
 }  // namespace reduction::rows_harness

@@ -78,7 +78,8 @@ int main() {{
 """
 
 
-# 13_rows reduces each row of a matrix: its block leaves one sum per row in `sums`.
+# The rows chapters reduce each row of a matrix: their block leaves one sum per row in
+# `sums`, at the shapes of ROWS_SHAPES (16_short_rows takes rows of at most 32 floats).
 ROWS_DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your code" block of {header}.
 #include <cstdio>
 #include <random>
@@ -114,7 +115,7 @@ int main() {{
   }}
   std::mt19937_64 random(std::random_device{{}}());
   int failures = 0;
-  const std::size_t shapes[][2] = {{{{65537, 3}}, {{1000, 33}}, {{3, 4097}}, {{1, 1000003}}, {{7, 0}}}};
+  const std::size_t shapes[][2] = {shapes};
   for (const auto& shape : shapes) {{
     const std::size_t n_rows = shape[0], n_cols = shape[1];
     // Integers from -3 to 3: every partial sum stays far below 2^24, so float adds
@@ -203,6 +204,12 @@ int main() {{
 """
 
 
+# The shapes (rows, cols) each rows chapter's driver reduces, in C++ braces.
+LONG_ROWS = "{{65537, 3}, {1000, 33}, {3, 4097}, {1, 1000003}, {7, 0}}"
+ROWS_SHAPES = {"rows.cuh": LONG_ROWS, "row_stats.cuh": LONG_ROWS, "lane_groups.cuh": LONG_ROWS,
+               "short_rows.cuh": "{{65537, 3}, {1000, 32}, {4099, 17}, {1, 1}, {7, 0}}"}
+
+
 def fail(message):
     print(f"copy_test: {message}", file=sys.stderr)
     sys.exit(1)
@@ -283,9 +290,10 @@ def main():
     include = ["-I" + args.nccl_include] if nccl and args.nccl_include else []
     run([args.nvcc, "-std=c++17", "-c", os.path.basename(source)] + include, args.work)
 
-    driver = {"rows.cuh": ROWS_DRIVER, "multi_gpu.cuh": MULTI_GPU_DRIVER}.get(os.path.basename(header), DRIVER)
+    name = os.path.basename(header)
+    driver = MULTI_GPU_DRIVER if name == "multi_gpu.cuh" else ROWS_DRIVER if name in ROWS_SHAPES else DRIVER
     with open(os.path.join(args.work, "driver.cu"), "w", encoding="utf-8") as f:
-        f.write(driver.format(header=os.path.basename(header), includes="\n".join(includes),
+        f.write(driver.format(header=name, includes="\n".join(includes), shapes=ROWS_SHAPES.get(name, ""),
                               body="\n".join("  " + line for line in body)))
     link = []
     if nccl:

@@ -1,14 +1,16 @@
-// Chapter 13 (13_rows): every method of the copy unit and both CUB yardsticks, for
-// every operator and input type, against a CPU reference in double at awkward shapes
-// (K = 0, 1, 3, 31, 33, 1000, 4097; M = 1, 2, 3, 65537; input 16-byte aligned and not);
-// NaN, infinities and ties; indices past 2^31; bad arguments; the program's command
-// line. The GPU tests report SKIPPED without a device; the rule, the argument checks and
-// the command lines that stop before the device run anywhere.
+// The rows chapters (13_rows, 14_row_stats, 15_lane_groups, 16_short_rows): every method
+// of each copy unit and both CUB yardsticks, for every operator and input type each
+// offers, against a CPU reference in double at awkward shapes (K = 0, 1, 3, 31, 33, 1000,
+// 4097; M = 1, 2, 3, 65537; input 16-byte aligned and not); NaN, infinities and ties;
+// indices past 2^31 and more than 2^32 rows; bad arguments; the programs' command lines.
+// The GPU tests report SKIPPED without a device; the rules, the argument checks and the
+// command lines that stop before the device run anywhere.
 #include <gtest/gtest.h>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -19,15 +21,21 @@
 #include <string>
 #include <vector>
 
-#include "cub_rows.cuh"
+#include "cub_rows.h"
 #include "gpu_test.h"
+#include "lane_groups.cuh"
 #include "program_runner.h"
 #include "reference.h"
+#include "row_stats.cuh"
 #include "rows.cuh"
 #include "rows_harness.h"
+#include "short_rows.cuh"
 
 namespace reduction {
-rows_harness::RowsProgram rows_program();  // 13_rows/main.cu
+rows_harness::RowsProgram rows_program();         // 13_rows/main.cu
+rows_harness::RowsProgram row_stats_program();    // 14_row_stats/main.cu
+rows_harness::RowsProgram lane_groups_program();  // 15_lane_groups/main.cu
+rows_harness::RowsProgram short_rows_program();   // 16_short_rows/main.cu
 }
 
 namespace reduction::testing {
@@ -35,15 +43,28 @@ namespace {
 
 using namespace rows_harness;
 
-const RowsProgram& program() {
-  static const RowsProgram description = rows_program();
-  return description;
+// A program and the methods its tests run: each chapter's own kernels once (16's group,
+// warp and block are 15's and 14's, run there; previous is the chapter before), and the
+// CUB yardsticks with the last chapter.
+struct Tested {
+  RowsProgram program;
+  std::vector<RowMethod> methods;
+};
+
+const std::vector<Tested>& tested() {
+  static const std::vector<Tested> list = {
+      {rows_program(), {RowMethod::Auto, RowMethod::Warp, RowMethod::Block}},
+      {row_stats_program(), {RowMethod::Auto, RowMethod::Warp, RowMethod::Block}},
+      {lane_groups_program(), {RowMethod::Auto, RowMethod::Group, RowMethod::Warp}},
+      {short_rows_program(), {RowMethod::Thread, RowMethod::Auto, RowMethod::CubSegmented, RowMethod::CubBlock}},
+  };
+  return list;
 }
+
+const RowsProgram& last_program() { return tested().back().program; }
 
 constexpr RowOp kAllOps[] = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};
 constexpr ElementType kAllTypes[] = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
-constexpr RowMethod kAllMethods[] = {RowMethod::Auto,  RowMethod::Thread,       RowMethod::Group,   RowMethod::Warp,
-                                     RowMethod::Block, RowMethod::CubSegmented, RowMethod::CubBlock};
 constexpr double kFloatU = 0x1.0p-24, kDoubleU = 0x1.0p-53;
 
 // ---------------------------------------------------------------- matrices
@@ -178,13 +199,13 @@ std::size_t count_wrong_rows(const HostMatrix& m, RowOp op, const std::vector<un
       ok = same_or_within(value, e.value, e.tolerance);
       got = std::to_string(value);
     } else if (op == RowOp::ArgMax) {
-      rows::ValueIndex found{};
+      cub_rows::ValueIndex found{};
       std::memcpy(&found, result, sizeof found);
       ok = found.index == e.index && same_or_within(found.value, e.value, 0.0);
       got = std::to_string(found.value) + " at " + std::to_string(found.index) + ", expected column " +
             std::to_string(e.index);
     } else {
-      rows::MeanVariance found{};
+      cub_rows::MeanVariance found{};
       std::memcpy(&found, result, sizeof found);
       ok = e.non_finite_only ? !std::isfinite(found.mean) && !std::isfinite(found.variance)
                              : same_or_within(found.mean, e.value, e.tolerance) &&
@@ -217,11 +238,11 @@ class DeviceInput {
   DeviceBuffer<unsigned char> buffer_;
 };
 
-// Runs the program's launcher of `method` once on `input`, with the output array
-// poisoned first; returns what it wrote.
-std::vector<unsigned char> run_method(const HostMatrix& m, const DeviceInput& input, RowMethod method, RowOp op,
-                                      unsigned char poison) {
-  const RowLaunch launch = program().launcher(method, m.type, op);
+// Runs the launcher of `method` once on `input`, with the output array poisoned first;
+// returns what it wrote.
+std::vector<unsigned char> run_method(const RowsProgram& program, const HostMatrix& m, const DeviceInput& input,
+                                      RowMethod method, RowOp op, unsigned char poison) {
+  const RowLaunch launch = launcher_of(program, method, m.type, op);
   EXPECT_NE(launch.launch, nullptr);
   std::size_t temp_bytes = 0;
   if (launch.temp_bytes_for) CUDA_CHECK(launch.temp_bytes_for(m.rows, m.cols, &temp_bytes));
@@ -234,115 +255,169 @@ std::vector<unsigned char> run_method(const HostMatrix& m, const DeviceInput& in
   return results;
 }
 
-bool offered(RowMethod method, RowOp op, const HostMatrix& m) {
-  return program().launcher(method, m.type, op).launch != nullptr &&
-         program().refuse(method, op, m.rows, m.cols, m.type).empty();
+bool offered(const RowsProgram& program, RowMethod method, RowOp op, const HostMatrix& m) {
+  return refusal(program, method, op, m.rows, m.cols, m.type).empty();
 }
 
-std::string where(RowMethod method, RowOp op, const HostMatrix& m, std::size_t offset) {
-  return std::string(method_name(method)) + " --op " + op_name(op) + " --type " + element_name(m.type) + " " +
+std::string where(const RowsProgram& program, RowMethod method, RowOp op, const HostMatrix& m, std::size_t offset) {
+  return program.id + " " + method_name(method) + " --op " + op_name(op) + " --type " + element_name(m.type) + " " +
          std::to_string(m.rows) + " x " + std::to_string(m.cols) + (offset ? " (input 1 element past alignment)" : "") +
-         ", " + program().describe(method, m.rows, m.cols, m.type);
+         ", " + describe_of(program, method, m.rows, m.cols, m.type);
 }
 
-// Two runs' results agree to the bit (every result type is packed: ValueIndex is a float
-// and an int32, MeanVariance two floats, so there are no padding bytes to differ).
-bool same_results(const std::vector<unsigned char>& a, const std::vector<unsigned char>& b) { return a == b; }
-
-// Every offered method on one matrix: checked against the reference, twice (two
-// poison patterns), and the two runs must agree to the bit.
+// Every tested method of every program on one matrix: checked against the reference,
+// twice (two poison patterns), and the two runs must agree to the bit (every result type
+// is packed: a ValueIndex is a float and an int32, a MeanVariance two floats).
 void check_every_method(const HostMatrix& m, RowOp op, std::size_t offset) {
   const DeviceInput input(m, offset);
-  for (RowMethod method : kAllMethods) {
-    if (!offered(method, op, m)) continue;
-    const std::string at = where(method, op, m, offset);
-    const std::vector<unsigned char> first = run_method(m, input, method, op, 0xCD);
-    const std::size_t depth = program().depth(method, m.rows, m.cols, m.type);
-    EXPECT_EQ(count_wrong_rows(m, op, first, depth, at), 0u) << at;
-    EXPECT_TRUE(same_results(first, run_method(m, input, method, op, 0xAB)))
-        << at << ": a second run wrote another result";
+  for (const Tested& t : tested()) {
+    for (RowMethod method : t.methods) {
+      if (!offered(t.program, method, op, m)) continue;
+      const std::string at = where(t.program, method, op, m, offset);
+      const std::vector<unsigned char> first = run_method(t.program, m, input, method, op, 0xCD);
+      const std::size_t depth = depth_of(t.program, method, m.rows, m.cols, m.type);
+      EXPECT_EQ(count_wrong_rows(m, op, first, depth, at), 0u) << at;
+      EXPECT_TRUE(first == run_method(t.program, m, input, method, op, 0xAB))
+          << at << ": a second run wrote another result";
+    }
   }
 }
 
 // ---------------------------------------------------------------- the rule (no device needed)
 
-TEST(RowsRule, ChooseMethodFollowsTheDocumentedRule) {
+TEST(RowsRule, EachChapterFollowsItsDocumentedRule) {
+  // 13 and 14 (a warp, or a block of the fewest threads giving each about four vectors).
   struct Case {
     std::size_t rows, cols, bytes;
-    rows::Method method;
+    bool block;
     int threads;
-    bool staged;
-    int rows_per_thread;
   };
-  const Case cases[] = {
-      {1u << 26, 1, 4, rows::Method::Thread, 1, true, 16},   {22369621, 3, 4, rows::Method::Thread, 1, true, 5},
-      {1u << 24, 4, 4, rows::Method::Thread, 1, true, 4},    {1u << 23, 8, 4, rows::Method::Thread, 1, true, 2},
-      {1u << 22, 16, 4, rows::Method::Thread, 1, true, 1},   {1u << 22, 17, 4, rows::Method::Thread, 1, true, 1},
-      {1u << 21, 32, 4, rows::Method::Thread, 1, true, 1},   {2033602, 33, 4, rows::Method::Group, 4, false, 1},
-      {1u << 19, 128, 4, rows::Method::Group, 8, false, 1},  {1u << 18, 256, 4, rows::Method::Group, 16, false, 1},
-      {1u << 18, 257, 4, rows::Method::Warp, 32, false, 1},  {67109, 1000, 4, rows::Method::Warp, 32, false, 1},
-      {65536, 1024, 4, rows::Method::Warp, 32, false, 1},    {8192, 2048, 4, rows::Method::Warp, 32, false, 1},
-      {1000, 2048, 4, rows::Method::Block, 128, false, 1},   {1000, 512, 4, rows::Method::Warp, 32, false, 1},
-      {8192, 8192, 4, rows::Method::Block, 256, false, 1},   {1024, 65536, 4, rows::Method::Block, 256, false, 1},
-      {1u << 26, 1, 2, rows::Method::Thread, 1, true, 32},   {1u << 23, 7, 2, rows::Method::Thread, 1, true, 4},
-      {1u << 23, 8, 2, rows::Method::Thread, 1, true, 4},    {1u << 21, 32, 2, rows::Method::Thread, 1, true, 1},
-      {2033602, 33, 2, rows::Method::Thread, 1, true, 1},    {1u << 20, 64, 2, rows::Method::Thread, 1, true, 1},
-      {1032444, 65, 2, rows::Method::Group, 4, false, 1},    {1u << 19, 128, 2, rows::Method::Group, 4, false, 1},
-      {67109, 1000, 2, rows::Method::Warp, 32, false, 1},    {8192, 8192, 2, rows::Method::Block, 256, false, 1},
-      {5, 0, 4, rows::Method::Thread, 1, true, 32},
-  };
-  for (const Case& c : cases) {
+  const Case long_rows[] = {{1u << 19, 128, 4, false, 32},  {67109, 1000, 4, false, 32}, {65536, 1024, 4, false, 32},
+                            {8192, 2048, 4, false, 32},     {1000, 2048, 4, true, 128},  {1000, 512, 4, false, 32},
+                            {8192, 8192, 4, true, 256},     {1024, 65536, 4, true, 256}, {5, 0, 4, false, 32},
+                            {67109, 1000, 2, false, 32},    {1u << 20, 2048, 2, false, 32}, {1000, 2048, 2, true, 64},
+                            {8192, 8192, 2, true, 256}};
+  for (const Case& c : long_rows) {
     SCOPED_TRACE(std::to_string(c.rows) + " x " + std::to_string(c.cols) + " of " + std::to_string(c.bytes) + " bytes");
-    EXPECT_EQ(rows::choose_method(c.rows, c.cols, c.bytes), c.method);
-    const rows::Plan plan = rows::plan_rows(c.rows, c.cols, c.bytes);
-    EXPECT_EQ(plan.method, c.method);
+    const row_stats::Plan plan = row_stats::plan_rows(c.rows, c.cols, c.bytes);
+    EXPECT_EQ(plan.method == row_stats::Method::Block, c.block);
     EXPECT_EQ(plan.threads_per_row, c.threads);
-    EXPECT_EQ(plan.staged, c.staged);
-    EXPECT_EQ(plan.rows_per_thread, c.rows_per_thread);
+    if (c.bytes == 4) {
+      const rows::Plan same = rows::plan_rows(c.rows, c.cols);
+      EXPECT_EQ(same.method == rows::Method::Block, c.block);
+      EXPECT_EQ(same.threads_per_row, c.threads);
+    }
   }
-  // A forced method keeps to its own range.
-  EXPECT_EQ(rows::plan_rows(100, 1, 4, rows::Method::Group).threads_per_row, 2);
-  EXPECT_EQ(rows::plan_rows(100, 65536, 4, rows::Method::Group).threads_per_row, 16);
-  EXPECT_EQ(rows::plan_rows(100, 8, 4, rows::Method::Block).threads_per_row, 32);
-  EXPECT_EQ(rows::plan_rows(100, 3, 4, rows::Method::Warp).threads_per_row, 32);
-  EXPECT_FALSE(rows::plan_rows(100, 65536, 4, rows::Method::Thread).staged);
-  EXPECT_FALSE(rows::plan_rows(100, 33, 4, rows::Method::Thread).staged);  // 132 bytes: a thread's own loads
-  EXPECT_TRUE(rows::plan_rows(100, 32, 4, rows::Method::Thread).staged);   // 128 bytes: staged
-  EXPECT_STREQ(rows::method_name(rows::Method::Group), "group");
+  EXPECT_EQ(rows::plan_rows(100, 8, rows::Method::Block).threads_per_row, 32);
+  EXPECT_EQ(rows::plan_rows(100, 65536, rows::Method::Warp).threads_per_row, 32);
+  EXPECT_EQ(row_stats::plan_rows(100, 65536, 2, row_stats::Method::Block).threads_per_row, 256);
+
+  // 15: a group of the fewest lanes (2 to 16) giving each about four vectors, up to 1 KiB.
+  const std::size_t group_cases[][4] = {{0, 4, 2, 0},  {1, 4, 2, 0},   {8, 4, 2, 0},   {33, 4, 4, 0},  {128, 4, 8, 0},
+                                        {256, 4, 16, 0}, {257, 4, 32, 1}, {65, 2, 4, 0}, {128, 2, 4, 0}, {512, 2, 16, 0},
+                                        {513, 2, 32, 1}, {1000, 4, 32, 1}};
+  for (const auto& c : group_cases) {
+    SCOPED_TRACE(std::to_string(c[0]) + " columns of " + std::to_string(c[1]) + " bytes");
+    const lane_groups::Plan plan = lane_groups::plan_rows(c[0], c[1]);
+    EXPECT_EQ(plan.threads_per_row, int(c[2]));
+    EXPECT_EQ(plan.method == lane_groups::Method::Warp, c[3] == 1);
+  }
+  EXPECT_EQ(lane_groups::plan_rows(65536, 4, lane_groups::Method::Group).threads_per_row, 16);
+  EXPECT_EQ(lane_groups::plan_rows(3, 4, lane_groups::Method::Warp).threads_per_row, 32);
+
+  // 16: tiles of 256 threads x (64 / row bytes) rows up to 64 bytes; above, 16 KiB of rows.
+  const std::size_t tile_cases[][4] = {{1, 4, 16, 4096}, {3, 4, 5, 1280},  {8, 4, 2, 512},   {16, 4, 1, 256},
+                                       {17, 4, 1, 240},  {32, 4, 1, 128},  {1, 2, 32, 8192}, {7, 2, 4, 1024},
+                                       {33, 2, 1, 248},  {61, 2, 1, 134},  {0, 4, 32, 8192}};
+  for (const auto& c : tile_cases) {
+    SCOPED_TRACE(std::to_string(c[0]) + " columns of " + std::to_string(c[1]) + " bytes");
+    const short_rows::Plan plan = short_rows::plan_rows(c[0], c[1]);
+    EXPECT_EQ(plan.rows_per_thread, int(c[2]));
+    EXPECT_EQ(plan.tile_rows, c[3]);
+  }
+
+  // 16's whole rule, as its --method auto says it: the shapes of its README's sweep.
+  const RowsProgram& whole = last_program();
+  const struct {
+    std::size_t cols;
+    ElementType type;
+    const char* picks;
+  } rule[] = {{1, ElementType::Float, "one thread per row, 16 rows per thread"},
+              {32, ElementType::Float, "one thread per row, 1 row per thread"},
+              {33, ElementType::Float, "a group of 4 lanes per row"},
+              {128, ElementType::Float, "a group of 8 lanes per row"},
+              {1000, ElementType::Float, "one warp (32 lanes) per row"},
+              {8192, ElementType::Float, "one block of 256 threads per row"},
+              {33, ElementType::BFloat16, "one thread per row, 1 row per thread"},
+              {128, ElementType::BFloat16, "a group of 4 lanes per row"},
+              {1024, ElementType::BFloat16, "one warp (32 lanes) per row"}};
+  for (const auto& r : rule) {
+    const std::size_t rows = (std::size_t(1) << 26) / r.cols;
+    const std::string said = describe_of(whole, RowMethod::Auto, rows, r.cols, r.type);
+    EXPECT_EQ(said.rfind(std::string("chooses ") + r.picks, 0), 0u) << r.cols << " " << element_name(r.type) << ": "
+                                                                     << said;
+  }
+  // The CUB collective follows the same rule.
+  EXPECT_EQ(cub_rows::threads_per_row(1u << 21, 32, 4), 1);
+  EXPECT_EQ(cub_rows::threads_per_row(2033602, 33, 4), 4);
+  EXPECT_EQ(cub_rows::threads_per_row(67109, 1000, 4), 32);
+  EXPECT_EQ(cub_rows::threads_per_row(8192, 8192, 4), 256);
 }
 
 TEST(RowsApi, RefusesBadArgumentsBeforeAnyLaunch) {
   // Made-up addresses: every one of these calls must stop at its argument check.
   const auto* input = reinterpret_cast<const float*>(std::uintptr_t(0x10000));
+  const auto* odd = reinterpret_cast<const float*>(std::uintptr_t(0x10002));
+  const auto* half_input = reinterpret_cast<const __half*>(std::uintptr_t(0x10001));
   auto* sums = reinterpret_cast<float*>(std::uintptr_t(0x20000));
-  auto* pairs = reinterpret_cast<rows::ValueIndex*>(std::uintptr_t(0x20000));
   const auto bad = cudaErrorInvalidValue;
-  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(nullptr, 3, 4, sums)), bad);
-  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(input, 3, 4, nullptr)), bad);
-  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(input + 0, 3, 4, sums, static_cast<rows::Method>(99))), bad);
-  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(reinterpret_cast<const float*>(std::uintptr_t(0x10002)), 3, 4, sums)),
+  const std::size_t too_wide = std::size_t(INT_MAX) + 1;  // ArgMax's column, MeanVar's count: 32-bit
+
+  EXPECT_EQ(rows::reduce_rows<rows::Sum>(nullptr, 3, 4, sums), bad);
+  EXPECT_EQ(rows::reduce_rows<rows::Sum>(input, 3, 4, nullptr), bad);
+  EXPECT_EQ(rows::reduce_rows<rows::Sum>(input, 3, 4, sums, static_cast<rows::Method>(99)), bad);
+  EXPECT_EQ(rows::reduce_rows<rows::Max>(odd, 3, 4, sums), bad);
+  EXPECT_EQ(rows::reduce_rows<rows::Sum>(input, SIZE_MAX / 2, 4, sums), bad);
+  EXPECT_EQ(rows::reduce_rows<rows::Sum>(nullptr, 0, 4, nullptr), cudaSuccess);  // no rows: nothing to do
+
+  using row_stats::reduce_rows;
+  EXPECT_EQ((reduce_rows<float, row_stats::Sum>(nullptr, 3, 4, sums)), bad);
+  EXPECT_EQ((reduce_rows<float, row_stats::Sum>(input, 3, 4, sums, static_cast<row_stats::Method>(99))), bad);
+  EXPECT_EQ((reduce_rows<__half, row_stats::Max>(half_input, 3, 4, sums)), bad);
+  EXPECT_EQ((reduce_rows<float, row_stats::ArgMax>(input, 3, 4, reinterpret_cast<row_stats::ValueIndex*>(0x20002))),
             bad);
-  EXPECT_EQ((rows::reduce_rows<__half, rows::Max>(reinterpret_cast<const __half*>(std::uintptr_t(0x10001)), 3, 4,
-                                                  sums)),
+  EXPECT_EQ((reduce_rows<float, row_stats::ArgMax>(input, 1, too_wide, reinterpret_cast<row_stats::ValueIndex*>(sums))),
             bad);
-  EXPECT_EQ((rows::reduce_rows<float, rows::ArgMax>(input, 3, 4, reinterpret_cast<rows::ValueIndex*>(0x20002))), bad);
-  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(input, SIZE_MAX / 2, 4, sums)), bad);
-  // ArgMax's column and MeanVar's count are 32-bit: a row of 2^31 columns is refused.
-  const std::size_t too_wide = std::size_t(INT_MAX) + 1;
-  EXPECT_EQ((rows::reduce_rows<float, rows::ArgMax>(input, 1, too_wide, pairs)), bad);
-  EXPECT_EQ((rows::reduce_rows<float, rows::MeanVar>(input, 1, too_wide,
-                                                     reinterpret_cast<rows::MeanVariance*>(std::uintptr_t(0x20000)))),
+  EXPECT_EQ((reduce_rows<float, row_stats::MeanVar>(input, 1, too_wide,
+                                                    reinterpret_cast<row_stats::MeanVariance*>(sums))),
             bad);
-  EXPECT_EQ((cub_rows::collective_reduce<__nv_bfloat16, rows::ArgMax>(
+
+  EXPECT_EQ((lane_groups::reduce_rows<float, lane_groups::Sum>(input, 3, 4, sums, static_cast<lane_groups::Method>(3))),
+            bad);
+  EXPECT_EQ((lane_groups::reduce_rows<__half, lane_groups::Sum>(half_input, 3, 4, sums)), bad);
+  EXPECT_EQ((lane_groups::reduce_rows<float, lane_groups::ArgMax>(
+                input, 1, too_wide, reinterpret_cast<lane_groups::ValueIndex*>(sums))),
+            bad);
+  EXPECT_EQ((lane_groups::reduce_rows<float, lane_groups::Sum>(input, SIZE_MAX / 2, 4, sums)), bad);
+
+  // 16 takes rows of at most 128 bytes: 32 floats, 64 halves.
+  EXPECT_EQ((short_rows::reduce_rows<float, short_rows::Sum>(input, 3, 33, sums)), bad);
+  EXPECT_EQ((short_rows::reduce_rows<__half, short_rows::Sum>(reinterpret_cast<const __half*>(input), 3, 65, sums)),
+            bad);
+  EXPECT_EQ((short_rows::reduce_rows<float, short_rows::Sum>(odd, 3, 4, sums)), bad);
+  EXPECT_EQ((short_rows::reduce_rows<float, short_rows::Sum>(input, 3, 4, nullptr)), bad);
+  EXPECT_EQ((short_rows::reduce_rows<float, short_rows::Sum>(nullptr, 0, 4, nullptr)), cudaSuccess);
+
+  auto* pairs = reinterpret_cast<cub_rows::ValueIndex*>(std::uintptr_t(0x20000));
+  EXPECT_EQ((cub_rows::collective_reduce<__nv_bfloat16, cub_rows::ArgMax>(
                 reinterpret_cast<const __nv_bfloat16*>(std::uintptr_t(0x10000)), 1, too_wide, pairs)),
             bad);
-  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(nullptr, 0, 4, nullptr)), cudaSuccess);  // no rows: nothing to do
-  EXPECT_EQ((cub_rows::collective_reduce<float, rows::ArgMax>(input, 3, 4, nullptr)), bad);
-  EXPECT_EQ((cub_rows::segmented_reduce<float, rows::Sum>(input, 3, 0, sums, sums, 64)), bad);       // K = 0
-  EXPECT_EQ((cub_rows::segmented_reduce<float, rows::Sum>(input, 3, 4, sums, nullptr, 64)), bad);    // no storage
-  EXPECT_EQ((cub_rows::segmented_reduce<float, rows::ArgMax>(input, 1u << 20, 1u << 12, pairs, sums, 64)), bad);
+  EXPECT_EQ((cub_rows::collective_reduce<float, cub_rows::ArgMax>(input, 3, 4, nullptr)), bad);
+  EXPECT_EQ((cub_rows::segmented_reduce<float, cub_rows::Sum>(input, 3, 0, sums, sums, 64)), bad);     // K = 0
+  EXPECT_EQ((cub_rows::segmented_reduce<float, cub_rows::Sum>(input, 3, 4, sums, nullptr, 64)), bad);  // no storage
+  EXPECT_EQ((cub_rows::segmented_reduce<float, cub_rows::ArgMax>(input, 1u << 20, 1u << 12, pairs, sums, 64)), bad);
   std::size_t bytes = 0;
-  EXPECT_EQ((cub_rows::segmented_temp_bytes<float, rows::ArgMax>(1u << 20, 1u << 12, &bytes)), bad);  // 2^32 elements
+  EXPECT_EQ((cub_rows::segmented_temp_bytes<float, cub_rows::ArgMax>(1u << 20, 1u << 12, &bytes)), bad);
 }
 
 // ---------------------------------------------------------------- the harness's own checks (no device needed)
@@ -354,10 +429,10 @@ std::vector<unsigned char> rounded_results(const HostMatrix& m, RowOp op) {
     const Expected e = expected_row(m.values.data() + r * m.cols, m.cols, op, 1);
     unsigned char* slot = results.data() + r * result_bytes(op);
     if (op == RowOp::ArgMax) {
-      const rows::ValueIndex found{float(e.value), static_cast<std::int32_t>(e.index)};
+      const cub_rows::ValueIndex found{float(e.value), static_cast<std::int32_t>(e.index)};
       std::memcpy(slot, &found, sizeof found);
     } else if (op == RowOp::MeanVar) {
-      const rows::MeanVariance found{float(e.value), float(e.second)};
+      const cub_rows::MeanVariance found{float(e.value), float(e.second)};
       std::memcpy(slot, &found, sizeof found);
     } else {
       const float value = float(e.value);
@@ -381,7 +456,7 @@ TEST(RowsHarness, CheckRowsTakesRightResultsAndFlagsWrongOnes) {
     // Row 17 made wrong: by 1% for the float results, by one column for argmax.
     unsigned char* slot = results.data() + 17 * result_bytes(op);
     if (op == RowOp::ArgMax) {
-      rows::ValueIndex found{};
+      cub_rows::ValueIndex found{};
       std::memcpy(&found, slot, sizeof found);
       found.index = (found.index + 1) % 37;
       std::memcpy(slot, &found, sizeof found);
@@ -399,7 +474,7 @@ TEST(RowsHarness, CheckRowsTakesRightResultsAndFlagsWrongOnes) {
   }
   // The NaN row: numpy's rules, and a finite answer is wrong.
   std::vector<unsigned char> pairs = rounded_results(m, RowOp::ArgMax);
-  rows::ValueIndex row3{}, row4{};
+  cub_rows::ValueIndex row3{}, row4{};
   std::memcpy(&row3, pairs.data() + 3 * sizeof row3, sizeof row3);
   std::memcpy(&row4, pairs.data() + 4 * sizeof row4, sizeof row4);
   EXPECT_EQ(row3.index, 5);
@@ -456,10 +531,10 @@ TEST(RowsGpu, EveryMethodOperatorAndTypeAtAwkwardShapes) {
   struct Shape {
     std::size_t rows, cols;
   };
-  // K = 8 and 16 fill the staged kernel's rows up to 64 bytes (several rows per thread
-  // and one), K = 31, 33 and 61 its longer rows (one per thread, tiles of fewer rows than
-  // threads; 61 halves are the 122-byte rows with 5 spare words per 64); 1001, 4099 and
-  // 65537 rows end in a part of a tile.
+  // K = 8 and 16 fill 16's rows up to 64 bytes (several rows per thread and one), K = 31,
+  // 33 and 61 its longer rows (one per thread, tiles of fewer rows than threads; 61 halves
+  // are the 122-byte rows with 5 spare words per 64); 1001, 4099 and 65537 rows end in a
+  // part of a tile; K = 33 and 1000 give 15 groups of 4 and 16 lanes, 4097 a block in 14.
   const Shape shapes[] = {{1, 1},      {65537, 1},  {2, 3},    {3, 31},     {65537, 31}, {1001, 8},
                           {65537, 16}, {1, 33},     {65537, 33}, {4099, 61}, {3, 1000},  {1, 4097}, {3, 4097}};
   for (ElementType type : kAllTypes) {
@@ -472,6 +547,19 @@ TEST(RowsGpu, EveryMethodOperatorAndTypeAtAwkwardShapes) {
         // bytes long; tiles of longer rows start at every alignment anyway).
         if (shape.rows <= 3 || shape.cols <= 16 || shape.cols == 61) check_every_method(m, op, 1);
       }
+    }
+  }
+}
+
+// Every tested method of every program that takes the type and operator, on one matrix.
+template <typename Check>
+void for_every_method(const HostMatrix& m, RowOp op, std::size_t offset, Check check) {
+  const DeviceInput input(m, offset);
+  for (const Tested& t : tested()) {
+    for (RowMethod method : t.methods) {
+      if (!offered(t.program, method, op, m)) continue;
+      const std::string at = where(t.program, method, op, m, offset);
+      check(t.program, method, at, run_method(t.program, m, input, method, op, 0xCD));
     }
   }
 }
@@ -496,14 +584,12 @@ TEST(RowsGpu, NaNAndInfinityFollowNumpy) {
     for (ElementType type : kAllTypes) {
       const HostMatrix m = make_matrix(5, cols, type, value);
       for (RowOp op : kAllOps) {
-        const DeviceInput input(m, 0);
-        for (RowMethod method : kAllMethods) {
-          // CUB's DeviceSegmentedReduce::ArgMax follows its own NaN rule (cub_rows.cuh).
-          if ((method == RowMethod::CubSegmented && op == RowOp::ArgMax) || !offered(method, op, m)) continue;
-          const std::string at = where(method, op, m, 0);
-          const std::vector<unsigned char> results = run_method(m, input, method, op, 0xCD);
-          EXPECT_EQ(count_wrong_rows(m, op, results, program().depth(method, m.rows, m.cols, type), at), 0u) << at;
-        }
+        for_every_method(m, op, 0, [&](const RowsProgram& program, RowMethod method, const std::string& at,
+                                       const std::vector<unsigned char>& results) {
+          // CUB's DeviceSegmentedReduce::ArgMax follows its own NaN rule (cub_rows.h).
+          if (method == RowMethod::CubSegmented && op == RowOp::ArgMax) return;
+          EXPECT_EQ(count_wrong_rows(m, op, results, depth_of(program, method, m.rows, m.cols, type), at), 0u) << at;
+        });
       }
     }
   }
@@ -523,12 +609,10 @@ TEST(RowsGpu, TiesGoToTheFirstColumn) {
     };
     for (ElementType type : kAllTypes) {
       const HostMatrix m = make_matrix(7, cols, type, value);
-      const DeviceInput input(m, 1);
-      for (RowMethod method : kAllMethods) {
-        const std::string at = where(method, RowOp::ArgMax, m, 1);
-        const std::vector<unsigned char> results = run_method(m, input, method, RowOp::ArgMax, 0xCD);
+      for_every_method(m, RowOp::ArgMax, 1, [&](const RowsProgram&, RowMethod, const std::string& at,
+                                               const std::vector<unsigned char>& results) {
         EXPECT_EQ(count_wrong_rows(m, RowOp::ArgMax, results, 0, at), 0u) << at;
-      }
+      });
     }
   }
 }
@@ -536,35 +620,34 @@ TEST(RowsGpu, TiesGoToTheFirstColumn) {
 TEST(RowsGpu, RowsOfNoColumnsAndNoRows) {
   REQUIRE_GPU();
   const HostMatrix empty_rows = make_matrix(3, 0, ElementType::Float, [](std::size_t) { return 0.0f; });
-  const DeviceInput input(empty_rows, 0);
-  for (RowMethod method : kAllMethods) {
-    if (method == RowMethod::CubSegmented) continue;  // refuses K = 0 (cub_rows.cuh)
-    const std::vector<unsigned char> sums = run_method(empty_rows, input, method, RowOp::Sum, 0xCD);
-    const std::vector<unsigned char> maxes = run_method(empty_rows, input, method, RowOp::Max, 0xCD);
-    const std::vector<unsigned char> pairs = run_method(empty_rows, input, method, RowOp::ArgMax, 0xCD);
-    const std::vector<unsigned char> stats = run_method(empty_rows, input, method, RowOp::MeanVar, 0xCD);
-    for (std::size_t r = 0; r < 3; ++r) {
-      SCOPED_TRACE(std::string(method_name(method)) + " row " + std::to_string(r));
-      float sum = 1, max = 1;
-      rows::ValueIndex pair{};
-      rows::MeanVariance stat{};
-      std::memcpy(&sum, sums.data() + 4 * r, 4);
-      std::memcpy(&max, maxes.data() + 4 * r, 4);
-      std::memcpy(&pair, pairs.data() + sizeof pair * r, sizeof pair);
-      std::memcpy(&stat, stats.data() + sizeof stat * r, sizeof stat);
-      EXPECT_EQ(sum, 0.0f);
-      EXPECT_EQ(max, -std::numeric_limits<float>::infinity());
-      EXPECT_EQ(pair.index, -1);
-      EXPECT_EQ(pair.value, -std::numeric_limits<float>::infinity());
-      EXPECT_TRUE(std::isnan(stat.mean) && std::isnan(stat.variance));
-    }
+  for (RowOp op : kAllOps) {
+    for_every_method(empty_rows, op, 0, [&](const RowsProgram&, RowMethod, const std::string& at,
+                                            const std::vector<unsigned char>& results) {
+      for (std::size_t r = 0; r < 3; ++r) {
+        SCOPED_TRACE(at + ", row " + std::to_string(r));
+        const unsigned char* slot = results.data() + r * result_bytes(op);
+        float value = 1;
+        cub_rows::ValueIndex pair{};
+        cub_rows::MeanVariance stat{};
+        std::memcpy(&value, slot, 4);
+        std::memcpy(&pair, slot, op == RowOp::ArgMax ? sizeof pair : 0);
+        std::memcpy(&stat, slot, op == RowOp::MeanVar ? sizeof stat : 0);
+        if (op == RowOp::Sum) EXPECT_EQ(value, 0.0f);
+        if (op == RowOp::Max) EXPECT_EQ(value, -std::numeric_limits<float>::infinity());
+        if (op == RowOp::ArgMax) EXPECT_TRUE(pair.index == -1 && pair.value == -std::numeric_limits<float>::infinity());
+        if (op == RowOp::MeanVar) EXPECT_TRUE(std::isnan(stat.mean) && std::isnan(stat.variance));
+      }
+    });
   }
   // No rows: success, and the output is not touched.
   DeviceBuffer<float> untouched(1);
   CUDA_CHECK(cudaMemset(untouched.get(), 0xCD, sizeof(float)));
   const float* nothing = nullptr;
-  EXPECT_EQ((rows::reduce_rows<float, rows::Sum>(nothing, 0, 1000, untouched.get())), cudaSuccess);
-  EXPECT_EQ((cub_rows::collective_reduce<float, rows::Sum>(nothing, 0, 1000, untouched.get())), cudaSuccess);
+  EXPECT_EQ(rows::reduce_rows<rows::Sum>(nothing, 0, 1000, untouched.get()), cudaSuccess);
+  EXPECT_EQ((row_stats::reduce_rows<float, row_stats::Sum>(nothing, 0, 1000, untouched.get())), cudaSuccess);
+  EXPECT_EQ((lane_groups::reduce_rows<float, lane_groups::Sum>(nothing, 0, 100, untouched.get())), cudaSuccess);
+  EXPECT_EQ((short_rows::reduce_rows<float, short_rows::Sum>(nothing, 0, 10, untouched.get())), cudaSuccess);
+  EXPECT_EQ((cub_rows::collective_reduce<float, cub_rows::Sum>(nothing, 0, 1000, untouched.get())), cudaSuccess);
   CUDA_CHECK(cudaDeviceSynchronize());
   std::uint32_t bits = 0;
   CUDA_CHECK(cudaMemcpy(&bits, untouched.get(), 4, cudaMemcpyDeviceToHost));
@@ -585,56 +668,101 @@ __global__ void fill_pattern(__nv_bfloat16* x, std::size_t rows, std::size_t col
   }
 }
 
+// Counts the rows whose sum or argmax differs from the pattern's (on the device: there may
+// be more rows than the host wants to copy).
+__global__ void count_wrong(const float* sums, const cub_rows::ValueIndex* pairs, std::size_t rows, std::size_t cols,
+                            unsigned long long* wrong, unsigned long long* first) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t r = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; r < rows; r += stride) {
+    const float expected = 2.0f + float(cols - 1) * 0.25f * float(r % 3);  // exact in float
+    const bool sum_ok = sums[r] == expected;
+    const bool pair_ok = pairs == nullptr || (pairs[r].value == 2.0f && pairs[r].index == int(peak_column(r, cols)));
+    if (!sum_ok || !pair_ok) {
+      atomicAdd(wrong, 1ull);
+      atomicMin(first, static_cast<unsigned long long>(r));
+    }
+  }
+}
+
+// Runs the sum (and argmax, where pairs is given) of `method` over the pattern on the
+// device and returns "" or what was wrong.
+std::string pattern_check(const RowsProgram& program, RowMethod method, const __nv_bfloat16* input, std::size_t rows,
+                          std::size_t cols, float* sums, cub_rows::ValueIndex* pairs) {
+  CUDA_CHECK(cudaMemset(sums, 0xCD, rows * sizeof(float)));
+  const RowLaunch sum = launcher_of(program, method, ElementType::BFloat16, RowOp::Sum);
+  CUDA_CHECK(sum.launch(input, rows, cols, sums, nullptr, 0, nullptr));
+  if (pairs) {
+    CUDA_CHECK(cudaMemset(pairs, 0xCD, rows * sizeof *pairs));
+    const RowLaunch argmax = launcher_of(program, method, ElementType::BFloat16, RowOp::ArgMax);
+    CUDA_CHECK(argmax.launch(input, rows, cols, pairs, nullptr, 0, nullptr));
+  }
+  DeviceBuffer<unsigned long long> counts(2);
+  const unsigned long long start[2] = {0, ~0ull};
+  CUDA_CHECK(cudaMemcpy(counts.get(), start, sizeof start, cudaMemcpyHostToDevice));
+  count_wrong<<<1024, 256>>>(sums, pairs, rows, cols, counts.get(), counts.get() + 1);
+  CUDA_CHECK_LAUNCH();
+  unsigned long long found[2] = {0, 0};
+  CUDA_CHECK(cudaMemcpy(found, counts.get(), sizeof found, cudaMemcpyDeviceToHost));
+  if (found[0] == 0) return "";
+  return std::to_string(found[0]) + " wrong rows, the first " + std::to_string(found[1]);
+}
+
+bool enough_memory(std::size_t bytes) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes >= bytes + (std::size_t(1) << 30);
+}
+
 TEST(RowsGpu, IndicesPast2To31) {
   REQUIRE_GPU();
   const std::size_t row_count = (std::size_t(1) << 20) + 1, col_count = 2049;  // 2^31 + 1,051,137 elements
   const std::size_t bytes = row_count * col_count * sizeof(__nv_bfloat16);      // 4.3 GB
-  std::size_t free_bytes = 0, total_bytes = 0;
-  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (free_bytes < bytes + row_count * sizeof(rows::ValueIndex) + (std::size_t(1) << 30)) {
-    GTEST_SKIP() << "needs " << (bytes >> 20) << " MiB of free device memory";
+  if (!enough_memory(bytes + row_count * (sizeof(float) + sizeof(cub_rows::ValueIndex)))) {
+    GTEST_SKIP() << "needs " << (bytes >> 20) << " MiB of free device memory and 1 GiB more";
   }
   DeviceBuffer<__nv_bfloat16> input(row_count * col_count);
   fill_pattern<<<1024, 256>>>(input.get(), row_count, col_count);
   CUDA_CHECK_LAUNCH();
   DeviceBuffer<float> sums(row_count);
-  DeviceBuffer<rows::ValueIndex> pairs(row_count);
-  std::vector<float> host_sums(row_count);
-  std::vector<rows::ValueIndex> host_pairs(row_count);
-  for (RowMethod method : {RowMethod::Auto, RowMethod::Thread, RowMethod::Group, RowMethod::Block, RowMethod::CubBlock}) {
-    SCOPED_TRACE(std::string(method_name(method)) + ": " +
-                 program().describe(method, row_count, col_count, ElementType::BFloat16));
-    CUDA_CHECK(cudaMemset(sums.get(), 0xCD, sums.bytes()));
-    CUDA_CHECK(cudaMemset(pairs.get(), 0xCD, pairs.bytes()));
-    const RowLaunch sum = program().launcher(method, ElementType::BFloat16, RowOp::Sum);
-    const RowLaunch argmax = program().launcher(method, ElementType::BFloat16, RowOp::ArgMax);
-    CUDA_CHECK(sum.launch(input.get(), row_count, col_count, sums.get(), nullptr, 0, nullptr));
-    CUDA_CHECK(argmax.launch(input.get(), row_count, col_count, pairs.get(), nullptr, 0, nullptr));
-    CUDA_CHECK(cudaDeviceSynchronize());
-    CUDA_CHECK(cudaMemcpy(host_sums.data(), sums.get(), sums.bytes(), cudaMemcpyDeviceToHost));
-    CUDA_CHECK(cudaMemcpy(host_pairs.data(), pairs.get(), pairs.bytes(), cudaMemcpyDeviceToHost));
-    std::size_t wrong = 0;
-    for (std::size_t r = 0; r < row_count; ++r) {
-      const float expected_sum = 2.0f + float(col_count - 1) * 0.25f * float(r % 3);  // exact in float
-      const bool ok = host_sums[r] == expected_sum && host_pairs[r].value == 2.0f &&
-                      host_pairs[r].index == std::int64_t(peak_column(r, col_count));
-      if (!ok && wrong++ < 3) {
-        ADD_FAILURE() << "row " << r << ": sum " << host_sums[r] << " (expected " << expected_sum << "), argmax "
-                      << host_pairs[r].value << " at " << host_pairs[r].index << " (expected 2 at "
-                      << peak_column(r, col_count) << ")";
-      }
+  DeviceBuffer<cub_rows::ValueIndex> pairs(row_count);
+  for (const Tested& t : tested()) {
+    for (RowMethod method : t.methods) {
+      if (!refusal(t.program, method, RowOp::Sum, row_count, col_count, ElementType::BFloat16).empty()) continue;
+      if (method == RowMethod::CubSegmented) continue;  // int offsets: fewer than 2^31 elements
+      SCOPED_TRACE(t.program.id + " " + method_name(method) + ": " +
+                   describe_of(t.program, method, row_count, col_count, ElementType::BFloat16));
+      EXPECT_EQ(pattern_check(t.program, method, input.get(), row_count, col_count, sums.get(), pairs.get()), "");
     }
-    EXPECT_EQ(wrong, 0u);
   }
 }
 
-// ---------------------------------------------------------------- the program's command line
+// 16's staged kernel with more than 2^32 rows (one bf16 each): tiles start past 2^32 rows,
+// so the first row of a tile must be computed in 64 bits. 8 GiB of input, 16 GiB of sums.
+TEST(RowsGpu, MoreThan2To32ShortRows) {
+  REQUIRE_GPU();
+  const std::size_t row_count = (std::size_t(1) << 32) + 3, col_count = 1;
+  const std::size_t bytes = row_count * sizeof(__nv_bfloat16) + row_count * sizeof(float);
+  if (!enough_memory(bytes)) GTEST_SKIP() << "needs " << (bytes >> 20) << " MiB of free device memory and 1 GiB more";
+  DeviceBuffer<__nv_bfloat16> input(row_count);
+  fill_pattern<<<4096, 256>>>(input.get(), row_count, col_count);
+  CUDA_CHECK_LAUNCH();
+  DeviceBuffer<float> sums(row_count);
+  const RowsProgram& program = last_program();
+  ASSERT_NE(describe_of(program, RowMethod::Auto, row_count, col_count, ElementType::BFloat16).find("staged"),
+            std::string::npos);
+  EXPECT_EQ(pattern_check(program, RowMethod::Thread, input.get(), row_count, col_count, sums.get(), nullptr), "");
+  float last[3] = {};
+  CUDA_CHECK(cudaMemcpy(last, sums.get() + row_count - 3, sizeof last, cudaMemcpyDeviceToHost));
+  for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(last[k], 2.0f) << "row " << row_count - 3 + k;  // K = 1: the peak
+}
 
-void expect_usage_error(const std::string& args, const std::string& message) {
-  const ProgramRun run = run_program("13_rows", args);
-  EXPECT_EQ(run.exit_code, 2) << "13_rows " << args << "\n" << run.output;
+// ---------------------------------------------------------------- the programs' command lines
+
+void expect_usage_error(const std::string& program, const std::string& args, const std::string& message) {
+  const ProgramRun run = run_program(program, args);
+  EXPECT_EQ(run.exit_code, 2) << program << " " << args << "\n" << run.output;
   EXPECT_NE(run.output.find(message), std::string::npos)
-      << "13_rows " << args << ": expected the message to mention '" << message << "', got:\n" << run.output;
+      << program << " " << args << ": expected the message to mention '" << message << "', got:\n" << run.output;
 }
 
 // A .npy file with the given header dictionary and data bytes.
@@ -653,70 +781,93 @@ std::string write_npy(const std::string& name, const std::string& dict, std::siz
 }
 
 TEST(RowsProgram, HelpAndBadUsageExitBeforeTheDevice) {
-  const ProgramRun help = run_program("13_rows", "--help");
-  EXPECT_EQ(help.exit_code, 0) << help.output;
-  EXPECT_NE(help.output.find("usage: 13_rows"), std::string::npos) << help.output;
-  for (const char* flag : {"--rows", "--cols", "--method", "--op", "--sweep", "--no-flush", "--json", "--input"}) {
-    EXPECT_NE(help.output.find(flag), std::string::npos) << flag;
+  for (const Tested& t : tested()) {
+    const std::string& id = t.program.id;
+    const ProgramRun help = run_program(id, "--help");
+    EXPECT_EQ(help.exit_code, 0) << help.output;
+    EXPECT_NE(help.output.find("usage: " + id), std::string::npos) << help.output;
+    for (const char* flag : {"--rows", "--cols", "--method", "--op", "--sweep", "--no-flush", "--json", "--input"}) {
+      EXPECT_NE(help.output.find(flag), std::string::npos) << id << " " << flag;
+    }
+    expect_usage_error(id, "--frobnicate", "unknown option '--frobnicate'");
+    expect_usage_error(id, "--rows", "--rows needs a value");
+    expect_usage_error(id, "--cols 12abc", "--cols expects a whole number");
+    expect_usage_error(id, "--rows 2^41 --cols 1", "--rows 2^41 is too large");
+    expect_usage_error(id, "--rows 2^30 --cols 2^20", "is more than 2^40 elements");
+    expect_usage_error(id, "--type double", "--type expects " + std::string(id == "13_rows" ? "float" : "float|half|bf16"));
+    expect_usage_error(id, "--op min", "--op expects sum|max");
+    expect_usage_error(id, "--method fast", "--method expects");
+    expect_usage_error(id, "--reps 0", "--reps must be at least 1");
+    expect_usage_error(id, "--rows 3 --rows 4", "--rows given twice");
+    expect_usage_error(id, "--n 1000", "--n does not apply");
+    expect_usage_error(id, "--out /tmp", "--out applies to --sweep only");
+    expect_usage_error(id, "--sweep --json", "--json does not apply to --sweep");
+    expect_usage_error(id, "--sweep --cols 8", "--sweep sets M and K itself");
+    expect_usage_error(id, "--cols 8 --input x.npy", "--cols and --input both given");
+    expect_usage_error(id, "--method cub_segmented --rows 5 --cols 0", "needs --cols of at least 1");
+    expect_usage_error(id, "--input /nonexistent/m.npy", "cannot open input file '/nonexistent/m.npy'");
   }
-  expect_usage_error("--frobnicate", "unknown option '--frobnicate'");
-  expect_usage_error("--rows", "--rows needs a value");
-  expect_usage_error("--cols 12abc", "--cols expects a whole number");
-  expect_usage_error("--rows 2^41 --cols 1", "--rows 2^41 is too large");
-  expect_usage_error("--rows 2^30 --cols 2^20", "is more than 2^40 elements");
-  expect_usage_error("--type double", "--type expects float|half|bf16");
-  expect_usage_error("--op min", "--op expects sum|max|argmax|meanvar");
-  expect_usage_error("--method fast", "--method expects auto|thread|group|warp|block|cub_segmented|cub_block");
-  expect_usage_error("--reps 0", "--reps must be at least 1");
-  expect_usage_error("--rows 3 --rows 4", "--rows given twice");
-  expect_usage_error("--n 1000", "--n does not apply");
-  expect_usage_error("--out /tmp", "--out applies to --sweep only");
-  expect_usage_error("--sweep --json", "--json does not apply to --sweep");
-  expect_usage_error("--sweep --cols 8", "--sweep sets M and K itself");
-  expect_usage_error("--cols 8 --input x.npy", "--cols and --input both given");
-  expect_usage_error("--method cub_segmented --op meanvar", "does not offer --op meanvar");
-  expect_usage_error("--method cub_segmented --rows 5 --cols 0", "needs --cols of at least 1");
-  expect_usage_error("--method cub_segmented --op argmax --rows 2^20 --cols 2^11", "fewer than 2^31 elements");
-  expect_usage_error("--input /nonexistent/m.npy", "cannot open input file '/nonexistent/m.npy'");
+  expect_usage_error("13_rows", "--type bf16", "--type expects float in 13_rows");
+  expect_usage_error("13_rows", "--op argmax", "--op expects sum|max in 13_rows");
+  expect_usage_error("13_rows", "--method group", "--method expects auto|warp|block|cub_segmented|cub_block");
+  expect_usage_error("14_row_stats", "--method cub_segmented --op meanvar", "does not offer --op meanvar");
+  expect_usage_error("14_row_stats", "--method cub_segmented --op argmax --rows 2^20 --cols 2^11",
+                     "fewer than 2^31 elements");
+  expect_usage_error("14_row_stats", "--method previous --type bf16", "does not offer --op sum --type bf16");
+  expect_usage_error("15_lane_groups", "--method block", "--method expects auto|group|warp|previous");
+  expect_usage_error("16_short_rows", "--method thread --cols 33", "--method thread takes rows of at most 128 bytes");
 }
 
 TEST(RowsProgram, BadNpyFilesExitTwo) {
+  const std::string id = last_program().id;
   const std::string one_d = write_npy("rows_1d.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (12,), }", 48);
-  expect_usage_error("--input " + one_d, "expects a 2-D array (M, K)");
+  expect_usage_error(id, "--input " + one_d, "expects a 2-D array (M, K)");
   const std::string ints = write_npy("rows_ints.npy", "{'descr': '<i4', 'fortran_order': False, 'shape': (3, 4), }", 48);
-  expect_usage_error("--input " + ints, "holds dtype '<i4'");
+  expect_usage_error(id, "--input " + ints, "holds dtype '<i4'");
   const std::string fortran =
       write_npy("rows_fortran.npy", "{'descr': '<f4', 'fortran_order': True, 'shape': (3, 4), }", 48);
-  expect_usage_error("--input " + fortran, "Fortran-ordered arrays are not supported");
+  expect_usage_error(id, "--input " + fortran, "Fortran-ordered arrays are not supported");
   const std::string big = write_npy("rows_big.npy", "{'descr': '>f4', 'fortran_order': False, 'shape': (3, 4), }", 48);
-  expect_usage_error("--input " + big, "big-endian");
+  expect_usage_error(id, "--input " + big, "big-endian");
   const std::string shortened =
       write_npy("rows_short.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }", 47);
-  expect_usage_error("--input " + shortened, ".npy data truncated");
+  expect_usage_error(id, "--input " + shortened, ".npy data truncated");
   const std::string raw = ::testing::TempDir() + "rows_raw.bin";
   std::ofstream(raw, std::ios::binary) << std::string(48, '\0');
-  expect_usage_error("--input " + raw, "not a .npy file");
+  expect_usage_error(id, "--input " + raw, "not a .npy file");
 }
 
 TEST(RowsProgram, WithoutADeviceExitsThree) {
-  const ProgramRun run = run_program("13_rows", "--rows 100 --cols 10", "CUDA_VISIBLE_DEVICES= ");
-  EXPECT_EQ(run.exit_code, 3) << run.output;
-  EXPECT_NE(run.output.find("no CUDA device"), std::string::npos) << run.output;
+  for (const Tested& t : tested()) {
+    const ProgramRun run = run_program(t.program.id, "--rows 100 --cols 10", "CUDA_VISIBLE_DEVICES= ");
+    EXPECT_EQ(run.exit_code, 3) << run.output;
+    EXPECT_NE(run.output.find("no CUDA device"), std::string::npos) << run.output;
+  }
 }
 
 TEST(RowsProgramGpu, EveryMethodVerifiesAndPrintsJson) {
   REQUIRE_GPU();
-  for (RowMethod method : kAllMethods) {
-    for (const char* op : {"sum", "argmax", "meanvar"}) {
-      if (method == RowMethod::CubSegmented && std::string(op) == "meanvar") continue;
-      const std::string args = std::string("--rows 1001 --cols 33 --type bf16 --reps 2 --json --method ") +
-                               method_name(method) + " --op " + op;
-      const ProgramRun run = run_program("13_rows", args);
-      EXPECT_EQ(run.exit_code, 0) << args << "\n" << run.output;
-      for (const char* key : {"\"chapter\": \"13_rows\"", "\"rows\": 1001", "\"cols\": 33", "\"type\": \"bf16\"",
-                              "\"ok\": true", "\"wrong_rows\": 0", "\"ms\": ", "\"gbps\": ", "\"peak_gbps\": ",
-                              "\"percent_of_floor\": ", "\"plan\": "}) {
-        EXPECT_NE(run.output.find(key), std::string::npos) << args << ": no " << key << " in\n" << run.output;
+  for (const Tested& t : tested()) {
+    for (RowMethod method : methods_of(t.program)) {
+      for (const char* op : {"sum", "argmax", "meanvar"}) {
+        const RowOp row_op = op[0] == 's' ? RowOp::Sum : op[0] == 'a' ? RowOp::ArgMax : RowOp::MeanVar;
+        const char* type = t.program.id == "13_rows" ? "float" : "bf16";
+        if (std::find(t.program.ops.begin(), t.program.ops.end(), row_op) == t.program.ops.end()) continue;
+        if (!refusal(t.program, method, row_op, 1001, 33,
+                     t.program.id == "13_rows" ? ElementType::Float : ElementType::BFloat16)
+                 .empty()) {
+          continue;
+        }
+        const std::string args = std::string("--rows 1001 --cols 33 --reps 2 --json --type ") + type + " --method " +
+                                 method_name(method) + " --op " + op;
+        const ProgramRun run = run_program(t.program.id, args);
+        EXPECT_EQ(run.exit_code, 0) << t.program.id << " " << args << "\n" << run.output;
+        for (const std::string& key : {"\"chapter\": \"" + t.program.id + "\"", std::string("\"rows\": 1001"),
+                                      std::string("\"cols\": 33"), std::string("\"ok\": true"),
+                                      std::string("\"wrong_rows\": 0"), std::string("\"ms\": "),
+                                      std::string("\"percent_of_floor\": "), std::string("\"plan\": ")}) {
+          EXPECT_NE(run.output.find(key), std::string::npos) << args << ": no " << key << " in\n" << run.output;
+        }
       }
     }
   }
@@ -738,7 +889,7 @@ TEST(RowsProgramGpu, ReducesTheReadersNpyFile) {
     save_matrix_npy(path, 517, 45, values, float16);
     for (const char* type : {"float", "half", "bf16"}) {
       const std::string args = std::string("--input ") + path + " --type " + type + " --op meanvar --reps 2 --json";
-      const ProgramRun run = run_program("13_rows", args);
+      const ProgramRun run = run_program(last_program().id, args);
       EXPECT_EQ(run.exit_code, 0) << args << "\n" << run.output;
       EXPECT_NE(run.output.find("\"rows\": 517, \"cols\": 45"), std::string::npos) << run.output;
       EXPECT_NE(run.output.find("\"ok\": true"), std::string::npos) << run.output;

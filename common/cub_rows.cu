@@ -1,5 +1,5 @@
-// cub_rows.cu: the yardsticks of chapter 13 (cub_rows.cuh), written with CUB.
-#include "cub_rows.cuh"
+// cub_rows.cu: the CUB yardsticks of the rows chapters (cub_rows.h).
+#include "cub_rows.h"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -13,8 +13,10 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 
-namespace cub_rows {
+namespace reduction::cub_rows {
 namespace {
 
 constexpr int kThreads = 256;  // threads per block of both collective kernels
@@ -44,15 +46,15 @@ struct MaxInFloat {
   template <typename A, typename B>
   __host__ __device__ float operator()(const A& a, const B& b) const {
     const float x = as_float(a), y = as_float(b);
-    return (x > y || x != x) ? x : y;  // NaN propagates, as rows::Max
+    return (x > y || x != x) ? x : y;  // NaN propagates, as Max
   }
 };
 
 // Writes what DeviceSegmentedReduce::ArgMax finds for a row (a KeyValuePair of the
-// column and the value) as a rows::ValueIndex. A thrust::tabulate_output_iterator calls
+// column and the value) as a ValueIndex. A thrust::tabulate_output_iterator calls
 // it with the row and the pair; its value type is void, so CUB keeps its own pair type.
 struct WriteValueIndex {
-  rows::ValueIndex* output;
+  ValueIndex* output;
   template <typename In>
   __host__ __device__ void operator()(std::ptrdiff_t row, const cub::KeyValuePair<int, In>& found) const {
     output[row] = {as_float(found.value), found.key};
@@ -66,7 +68,7 @@ template <typename In, typename Op>
 cudaError_t segmented_call(void* temp, std::size_t& temp_bytes, const In* input, std::size_t rows, std::size_t cols,
                            typename Op::Result* output, cudaStream_t stream) {
   const auto segments = static_cast<std::int64_t>(rows);
-  if constexpr (std::is_same_v<Op, rows::ArgMax>) {  // int offsets: CUB's ArgMax fixes them
+  if constexpr (std::is_same_v<Op, ArgMax>) {  // int offsets: CUB's ArgMax fixes them
     const auto begin = thrust::make_transform_iterator(thrust::make_counting_iterator<int>(0),
                                                        RowStart<int>{static_cast<int>(cols)});
     const auto out = thrust::make_tabulate_output_iterator(WriteValueIndex{output});
@@ -74,7 +76,7 @@ cudaError_t segmented_call(void* temp, std::size_t& temp_bytes, const In* input,
   } else {
     const auto begin = thrust::make_transform_iterator(thrust::make_counting_iterator<std::int64_t>(0),
                                                        RowStart<std::int64_t>{static_cast<std::int64_t>(cols)});
-    if constexpr (std::is_same_v<Op, rows::Sum>) {
+    if constexpr (std::is_same_v<Op, Sum>) {
       return cub::DeviceSegmentedReduce::Reduce(temp, temp_bytes, input, output, segments, begin, begin + 1,
                                                 SumInFloat{}, 0.0f, stream);
     } else {
@@ -88,29 +90,29 @@ cudaError_t segmented_call(void* temp, std::size_t& temp_bytes, const In* input,
 template <typename In, typename Op>
 bool segmented_shape_ok(std::size_t rows, std::size_t cols) {
   if (cols == 0 || rows > SIZE_MAX / cols) return false;
-  if (std::is_same_v<Op, rows::ArgMax> && rows * cols > std::size_t(INT_MAX)) return false;
+  if (std::is_same_v<Op, ArgMax> && rows * cols > std::size_t(INT_MAX)) return false;
   return true;
 }
 
 // ---------------------------------------------------------------- WarpReduce / BlockReduce
 
-// The operators' rules, as rows.cu states them (that file keeps its own private).
+// The operators' rules, as the rows chapters state them.
 template <typename Op> struct Rule;
-template <> struct Rule<rows::Sum> {
+template <> struct Rule<Sum> {
   using State = float;
   __device__ static State identity() { return 0.0f; }
   __device__ static State element(float x, int) { return x; }
   __device__ static State combine(State a, State b) { return a + b; }
   __device__ static float result(State s) { return s; }
 };
-template <> struct Rule<rows::Max> {
+template <> struct Rule<Max> {
   using State = float;
   __device__ static State identity() { return -cuda::std::numeric_limits<float>::infinity(); }
   __device__ static State element(float x, int) { return x; }
   __device__ static State combine(State a, State b) { return (a > b || a != a) ? a : b; }
   __device__ static float result(State s) { return s; }
 };
-template <> struct Rule<rows::ArgMax> {
+template <> struct Rule<ArgMax> {
   struct State {
     float value;
     int index;
@@ -123,17 +125,17 @@ template <> struct Rule<rows::ArgMax> {
                                          : b.value > a.value || (b.value == a.value && b.index < a.index);
     return b_wins ? b : a;
   }
-  __device__ static rows::ValueIndex result(State s) {
+  __device__ static ValueIndex result(State s) {
     return {s.value, s.index == INT_MAX ? -1 : s.index};
   }
 };
-template <> struct Rule<rows::MeanVar> {
+template <> struct Rule<MeanVar> {
   struct State {
     int count;
     float mean, m2;
   };
   __device__ static State identity() { return {0, 0.0f, 0.0f}; }
-  __device__ static State element(float x, int) { return {1, x, x - x}; }  // M2 NaN for inf or NaN, as rows.cu
+  __device__ static State element(float x, int) { return {1, x, x - x}; }  // M2 NaN for inf or NaN
   __device__ static State combine(State a, State b) {  // Chan et al.'s merge; Welford's update when b is one element
     if (b.count == 0) return a;
     if (a.count == 0) return b;
@@ -142,7 +144,7 @@ template <> struct Rule<rows::MeanVar> {
     const float weight_b = static_cast<float>(b.count) / static_cast<float>(n);
     return {n, fmaf(delta, weight_b, a.mean), a.m2 + b.m2 + delta * delta * (static_cast<float>(a.count) * weight_b)};
   }
-  __device__ static rows::MeanVariance result(State s) {
+  __device__ static MeanVariance result(State s) {
     const float nan = cuda::std::numeric_limits<float>::quiet_NaN();
     if (s.count == 0) return {nan, nan};
     return {s.mean, s.m2 / static_cast<float>(s.count)};
@@ -156,7 +158,7 @@ struct Combine {
 };
 
 // [snippet:collective]
-// kLanes lanes per row (1 to 32), rows dealt out as in rows.cu's rows_by_lanes; each lane
+// kLanes lanes per row (1 to 32), rows dealt out as in 15's rows_by_lanes; each lane
 // reads elements lane, lane + kLanes, ... of its row one at a time, then cub::WarpReduce
 // combines the lanes of each row (a logical warp of kLanes threads).
 template <int kLanes, typename In, typename Op>
@@ -226,9 +228,14 @@ bool pointers_ok(const In* input, std::size_t rows, std::size_t cols, const Resu
 
 }  // namespace
 
-int collective_threads_per_row(std::size_t rows, std::size_t cols, std::size_t element_bytes) {
-  const rows::Plan plan = rows::plan_rows(rows, cols, element_bytes);
-  return plan.method == rows::Method::Block ? kThreads : plan.threads_per_row;
+int threads_per_row(std::size_t rows, std::size_t cols, std::size_t element_bytes) {
+  const std::size_t vectors = (cols * (element_bytes == 2 ? 2 : 4) + 15) / 16, threads = (vectors + 3) / 4;
+  if (vectors <= 8) return 1;  // rows of up to 128 bytes: 16's thread per row
+  if (vectors > 128 && (vectors > 512 || rows < 4096)) return kThreads;  // 14's block per row
+  if (vectors > 64) return int(kWarpSize);
+  int lanes = 2;  // 15's group: about four vectors per lane
+  while (lanes < 16 && std::size_t(lanes) < threads) lanes *= 2;
+  return lanes;
 }
 
 template <typename In, typename Op>
@@ -253,10 +260,10 @@ cudaError_t collective_reduce(const In* input, std::size_t rows, std::size_t col
                               cudaStream_t stream) {
   if (rows == 0) return cudaSuccess;
   if (!pointers_ok(input, rows, cols, output)) return cudaErrorInvalidValue;
-  if (!std::is_same_v<Op, rows::Sum> && !std::is_same_v<Op, rows::Max> && cols > std::size_t(INT_MAX)) {
-    return cudaErrorInvalidValue;  // a 32-bit column or count, as rows::reduce_rows
+  if (!std::is_same_v<Op, Sum> && !std::is_same_v<Op, Max> && cols > std::size_t(INT_MAX)) {
+    return cudaErrorInvalidValue;  // a 32-bit column or count, as reduce_rows
   }
-  switch (collective_threads_per_row(rows, cols, sizeof(In))) {
+  switch (threads_per_row(rows, cols, sizeof(In))) {
     case 1: launch_warp<1, In, Op>(input, rows, cols, output, stream); break;
     case 2: launch_warp<2, In, Op>(input, rows, cols, output, stream); break;
     case 4: launch_warp<4, In, Op>(input, rows, cols, output, stream); break;
@@ -277,9 +284,9 @@ cudaError_t collective_reduce(const In* input, std::size_t rows, std::size_t col
 #define CUB_ROWS_COLLECTIVE(In, OP) \
   template cudaError_t collective_reduce<In, OP>(const In*, std::size_t, std::size_t, OP::Result*, cudaStream_t);
 #define CUB_ROWS_TYPE(In)                                                                                        \
-  CUB_ROWS_SEGMENTED(In, rows::Sum) CUB_ROWS_SEGMENTED(In, rows::Max) CUB_ROWS_SEGMENTED(In, rows::ArgMax)      \
-  CUB_ROWS_COLLECTIVE(In, rows::Sum) CUB_ROWS_COLLECTIVE(In, rows::Max) CUB_ROWS_COLLECTIVE(In, rows::ArgMax)   \
-  CUB_ROWS_COLLECTIVE(In, rows::MeanVar)
+  CUB_ROWS_SEGMENTED(In, Sum) CUB_ROWS_SEGMENTED(In, Max) CUB_ROWS_SEGMENTED(In, ArgMax) \
+  CUB_ROWS_COLLECTIVE(In, Sum) CUB_ROWS_COLLECTIVE(In, Max) CUB_ROWS_COLLECTIVE(In, ArgMax)   \
+  CUB_ROWS_COLLECTIVE(In, MeanVar)
 CUB_ROWS_TYPE(float)
 CUB_ROWS_TYPE(__half)
 CUB_ROWS_TYPE(__nv_bfloat16)
@@ -287,4 +294,102 @@ CUB_ROWS_TYPE(__nv_bfloat16)
 #undef CUB_ROWS_COLLECTIVE
 #undef CUB_ROWS_SEGMENTED
 
-}  // namespace cub_rows
+// ---------------------------------------------------------------- for the harness
+
+namespace {
+
+using namespace rows_harness;
+
+template <typename In, typename Op>
+cudaError_t segmented(const void* input, std::size_t rows, std::size_t cols, void* output, void* temp,
+                      std::size_t temp_bytes, cudaStream_t stream) {
+  return segmented_reduce<In, Op>(static_cast<const In*>(input), rows, cols, static_cast<typename Op::Result*>(output),
+                                  temp, temp_bytes, stream);
+}
+
+template <typename In, typename Op>
+cudaError_t collective(const void* input, std::size_t rows, std::size_t cols, void* output, void* /*temp*/,
+                       std::size_t /*temp_bytes*/, cudaStream_t stream) {
+  return collective_reduce<In, Op>(static_cast<const In*>(input), rows, cols, static_cast<typename Op::Result*>(output),
+                                   stream);
+}
+
+template <typename In, typename Op>
+RowLaunch launcher_of(RowMethod method) {
+  RowLaunch launch;
+  if (method == RowMethod::CubBlock) launch.launch = collective<In, Op>;
+  if constexpr (!std::is_same_v<Op, MeanVar>) {  // CUB has no segmented mean and variance
+    if (method == RowMethod::CubSegmented) {
+      launch.launch = segmented<In, Op>;
+      launch.temp_bytes_for = segmented_temp_bytes<In, Op>;
+    }
+  }
+  return launch;
+}
+
+template <typename In>
+RowLaunch launcher_of_type(RowMethod method, RowOp op) {
+  switch (op) {
+    case RowOp::Sum: return launcher_of<In, Sum>(method);
+    case RowOp::Max: return launcher_of<In, Max>(method);
+    case RowOp::ArgMax: return launcher_of<In, ArgMax>(method);
+    case RowOp::MeanVar: return launcher_of<In, MeanVar>(method);
+  }
+  return {};
+}
+
+std::size_t ceil_log2(std::size_t x) {
+  std::size_t k = 0;
+  while ((std::size_t(1) << k) < x) ++k;
+  return k;
+}
+
+}  // namespace
+
+RowLaunch launcher(RowMethod method, ElementType type, RowOp op) {
+  switch (type) {
+    case ElementType::Float: return launcher_of_type<float>(method, op);
+    case ElementType::Half: return launcher_of_type<__half>(method, op);
+    case ElementType::BFloat16: return launcher_of_type<__nv_bfloat16>(method, op);
+  }
+  return {};
+}
+
+std::string refuse(RowMethod method, RowOp op, std::size_t rows, std::size_t cols) {
+  if (method == RowMethod::CubBlock && (op == RowOp::ArgMax || op == RowOp::MeanVar) && cols > std::size_t(INT_MAX)) {
+    return "--method cub_block --op " + std::string(op_name(op)) +
+           " takes rows of at most 2^31 - 1 columns (its column or count is a 32-bit int)";
+  }
+  if (method != RowMethod::CubSegmented) return "";
+  if (cols == 0) {
+    return "--method cub_segmented needs --cols of at least 1 (CUB's ArgMax gives {1, lowest} for an empty row; "
+           "the chapters' methods take K = 0)";
+  }
+  if (op == RowOp::ArgMax && rows > std::size_t(INT_MAX) / cols) {
+    return "--method cub_segmented --op argmax takes fewer than 2^31 elements (CUB's ArgMax uses int offsets)";
+  }
+  return "";
+}
+
+std::string describe(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
+  if (method == RowMethod::CubSegmented) return "cub::DeviceSegmentedReduce, one segment per row";
+  const int threads = threads_per_row(rows, cols, element_bytes(type));
+  if (threads == 1) return "one thread per row, one element at a time (no collective needed)";
+  if (threads == 32) return "cub::WarpReduce, a warp per row, one element per load";
+  if (threads < 32) {
+    return "cub::WarpReduce, a logical warp of " + std::to_string(threads) + " lanes per row, one element per load";
+  }
+  return "cub::BlockReduce, a block of " + std::to_string(threads) + " threads per row, one element per load";
+}
+
+// cub_block: each thread's loop over its elements, then WarpReduce's shuffle tree, or
+// BlockReduce: a shuffle tree in each of the 8 warps, then the warps' totals in turn;
+// cub_segmented: CUB's order is its own, so the bound every order meets: K.
+std::size_t depth(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
+  if (method == RowMethod::CubSegmented) return std::max<std::size_t>(cols, 1);
+  const std::size_t threads = std::size_t(threads_per_row(rows, cols, element_bytes(type)));
+  if (threads > 32) return (cols + threads - 1) / threads + 5 + threads / 32;
+  return (cols + threads - 1) / threads + ceil_log2(threads);
+}
+
+}  // namespace reduction::cub_rows

@@ -1,0 +1,397 @@
+// 14_row_stats: operators with a state. What changes since 13: 13's sum and max keep one
+// float per lane; ArgMax keeps (value, column) and MeanVar (count, mean, M2), merged with
+// Chan, Golub and LeVeque's formula. Each operator is a Reducer: its State, identity, the
+// state of one element, combine and a shuffle. Input may be __half or __nv_bfloat16 too:
+// each 16-byte vector is widened to float (widen); every operator accumulates in float.
+#include "row_stats.cuh"
+
+#include <cuda/std/limits>
+
+#include <climits>
+#include <cstring>
+#include <type_traits>
+
+namespace row_stats {
+namespace {
+
+constexpr unsigned kWarpSize = 32, kFullMask = 0xffffffffu;
+constexpr std::size_t kVectorBytes = 16;  // the widest load: LDG.E.128
+constexpr int kVectorsInFlight = 4;       // loads a thread issues before combining any (09)
+constexpr int kBlock = 256, kMaxBlockPerRow = 256;  // threads per block: warp kernel, block per row
+constexpr std::size_t kWarpMaxVectors = 128, kWarpMaxVectorsManyRows = 512;
+constexpr std::size_t kFewRows = 4096;  // below this, long rows get a block each
+constexpr int kNoIndex = INT_MAX;       // ArgMax's identity column: loses every tie
+
+template <typename In>
+constexpr int kPerVector = int(kVectorBytes / sizeof(In));  // 4 floats, 8 halves or bfloat16s
+
+// [snippet:widen]
+// The elements of one 16-byte vector (loaded as a uint4), widened to float, to x[0, kPer).
+template <typename In>
+__device__ __forceinline__ void widen(const uint4& bits, float* x) {
+  const unsigned words[4] = {bits.x, bits.y, bits.z, bits.w};
+#pragma unroll
+  for (int w = 0; w < 4; ++w) {
+    if constexpr (std::is_same_v<In, float>) {
+      x[w] = __uint_as_float(words[w]);
+    } else if constexpr (std::is_same_v<In, __half>) {  // the lower half of a word comes first in memory
+      x[2 * w] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[w] & 0xffffu)));
+      x[2 * w + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[w] >> 16)));
+    } else {  // bfloat16 is the upper 16 bits of a float: widening is a shift
+      x[2 * w] = __uint_as_float(words[w] << 16);
+      x[2 * w + 1] = __uint_as_float(words[w] & 0xffff0000u);
+    }
+  }
+}
+// [/snippet:widen]
+
+
+// What the kernels need of an operator: a State, its identity (what a lane without input
+// brings), the state of one element, combine, a shuffle between lanes, the row's result.
+template <typename Op> struct Reducer;
+
+template <> struct Reducer<Sum> {
+  using State = float;
+  __device__ static State identity() { return 0.0f; }
+  __device__ static State element(float x, int /*column*/) { return x; }
+  __device__ static State combine(State a, State b) { return a + b; }
+  __device__ static State shuffle_xor(State s, int offset) { return __shfl_xor_sync(kFullMask, s, offset); }
+  __device__ static float result(State s) { return s; }
+};
+
+template <> struct Reducer<Max> {  // NaN propagates, as in numpy.max: a NaN on either side is kept
+  using State = float;
+  __device__ static State identity() { return -cuda::std::numeric_limits<float>::infinity(); }
+  __device__ static State element(float x, int /*column*/) { return x; }
+  __device__ static State combine(State a, State b) { return (a > b || a != a) ? a : b; }
+  __device__ static State shuffle_xor(State s, int offset) { return __shfl_xor_sync(kFullMask, s, offset); }
+  __device__ static float result(State s) { return s; }
+};
+
+// [snippet:stateful_reducers]
+// ArgMax orders (value, column): NaN above every number, then the larger value, then (for
+// equal values or two NaNs) the smaller column. A total order, so the winner does not
+// depend on who combines with whom.
+template <> struct Reducer<ArgMax> {
+  struct State { float value; int index; };
+  __device__ static State identity() { return {-cuda::std::numeric_limits<float>::infinity(), kNoIndex}; }
+  __device__ static State element(float x, int column) { return {x, column}; }
+  __device__ static State combine(State a, State b) {
+    const bool a_nan = a.value != a.value, b_nan = b.value != b.value;
+    const bool b_wins = (b_nan || a_nan) ? b_nan && (!a_nan || b.index < a.index)
+                                         : b.value > a.value || (b.value == a.value && b.index < a.index);
+    return b_wins ? b : a;
+  }
+  __device__ static State shuffle_xor(State s, int offset) {
+    return {__shfl_xor_sync(kFullMask, s.value, offset), __shfl_xor_sync(kFullMask, s.index, offset)};
+  }
+  __device__ static ValueIndex result(State s) { return {s.value, s.index == kNoIndex ? -1 : s.index}; }
+};
+
+// Mean and variance in one pass. n values have the state (n, mean, M2), M2 the sum of
+// squared deviations from the mean; two states merge exactly (Chan, Golub, LeVeque):
+//   n = na + nb,  delta = mean_b - mean_a,
+//   mean = mean_a + delta * nb / n,   M2 = M2a + M2b + delta^2 * na * nb / n.
+// With nb = 1 this is Welford's update. x - x makes one element's M2 NaN for an infinity,
+// as numpy's var([inf]) is nan.
+template <> struct Reducer<MeanVar> {
+  struct State { int count; float mean, m2; };
+  __device__ static State identity() { return {0, 0.0f, 0.0f}; }
+  __device__ static State element(float x, int /*column*/) { return {1, x, x - x}; }
+  __device__ static State combine(State a, State b) {
+    if (b.count == 0) return a;  // the identity changes nothing (and n = 0 would divide by 0)
+    if (a.count == 0) return b;
+    const int n = a.count + b.count;
+    const float delta = b.mean - a.mean, weight_b = float(b.count) / float(n);  // nb / n
+    return {n, fmaf(delta, weight_b, a.mean), a.m2 + b.m2 + delta * delta * (float(a.count) * weight_b)};
+  }
+  __device__ static State shuffle_xor(State s, int offset) {
+    return {__shfl_xor_sync(kFullMask, s.count, offset), __shfl_xor_sync(kFullMask, s.mean, offset),
+            __shfl_xor_sync(kFullMask, s.m2, offset)};
+  }
+  __device__ static MeanVariance result(State s) {
+    const float nan = cuda::std::numeric_limits<float>::quiet_NaN();
+    return s.count == 0 ? MeanVariance{nan, nan} : MeanVariance{s.mean, s.m2 / float(s.count)};
+  }
+};
+// [/snippet:stateful_reducers]
+
+template <typename Op> using StateOf = typename Reducer<Op>::State;
+
+// The N states combined in pairs: log2(N) combines deep.
+template <typename Op, int N>
+__device__ StateOf<Op> tree(StateOf<Op> (&states)[N]) {
+#pragma unroll
+  for (int width = N / 2; width > 0; width /= 2) {
+#pragma unroll
+    for (int k = 0; k < width; ++k) states[k] = Reducer<Op>::combine(states[k], states[k + width]);
+  }
+  return states[0];
+}
+
+// [snippet:values_state]
+// The state of N values in registers (columns first_column, +1, ...): a tree of their element
+// states. MeanVar: two passes, the mean then M2, and no division (N is a power of two).
+template <typename Op, int N>
+__device__ StateOf<Op> values_state(const float (&x)[N], int first_column) {
+  if constexpr (std::is_same_v<Op, MeanVar>) {
+    float squares[N];
+    const float mean = values_state<Sum>(x, 0) * (1.0f / N);
+#pragma unroll
+    for (int k = 0; k < N; ++k) squares[k] = (x[k] - mean) * (x[k] - mean);
+    return {N, mean, values_state<Sum>(squares, 0)};
+  } else if constexpr (std::is_same_v<Op, ArgMax>) {  // the maximum, then the first column holding it
+    const float best = values_state<Max>(x, 0);
+    StateOf<ArgMax> found{x[N - 1], N - 1};  // x, not best: of +0 and -0 the first one's sign is kept
+#pragma unroll
+    for (int k = N - 2; k >= 0; --k) {  // from the right, so that the first match is kept
+      if (best != best ? x[k] != x[k] : x[k] == best) found = {x[k], k};
+    }
+    return {found.value, first_column + found.index};
+  } else {
+    StateOf<Op> states[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) states[k] = Reducer<Op>::element(x[k], first_column + k);
+    return tree<Op>(states);
+  }
+}
+// [/snippet:values_state]
+
+
+template <typename In, typename Op>
+__device__ StateOf<Op> vector_state(const uint4& bits, int column) {
+  float x[kPerVector<In>];
+  widen<In>(bits, x);
+  return values_state<Op>(x, column);
+}
+
+// The largest element of one vector, or NaN if one is (for ArgMax); halves and bfloat16s
+// in pairs with the packed, NaN-propagating __hmax2_nan.
+template <typename In>
+__device__ __forceinline__ float vector_max(const uint4& bits) {
+  if constexpr (std::is_same_v<In, float>) {
+    float x[4];
+    widen<float>(bits, x);
+    return values_state<Max>(x, 0);
+  } else {
+    using Pair = std::conditional_t<std::is_same_v<In, __half>, __half2, __nv_bfloat162>;
+    auto pair = [](unsigned word) { Pair p; memcpy(&p, &word, sizeof p); return p; };
+    const Pair m = __hmax2_nan(__hmax2_nan(pair(bits.x), pair(bits.y)), __hmax2_nan(pair(bits.z), pair(bits.w)));
+    return Reducer<Max>::combine(float(m.x), float(m.y));
+  }
+}
+
+template <typename In, typename Op>
+__device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight]) {
+  constexpr int kPer = kPerVector<In>;
+  if constexpr (std::is_same_v<Op, MeanVar>) {
+    float x[kVectorsInFlight][kPer], sums[kVectorsInFlight], m2s[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      widen<In>(loaded[k], x[k]);
+      sums[k] = values_state<Sum>(x[k], 0);
+    }
+    const float mean = values_state<Sum>(sums, 0) * (1.0f / (kVectorsInFlight * kPer));
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      float squares[kPer];
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) squares[j] = (x[k][j] - mean) * (x[k][j] - mean);
+      m2s[k] = values_state<Sum>(squares, 0);
+    }
+    return {kVectorsInFlight * kPer, mean, values_state<Sum>(m2s, 0)};
+  } else {
+    StateOf<Op> states[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) states[k] = vector_state<In, Op>(loaded[k], 0);
+    return tree<Op>(states);
+  }
+}
+
+// [snippet:lane_reduce_row]
+// One lane's share of a row that `lanes` threads share (32 or more), split as 09 splits its
+// array: the head (before the row's first 16-byte-aligned address: rows of odd K start at
+// every alignment), whole vectors (lane l takes vectors l, l + lanes, ..., four loads per trip
+// issued first), the tail. ArgMax keeps each vector's maximum and finds the column at the end.
+template <typename In, typename Op>
+__device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t cols, unsigned lane, unsigned lanes) {
+  using R = Reducer<Op>;
+  constexpr int kPer = kPerVector<In>;
+  constexpr bool kArgMax = std::is_same_v<Op, ArgMax>;
+  const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(row) % kVectorBytes;
+  const std::size_t head_elements = misaligned ? (kVectorBytes - misaligned) / sizeof(In) : 0;
+  const std::size_t head = head_elements < cols ? head_elements : cols;
+  const std::size_t count = (cols - head) / kPer, tail_start = head + count * kPer;
+  const uint4* vectors = reinterpret_cast<const uint4*>(row + head);
+
+  typename R::State partial = R::identity();  // head and tail: fewer elements than lanes
+  if (lane < head) partial = R::combine(partial, R::element(float(__ldg(row + lane)), int(lane)));
+  if (tail_start + lane < cols) {
+    partial = R::combine(partial, R::element(float(__ldg(row + tail_start + lane)), int(tail_start + lane)));
+  }
+  using Index = std::conditional_t<kArgMax, unsigned, std::size_t>;  // ArgMax: fewer than 2^31 vectors
+  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, and that vector
+  Index best_vector = ~Index(0);
+  auto consider = [&](const uint4& bits, Index i) {
+    const float top = vector_max<In>(bits);
+    if (best_vector == ~Index(0) || (top != top && best == best) || top > best) best = top, best_vector = i;
+  };
+  Index v = lane;
+  for (; v + (kVectorsInFlight - 1) * lanes < count; v += kVectorsInFlight * lanes) {  // full trips
+    uint4 loaded[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * lanes);
+    if constexpr (kArgMax) {
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k) consider(loaded[k], v + k * lanes);
+    } else {
+      partial = R::combine(partial, trip_state<In, Op>(loaded));
+    }
+  }
+  if (v < count) {  // the last, partial trip: each load guarded, all issued before any is used
+    if constexpr (kArgMax) {
+      uint4 loaded[kVectorsInFlight];
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k) {
+        if (v + k * lanes < count) loaded[k] = __ldg(vectors + v + k * lanes);
+      }
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k) {
+        if (v + k * lanes < count) consider(loaded[k], v + k * lanes);
+      }
+    } else {
+      typename R::State trip[kVectorsInFlight];
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k) {
+        const std::size_t i = v + k * lanes;
+        trip[k] = i < count ? vector_state<In, Op>(__ldg(vectors + i), int(head + i * kPer))
+                            : R::identity();
+      }
+      partial = R::combine(partial, tree<Op>(trip));
+    }
+  }
+  if constexpr (kArgMax) {
+    if (best_vector != ~Index(0)) {
+      const uint4 winner = __ldg(vectors + best_vector);
+      partial = R::combine(partial, vector_state<In, ArgMax>(winner, int(head + best_vector * kPer)));
+    }
+  }
+  return partial;
+}
+// [/snippet:lane_reduce_row]
+
+// [snippet:warp_reduce]
+// The 32 lanes' states combined with __shfl_xor_sync: after five steps every lane holds
+// the warp's state. Every lane of the warp must call it: the mask names all 32.
+template <typename Op>
+__device__ StateOf<Op> warp_reduce(StateOf<Op> state) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    state = Reducer<Op>::combine(state, Reducer<Op>::shuffle_xor(state, offset));
+  }
+  return state;
+}
+// [/snippet:warp_reduce]
+
+// 09's block_reduce for a state: thread 0 gets the block's state (blockDim.x a multiple of
+// 32). Calling it again needs a __syncthreads() in between.
+template <typename Op>
+__device__ StateOf<Op> block_reduce(StateOf<Op> state) {
+  __shared__ StateOf<Op> warp_states[kWarpSize];
+  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  state = warp_reduce<Op>(state);
+  if (lane == 0) warp_states[warp] = state;
+  __syncthreads();  // every warp's state is written before warp 0 reads them
+  if (warp == 0) state = warp_reduce<Op>(lane < blockDim.x / kWarpSize ? warp_states[lane] : Reducer<Op>::identity());
+  return state;
+}
+
+
+// [snippet:rows_by_warp]
+// A warp per row: a block of kBlock threads takes kBlock / 32 neighbouring rows per trip,
+// then jumps by the grid; lane 0 writes the row's result.
+template <typename In, typename Op>
+__global__ void __launch_bounds__(kBlock)
+    rows_by_warp(const In* __restrict__ input, std::size_t rows, std::size_t cols,
+                 typename Op::Result* __restrict__ output) {
+  constexpr unsigned kRowsPerBlock = kBlock / kWarpSize;
+  const unsigned lane = threadIdx.x % kWarpSize, my_row = threadIdx.x / kWarpSize;
+  for (std::size_t block_row = std::size_t(blockIdx.x) * kRowsPerBlock; block_row + my_row < rows;
+       block_row += std::size_t(gridDim.x) * kRowsPerBlock) {
+    const std::size_t row = block_row + my_row;
+    const StateOf<Op> state = warp_reduce<Op>(lane_reduce_row<In, Op>(input + row * cols, cols, lane, kWarpSize));
+    if (lane == 0) output[row] = Reducer<Op>::result(state);
+  }
+}
+// [/snippet:rows_by_warp]
+
+// [snippet:rows_by_block]
+// A block per row (32 to 256 threads); block b takes rows b, b + gridDim.x, ...
+template <typename In, typename Op>
+__global__ void __launch_bounds__(kMaxBlockPerRow)
+    rows_by_block(const In* __restrict__ input, std::size_t rows, std::size_t cols,
+                  typename Op::Result* __restrict__ output) {
+  for (std::size_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const StateOf<Op> partial = lane_reduce_row<In, Op>(input + row * cols, cols, threadIdx.x, blockDim.x);
+    const StateOf<Op> state = block_reduce<Op>(partial);
+    if (threadIdx.x == 0) output[row] = Reducer<Op>::result(state);
+    __syncthreads();  // warp 0 is done with warp_states before the next row writes them
+  }
+}
+// [/snippet:rows_by_block]
+
+constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+unsigned grid_for(std::size_t rows, std::size_t rows_per_block) {  // the kernels loop past INT_MAX blocks
+  const std::size_t blocks = ceil_div(rows, rows_per_block);
+  return unsigned(blocks < INT_MAX ? blocks : INT_MAX);
+}
+
+}  // namespace
+
+// [snippet:plan_rows]
+Plan plan_rows(std::size_t rows, std::size_t cols, std::size_t element_bytes, Method method) {
+  const std::size_t vectors = ceil_div(cols, kVectorBytes / (element_bytes == 2 ? 2 : 4));
+  if (method == Method::Auto) {
+    const bool warp = vectors <= kWarpMaxVectors || (vectors <= kWarpMaxVectorsManyRows && rows >= kFewRows);
+    method = warp ? Method::Warp : Method::Block;
+  }
+  int threads = int(kWarpSize);  // a block: the fewest threads that give each about four vectors
+  while (method == Method::Block && threads < kMaxBlockPerRow && std::size_t(threads) * kVectorsInFlight < vectors) {
+    threads *= 2;
+  }
+  return {method, threads};
+}
+// [/snippet:plan_rows]
+
+// [snippet:reduce_rows]
+template <typename In, typename Op>
+cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typename Op::Result* output,
+                        Method method, cudaStream_t stream) {
+  if (static_cast<unsigned>(method) > static_cast<unsigned>(Method::Block)) return cudaErrorInvalidValue;
+  if (rows == 0) return cudaSuccess;  // nothing to write
+  if (output == nullptr || reinterpret_cast<std::uintptr_t>(output) % alignof(typename Op::Result) != 0 ||
+      (cols != 0 && (input == nullptr || rows > SIZE_MAX / sizeof(In) / cols)) ||
+      reinterpret_cast<std::uintptr_t>(input) % alignof(In) != 0) {
+    return cudaErrorInvalidValue;
+  }
+  // ArgMax's column and MeanVar's count are 32-bit ints: rows of up to INT_MAX columns.
+  if (!std::is_same_v<Op, Sum> && !std::is_same_v<Op, Max> && cols > std::size_t(INT_MAX)) return cudaErrorInvalidValue;
+  const Plan plan = plan_rows(rows, cols, sizeof(In), method);
+  if (plan.method == Method::Warp) {
+    rows_by_warp<In, Op><<<grid_for(rows, kBlock / kWarpSize), kBlock, 0, stream>>>(input, rows, cols, output);
+  } else {
+    rows_by_block<In, Op><<<grid_for(rows, 1), plan.threads_per_row, 0, stream>>>(input, rows, cols, output);
+  }
+  return cudaGetLastError();
+}
+// [/snippet:reduce_rows]
+
+#define INSTANTIATE(In, Op) \
+  template cudaError_t reduce_rows<In, Op>(const In*, std::size_t, std::size_t, Op::Result*, Method, cudaStream_t);
+#define INSTANTIATE_OPS(In) INSTANTIATE(In, Sum) INSTANTIATE(In, Max) INSTANTIATE(In, ArgMax) INSTANTIATE(In, MeanVar)
+INSTANTIATE_OPS(float)
+INSTANTIATE_OPS(__half)
+INSTANTIATE_OPS(__nv_bfloat16)
+
+}  // namespace row_stats

@@ -1,0 +1,176 @@
+// 16_short_rows as a program: the copy unit short_rows.cuh/.cu (one thread per row through
+// shared memory, rows of at most 128 bytes) and, for longer rows, 15's groups and warps
+// and 14's blocks, so that --method auto applies the whole rule of the rows chapters (below)
+// and the sweep measures where each method wins. The harness (common/rows_harness.h) does
+// the rest: command line, input, reference, CUB and the floor, timing, report, sweep.
+#include <algorithm>
+#include <climits>
+#include <string>
+
+#include "lane_groups.cuh"
+#include "row_stats.cuh"
+#include "rows_harness.h"
+#include "short_rows.cuh"
+
+namespace {
+
+using namespace reduction::rows_harness;
+
+// [snippet:whole_rule]
+// Which unit reduces M rows of `row_bytes` bytes each, as --method auto picks: one thread
+// per row up to 128 bytes (short_rows), a group of lanes up to 1 KiB and a warp up to
+// 2 KiB, or 8 KiB with at least 4096 rows (lane_groups), a block per row above (row_stats).
+RowMethod whole_rule(std::size_t rows, std::size_t row_bytes) {
+  const std::size_t vectors = (row_bytes + 15) / 16;
+  if (vectors <= 8) return RowMethod::Thread;
+  if (vectors <= 64) return RowMethod::Group;
+  if (vectors <= 128 || (vectors <= 512 && rows >= 4096)) return RowMethod::Warp;
+  return RowMethod::Block;
+}
+// [/snippet:whole_rule]
+
+RowMethod resolve(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
+  return method == RowMethod::Auto ? whole_rule(rows, cols * element_bytes(type)) : method;
+}
+
+template <typename In, typename Short, typename Groups, typename Stats>
+cudaError_t launch(RowMethod method, const void* input, std::size_t rows, std::size_t cols, void* output,
+                   cudaStream_t stream) {
+  const In* in = static_cast<const In*>(input);
+  const ElementType type = sizeof(In) == 4 ? ElementType::Float : ElementType::Half;  // the same bytes as bf16
+  switch (resolve(method, rows, cols, type)) {
+    case RowMethod::Thread:
+      return short_rows::reduce_rows<In, Short>(in, rows, cols, static_cast<typename Short::Result*>(output), stream);
+    case RowMethod::Group:
+      return lane_groups::reduce_rows<In, Groups>(in, rows, cols, static_cast<typename Groups::Result*>(output),
+                                                  lane_groups::Method::Group, stream);
+    case RowMethod::Warp:
+      return lane_groups::reduce_rows<In, Groups>(in, rows, cols, static_cast<typename Groups::Result*>(output),
+                                                  lane_groups::Method::Warp, stream);
+    default:
+      return row_stats::reduce_rows<In, Stats>(in, rows, cols, static_cast<typename Stats::Result*>(output),
+                                               row_stats::Method::Block, stream);
+  }
+}
+
+template <RowMethod kMethod, typename In, typename Short, typename Groups, typename Stats>
+cudaError_t launch_as(const void* input, std::size_t rows, std::size_t cols, void* output, void*, std::size_t,
+                      cudaStream_t stream) {
+  return launch<In, Short, Groups, Stats>(kMethod, input, rows, cols, output, stream);
+}
+
+template <typename In, typename Short, typename Groups, typename Stats>
+RowLaunch launcher_of(RowMethod method) {
+  switch (method) {
+    case RowMethod::Auto: return {launch_as<RowMethod::Auto, In, Short, Groups, Stats>};
+    case RowMethod::Thread: return {launch_as<RowMethod::Thread, In, Short, Groups, Stats>};
+    case RowMethod::Group: return {launch_as<RowMethod::Group, In, Short, Groups, Stats>};
+    case RowMethod::Warp: return {launch_as<RowMethod::Warp, In, Short, Groups, Stats>};
+    case RowMethod::Block: return {launch_as<RowMethod::Block, In, Short, Groups, Stats>};
+    default: return {};
+  }
+}
+
+template <typename In>
+RowLaunch launcher_of_type(RowMethod method, RowOp op) {
+  switch (op) {
+    case RowOp::Sum: return launcher_of<In, short_rows::Sum, lane_groups::Sum, row_stats::Sum>(method);
+    case RowOp::Max: return launcher_of<In, short_rows::Max, lane_groups::Max, row_stats::Max>(method);
+    case RowOp::ArgMax: return launcher_of<In, short_rows::ArgMax, lane_groups::ArgMax, row_stats::ArgMax>(method);
+    case RowOp::MeanVar:
+      return launcher_of<In, short_rows::MeanVar, lane_groups::MeanVar, row_stats::MeanVar>(method);
+  }
+  return {};
+}
+
+RowLaunch launcher(RowMethod method, ElementType type, RowOp op) {
+  switch (type) {
+    case ElementType::Float: return launcher_of_type<float>(method, op);
+    case ElementType::Half: return launcher_of_type<__half>(method, op);
+    case ElementType::BFloat16: return launcher_of_type<__nv_bfloat16>(method, op);
+  }
+  return {};
+}
+
+std::string refuse(RowMethod method, RowOp op, std::size_t, std::size_t cols, ElementType type) {
+  if (method == RowMethod::Thread && cols * element_bytes(type) > short_rows::kMaxRowBytes) {
+    return "--method thread takes rows of at most 128 bytes (32 floats, 64 halves); longer rows: --method group, "
+           "warp or block, or auto";
+  }
+  if ((op == RowOp::ArgMax || op == RowOp::MeanVar) && cols > std::size_t(INT_MAX)) {
+    return std::string("--op ") + op_name(op) + " takes rows of at most 2^31 - 1 columns (a 32-bit column or count)";
+  }
+  return "";
+}
+
+std::string describe(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
+  const std::size_t bytes = element_bytes(type);
+  std::string what;
+  switch (resolve(method, rows, cols, type)) {
+    case RowMethod::Thread: {
+      const int per_thread = short_rows::plan_rows(cols, bytes).rows_per_thread;
+      what = "one thread per row, " + std::to_string(per_thread) + (per_thread == 1 ? " row" : " rows") +
+             " per thread, staged in shared memory (rows of at most 128 bytes)";
+      break;
+    }
+    case RowMethod::Block:
+      what = lanes_plan(row_stats::plan_rows(rows, cols, bytes, row_stats::Method::Block).threads_per_row, true);
+      break;
+    default: {
+      const bool group = resolve(method, rows, cols, type) == RowMethod::Group;
+      what = lanes_plan(lane_groups::plan_rows(cols, bytes, group ? lane_groups::Method::Group : lane_groups::Method::Warp)
+                            .threads_per_row,
+                        false);
+    }
+  }
+  return method == RowMethod::Auto ? "chooses " + what : what;
+}
+
+// The staged kernel: inside each vector's worth of the row (log2 of 4 or 8), then one step
+// per later vector's worth or element (at most K); the others: lanes_depth.
+std::size_t depth(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
+  const std::size_t bytes = element_bytes(type);
+  switch (resolve(method, rows, cols, type)) {
+    case RowMethod::Thread: return (bytes == 2 ? 3 : 2) + std::max<std::size_t>(cols, 1);
+    case RowMethod::Block:
+      return lanes_depth(cols, type, row_stats::plan_rows(rows, cols, bytes, row_stats::Method::Block).threads_per_row,
+                         true);
+    default: {
+      const bool group = resolve(method, rows, cols, type) == RowMethod::Group;
+      return lanes_depth(
+          cols, type,
+          lane_groups::plan_rows(cols, bytes, group ? lane_groups::Method::Group : lane_groups::Method::Warp)
+              .threads_per_row,
+          false);
+    }
+  }
+}
+
+}  // namespace
+
+namespace reduction {
+
+rows_harness::RowsProgram short_rows_program() {
+  rows_harness::RowsProgram program;
+  program.id = "16_short_rows";
+  program.summary = "sum, max, argmax, mean and variance of every row of a row-major M x K matrix of float, half or "
+                    "bf16: one thread per row for rows of up to 128 bytes, and the whole rule of 13-16";
+  program.methods = {RowMethod::Thread, RowMethod::Group, RowMethod::Warp, RowMethod::Block, RowMethod::Auto};
+  program.types = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
+  program.ops = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};
+  program.sweep_cols = {1, 3, 8, 32, 33, 128, 1000, 1024, 8192, 65536};
+  program.ops_cols = {8, 32, 128, 1024, 8192, 65536};
+  program.launcher = launcher;
+  program.refuse = refuse;
+  program.describe = describe;
+  program.depth = depth;
+  return program;
+}
+
+}  // namespace reduction
+
+#ifndef REDUCTION_CHAPTER_LIBRARY  // the tests link this file without its main()
+int main(int argc, char** argv) {
+  return reduction::rows_harness::run_rows_program(reduction::short_rows_program(), argc, argv);
+}
+#endif
