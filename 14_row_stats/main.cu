@@ -99,8 +99,8 @@ rows_harness::RowsProgram row_stats_program() {
   program.methods = {RowMethod::Auto, RowMethod::Warp, RowMethod::Block, RowMethod::Previous};
   program.types = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
   program.ops = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};
-  program.sweep_cols = {1000, 1024, 8192, 65536};
-  program.ops_cols = {1000, 1024, 8192, 65536};
+  program.sweep_cols = {1024, 8192, 65536};
+  program.ops_cols = {1024, 8192, 65536};
   program.launcher = launcher;
   program.refuse = refuse;
   program.describe = describe;

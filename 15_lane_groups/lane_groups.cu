@@ -245,8 +245,9 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
   constexpr int kScalars = (kPer - 1 + kMinLanes - 1) / kMinLanes;  // head or tail elements per lane
 #pragma unroll
   for (int k = 0; k < kScalars; ++k) {
-    const std::size_t h = lane + std::size_t(k) * lanes, t = tail_start + h;
+    const std::size_t h = lane + std::size_t(k) * lanes;
     if (h < head) partial = R::combine(partial, R::element(float(__ldg(row + h)), int(h)));
+    const std::size_t t = tail_start + lane + std::size_t(k) * lanes;
     if (t < cols) partial = R::combine(partial, R::element(float(__ldg(row + t)), int(t)));
   }
   using Index = std::conditional_t<kArgMax, unsigned, std::size_t>;  // ArgMax: fewer than 2^31 vectors

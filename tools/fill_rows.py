@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
-"""fill_rows.py RESULTS_DIR: puts chapter 13's measurements (tools/rows_bench.sh) into its README.
+"""fill_rows.py RESULTS_DIR...: puts the rows chapters' measurements (tools/rows_bench.sh) into the docs.
 
-Reads RESULTS_DIR/rows/ (or RESULTS_DIR itself, if it holds the files):
-  rows_sweep.json   13_rows --sweep: every method, CUB and the read-only floor at
-                    M x K = 2^26 for ten K, float and bf16; each operator at six K
-  example.txt       one run's report (optional)
-and writes
-  docs/images/rows_crossover_float.svg, rows_crossover_bf16.svg   GB/s against K
-  13_rows/README.md blocks <!-- results:13_rows_crossover -->, <!-- results:13_rows_targets -->,
-                    <!-- results:13_rows_ops --> and <!-- results:13_rows_example -->
+Reads RESULTS_DIR/rows/NN_name/rows_sweep.json (each chapter's --sweep; one RESULTS_DIR per
+separately started machine, combined: each point's time is the median over the machines of
+each machine's median) and RESULTS_DIR/rows/example.txt, and writes
+  13_rows/README.md         <!-- results:13_rows -->: a warp or a block per row, and CUB
+  14_row_stats/README.md    <!-- results:14_row_stats -->: every operator against the sum
+                            (and 13's sum) on long rows
+  15_lane_groups/README.md  <!-- results:15_lane_groups -->: groups against 14's warp
+  16_short_rows/README.md   <!-- results:16_short_rows -->: every method at every K, the
+                            crossover plots docs/images/rows_crossover_{float,bf16}.svg,
+                            <!-- results:16_short_rows_example --> (one run's report)
+  docs/tuning.md            <!-- results:rows_targets -->, <!-- results:rows_ops -->: the
+                            targets the rows chapters were built for, from 16's sweep
 
-    python3 tools/fill_rows.py build/gpu-results
+    python3 tools/fill_rows.py RUN_1 RUN_2 RUN_3
 
-fill(results_dir) does the same from Python (tools/fill_docs.py style). Python 3
+fill(results_dirs) does the same from Python (tools/fill_docs.py style). Python 3
 standard library only.
 """
 
@@ -25,14 +29,16 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results import fill_file, fill_main  # noqa: E402
+from results import fill_file  # noqa: E402
 from svg import Svg, write  # noqa: E402
 
-README = os.path.join("13_rows", "README.md")
+CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows")
+WHOLE = "16_short_rows"  # the chapter whose sweep has every method, and the targets
 OURS = ("thread", "group", "warp", "block")
 CUB = ("cub_segmented", "cub_block")
 METHOD_COLORS = {"thread": "#d62728", "group": "#ff7f0e", "warp": "#2ca02c", "block": "#1f77b4",
                  "auto": "#6a3d9a", "cub_segmented": "#111111", "cub_block": "#8c8c8c", "floor": "#555555"}
+HOW = "docs/README.md#how-the-numbers-are-measured"
 TYPE_BYTES = {"float": 4, "half": 2, "bf16": 2}
 RESULT_BYTES = {"sum": 4, "max": 4, "argmax": 8, "meanvar": 8}  # rows::ValueIndex: a float and an int32
 # The chapter's targets: the chosen method's share of the read-only floor, and its speed-up
@@ -57,11 +63,12 @@ def cub_target(k):
 
 # ----------------------------------------------------------------------------- reading
 
-def rows_dir(results_dir):
-    for candidate in (os.path.join(results_dir, "rows"), results_dir):
-        if os.path.exists(os.path.join(candidate, "rows_sweep.json")):
-            return candidate
-    raise DataError(f"no rows_sweep.json in {results_dir}/rows or {results_dir}; make it with tools/rows_bench.sh")
+def sweep_path(results_dir, chapter):
+    for candidate in (os.path.join(results_dir, "rows", chapter), os.path.join(results_dir, chapter)):
+        path = os.path.join(candidate, "rows_sweep.json")
+        if os.path.exists(path):
+            return path
+    raise DataError(f"no {chapter}/rows_sweep.json in {results_dir}/rows; make it with tools/rows_bench.sh")
 
 
 def load_sweep(path):
@@ -72,7 +79,7 @@ def load_sweep(path):
         raise DataError(f"cannot read {path}: {e}")
     for key in ("device", "cuda", "date", "peak_gbps", "rows"):
         if key not in sweep:
-            raise DataError(f"{path}: no '{key}' (is this a 13_rows --sweep file?)")
+            raise DataError(f"{path}: no '{key}' (is this a rows chapter's --sweep file?)")
     table = {}  # (type, k) -> {(method, op): row}
     for row in sweep["rows"]:
         for key in ("type", "k", "m", "op", "method", "ms", "gbps", "ok"):
@@ -137,17 +144,19 @@ def combine(sweeps):
     return combined
 
 
-def measured_on(sweep):
-    flush = "L2 flushed before each" if sweep.get("flush", True) else "L2 not flushed"
+def measured_on(sweep, readme, root):
+    how = os.path.relpath(os.path.join(root, HOW.split("#")[0]), os.path.dirname(readme)).replace(os.sep, "/")
+    how += "#" + HOW.split("#")[1]
+    flush = "L2 flushed" if sweep.get("flush", True) else "L2 not flushed"
+    program = f"`{sweep.get('chapter', '?')} --sweep`"
     if sweep.get("machines", 1) > 1:
-        return (f"Measured on {sweep['machines']} separately started machines, **{sweep['device']}** (peak "
-                f"{sweep['peak_gbps']:.0f} GB/s), CUDA {sweep['cuda']}, {', '.join(sweep['dates'])}: `13_rows --sweep` "
-                f"on each, M × K = 2^26 elements, every method interleaved in each of {sweep.get('reps', '?')} "
-                f"repetitions, {flush}; each time is the median over the machines of each machine's median (the "
-                f"machines' medians of any one point differ by at most {100 * sweep['spread']:.1f}%)")
-    return (f"Measured on **{sweep['device']}** (peak {sweep['peak_gbps']:.0f} GB/s), CUDA {sweep['cuda']}, "
-            f"{sweep['date']}: `13_rows --sweep`, M × K = 2^26 elements, every method interleaved in each of "
-            f"{sweep.get('reps', '?')} repetitions, median, {flush}")
+        return (f"{program} on {sweep['machines']} separately started machines, **{sweep['device']}**, CUDA "
+                f"{sweep['cuda']}, {', '.join(sweep['dates'])}: M × K = 2^26 elements, the methods interleaved in each "
+                f"of {sweep.get('reps', '?')} repetitions, {flush}; the median over the machines of each machine's "
+                f"median, which differ by at most {100 * sweep['spread']:.1f}% ([how these are measured]({how}))")
+    return (f"{program} on **{sweep['device']}**, CUDA {sweep['cuda']}, {sweep['date']}: M × K = 2^26 elements, the "
+            f"methods interleaved in each of {sweep.get('reps', '?')} repetitions, median, {flush} "
+            f"([how these are measured]({how}))")
 
 
 def get(sweep, dtype, k, method, op="sum"):
@@ -178,25 +187,30 @@ def wrong_mark(row):
 
 # ----------------------------------------------------------------------------- the blocks
 
-def crossover_block(sweep, root, readme):
-    out = [measured_on(sweep) + ". Times in µs; the fastest of the four methods of the copy unit in bold; "
-           "\"auto\" is the method `choose_method` picks (and its share of the read-only floor).", ""]
+def crossover_block(sweep, root, readme, methods, names=None, plots=False):
+    """Every K of the sweep: the methods' times (the fastest of `methods` in bold), auto's
+    choice and its share of the floor, CUB and the floor."""
+    names = names or {}
+    out = [measured_on(sweep, readme, root) + ". Times in µs; the fastest of " +
+           ", ".join(names.get(m, m) for m in methods) + " in bold; \"auto\" is what the chapter's rule picks, "
+           "with its share of the read-only floor's bandwidth.", ""]
     if any(not r["ok"] for r in sweep["rows"]):
         out += ["⚠: a WRONG result; its time is shown but does not count.", ""]
     for dtype in sweep["types"]:
-        image = os.path.relpath(os.path.join(root, "docs", "images", f"rows_crossover_{dtype}.svg"),
-                                os.path.dirname(readme)).replace(os.sep, "/")
-        out += [f"![GB/s against K at M × K = 2^26, {dtype}]({image})", ""]
+        if plots:
+            image = os.path.relpath(os.path.join(root, "docs", "images", f"rows_crossover_{dtype}.svg"),
+                                    os.path.dirname(readme)).replace(os.sep, "/")
+            out += [f"![GB/s against K at M × K = 2^26, {dtype}]({image})", ""]
         rows = []
         for k in sweep["ks"]:
             floor = get(sweep, dtype, k, "floor")
-            ours = {m: get(sweep, dtype, k, m) for m in OURS}
+            ours = {m: get(sweep, dtype, k, m) for m in methods}
             present = [r for r in ours.values() if r is not None]
             if not present:
                 continue
             best = min(r["ms"] for r in present)
             cells = [str(k), str(present[0]["m"])]
-            for m in OURS:
+            for m in methods:
                 text = us(ours[m]) + wrong_mark(ours[m])
                 cells.append(f"**{text}**" if ours[m] is not None and ours[m]["ms"] == best else text)
             auto = get(sweep, dtype, k, "auto")
@@ -207,14 +221,14 @@ def crossover_block(sweep, root, readme):
             cells.append(us(floor))
             rows.append(cells)
         out += [f"**{dtype}**", "",
-                table(["K", "M", "thread", "group", "warp", "block", "auto picks", "auto (% of floor)",
-                       "cub_segmented", "cub_block", "floor"],
-                      ["---:", "---:", "---:", "---:", "---:", "---:", "---", "---:", "---:", "---:", "---:"], rows), ""]
+                table(["K", "M"] + [names.get(m, m) for m in methods] +
+                      ["auto picks", "auto (% of floor)", "cub_segmented", "cub_block", "floor"],
+                      ["---:", "---:"] + ["---:"] * len(methods) + ["---", "---:", "---:", "---:", "---:"], rows), ""]
     return "\n".join(out).rstrip()
 
 
-def targets_block(sweep):
-    out = [measured_on(sweep) + ". The chapter's targets: the chosen method within 90% of the read-only floor "
+def targets_block(sweep, readme, root):
+    out = [measured_on(sweep, readme, root) + ". The targets of the rows chapters (16's whole rule): the chosen method within 90% of the read-only floor "
            "at K = 8, 32, 128, 1024, 8192, 65536 and within 80% at K = 1, 3, 33, 1000; at least 4× "
            "cub::DeviceSegmentedReduce at K ≤ 128, 1.3× at K = 1024, 1× from 8192 up. \"write bound\": the most "
            "of the floor any kernel can reach if writing a result byte costs as much as reading an input byte "
@@ -244,13 +258,18 @@ def targets_block(sweep):
     return "\n".join(out).rstrip()
 
 
-def ops_block(sweep):
-    out = [measured_on(sweep) + ". Each operator with the method `choose_method` picks, interleaved with the "
-           "sum on the same input; \"× sum\" is its time over the sum's. Targets: argmax within 1.2×, mean and "
-           "variance within 1.1× of the sum. \"bound\": the \"× sum\" that the bytes moved alone give, if writing a result "
-           "byte costs as much as reading an input byte (argmax writes 8 bytes per row, mean and variance 8, the sum "
-           "4: for mean and variance at K = 8 that is above the target). On the H100 a written byte costs a little "
-           "less than a read one, so a kernel can come in slightly under it.", ""]
+def ops_block(sweep, readme, root, previous=None, targets=True):
+    text = (". Each operator with the method auto picks, interleaved with the sum on the same input; \"× sum\" is "
+            "its time over the sum's.")
+    if targets:
+        text += (" Targets: argmax within 1.2×, mean and variance within 1.1× of the sum. \"bound\": the \"× sum\" that "
+                 "the bytes moved alone give, if writing a result byte costs as much as reading an input byte (argmax "
+                 "writes 8 bytes per row, mean and variance 8, the sum 4: for mean and variance at K = 8 that is above "
+                 "the target). On the H100 a written byte costs a little less than a read one, so a kernel can come in "
+                 "slightly under it.")
+    if previous:
+        text += " \"13's sum\": 13_rows's kernel on the same input (float only)."
+    out = [measured_on(sweep, readme, root) + text, ""]
     for dtype in sweep["types"]:
         rows = []
         for k in sweep["ks"]:
@@ -258,20 +277,24 @@ def ops_block(sweep):
             others = {op: get(sweep, dtype, k, "auto", op) for op in ("max", "argmax", "meanvar")}
             if total is None or all(r is None for r in others.values()):
                 continue
-            cells = [str(k), us(total) + wrong_mark(total)]
+            cells = [str(k)]
+            if previous:
+                cells.append(us(get(sweep, dtype, k, previous, "sum")))
+            cells.append(us(total) + wrong_mark(total))
             for op in ("max", "argmax", "meanvar"):
                 r = others[op]
                 factor = r["ms"] / total["ms"] if r is not None and total["ms"] > 0 else None
                 least = (k * TYPE_BYTES[dtype] + RESULT_BYTES[op]) / (k * TYPE_BYTES[dtype] + RESULT_BYTES["sum"])
-                bound = f"; bound {least:.2f}×" if op in OPS_TARGET else ""
+                bound = f"; bound {least:.2f}×" if op in OPS_TARGET and targets else ""
                 text = "—" if r is None else f"{us(r)} ({ratio_text(factor)}{bound})" + wrong_mark(r)
-                if op in OPS_TARGET and factor is not None:
+                if op in OPS_TARGET and factor is not None and targets:
                     text += f": {verdict(factor <= OPS_TARGET[op])}"
                 cells.append(text)
             rows.append(cells)
         out += [f"**{dtype}**", "",
-                table(["K", "sum µs", "max µs (× sum)", "argmax µs (× sum)", "meanvar µs (× sum)"],
-                      ["---:", "---:", "---:", "---:", "---:"], rows), ""]
+                table(["K"] + (["13's sum µs"] if previous else []) +
+                      ["sum µs", "max µs (× sum)", "argmax µs (× sum)", "meanvar µs (× sum)"],
+                      ["---:"] * (6 if previous else 5), rows), ""]
     return "\n".join(out).rstrip()
 
 
@@ -327,9 +350,9 @@ def plot(sweep, dtype, path):
                 x, y = px(k), py(r["gbps"])
                 svg.line(x - 5, y - 5, x + 5, y + 5, stroke="#d00000", width=2.2)
                 svg.line(x - 5, y + 5, x + 5, y - 5, stroke="#d00000", width=2.2)
-    labels = {"floor": "read-only floor", "thread": "thread per row", "group": "group of lanes",
-              "warp": "warp per row", "block": "block per row", "cub_segmented": "cub::DeviceSegmentedReduce",
-              "cub_block": "cub Warp/BlockReduce", "auto": "auto (choose_method)"}
+    labels = {"floor": "read-only floor", "thread": "thread per row (16)", "group": "group of lanes (15)",
+              "warp": "warp per row (15)", "block": "block per row (14)", "cub_segmented": "cub::DeviceSegmentedReduce",
+              "cub_block": "cub Warp/BlockReduce", "auto": "auto (the whole rule)"}
     lx, ly = x1 + 20, y0 + 4
     svg.text(lx, ly, "method", size=13, weight="bold")
     for i, method in enumerate(["auto"] + list(OURS) + list(CUB) + ["floor"]):
@@ -342,44 +365,68 @@ def plot(sweep, dtype, path):
 
 # ----------------------------------------------------------------------------- entry points
 
+def path_of(root, chapter):
+    return os.path.join(root, chapter, "README.md")
+
+
 def fill(results_dir, root=ROOT):
-    """Writes the plots and fills 13_rows/README.md's blocks from the runs' files (one
-    results folder, or a list of them, as tools/fill_docs.py passes: every one with rows/ is
+    """Writes the plots and fills the rows chapters' blocks from the runs' files (one results
+    folder, or a list of them, as tools/fill_docs.py passes: every one with rows/ is
     combined); returns what it wrote."""
     dirs = list(results_dir) if isinstance(results_dir, (list, tuple)) else [results_dir]
-    if len(dirs) > 1:
-        dirs = [d for d in dirs if os.path.isdir(os.path.join(d, "rows"))]
-        if not dirs:
-            print("fill_rows: no rows/ folder in the runs given; nothing written", file=sys.stderr)
-            return []
-    folder = rows_dir(dirs[0])
-    sweep = combine([load_sweep(os.path.join(rows_dir(d), "rows_sweep.json")) for d in dirs])
-    readme = os.path.join(root, README)
-    written = []
+    dirs = [d for d in dirs if os.path.isdir(os.path.join(d, "rows"))] or dirs[:1]
+    if not os.path.isdir(os.path.join(dirs[0], "rows")):
+        print("fill_rows: no rows/ folder in the runs given; nothing written", file=sys.stderr)
+        return []
+    sweeps = {c: combine([load_sweep(sweep_path(d, c)) for d in dirs]) for c in CHAPTERS}
+    written, blocks = [], []
+    whole, tuning = sweeps[WHOLE], os.path.join(root, "docs", "tuning.md")
     images = os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
-    for dtype in sweep["types"]:
+    for dtype in whole["types"]:
         path = os.path.join(images, f"rows_crossover_{dtype}.svg")
-        plot(sweep, dtype, path)
+        plot(whole, dtype, path)
         written.append(path)
-    blocks = {"results:13_rows_crossover": crossover_block(sweep, root, readme),
-              "results:13_rows_targets": targets_block(sweep),
-              "results:13_rows_ops": ops_block(sweep)}
-    example = os.path.join(folder, "example.txt")
+    readme = {c: path_of(root, c) for c in CHAPTERS}
+    blocks.append((readme["13_rows"], "results:13_rows",
+                   crossover_block(sweeps["13_rows"], root, readme["13_rows"], ("warp", "block"))))
+    blocks.append((readme["14_row_stats"], "results:14_row_stats",
+                   ops_block(sweeps["14_row_stats"], readme["14_row_stats"], root, previous="previous", targets=False)))
+    blocks.append((readme["15_lane_groups"], "results:15_lane_groups",
+                   crossover_block(sweeps["15_lane_groups"], root, readme["15_lane_groups"], ("previous", "group"),
+                                   {"previous": "14's warp or block"})))
+    blocks.append((readme[WHOLE], "results:16_short_rows",
+                   crossover_block(whole, root, readme[WHOLE], OURS, plots=True)))
+    blocks.append((tuning, "results:rows_targets", targets_block(whole, tuning, root)))
+    blocks.append((tuning, "results:rows_ops", ops_block(whole, tuning, root)))
+    example = os.path.join(dirs[0], "rows", "example.txt")
     if os.path.exists(example):
         with open(example, encoding="utf-8") as f:
-            blocks["results:13_rows_example"] = "```text\n" + f.read().rstrip() + "\n```"
-    for marker, text in blocks.items():
-        if fill_file(readme, marker, text.rstrip() + "\n"):
-            written.append(f"{readme} ({marker})")
+            blocks.append((readme[WHOLE], "results:16_short_rows_example", "```text\n" + f.read().rstrip() + "\n```"))
+    for path, marker, text in blocks:
+        if fill_file(path, marker, text.rstrip() + "\n"):
+            written.append(f"{path} ({marker})")
         else:
-            print(f"fill_rows: no block {marker} in {README}", file=sys.stderr)
+            print(f"fill_rows: no block {marker} in {os.path.relpath(path, root)}", file=sys.stderr)
     return written
 
 
 def main(argv=None):
-    return fill_main("fill_rows.py", __doc__.splitlines()[0],
-                     "the results folder of tools/rows_bench.sh ($RESULTS, holding rows/)", fill, ROOT, DataError, argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or argv[0] in ("-h", "--help"):
+        print(__doc__)
+        return 0 if argv else 2
+    root = ROOT
+    if "--root" in argv:
+        i = argv.index("--root")
+        root, argv = os.path.abspath(argv[i + 1]), argv[:i] + argv[i + 2:]
+    try:
+        for path in fill(argv, root):
+            print("wrote", os.path.relpath(path.split(" (")[0], root) + (" (" + path.split(" (")[1] if " (" in path else ""))
+    except DataError as e:
+        print(f"fill_rows.py: {e}", file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":
