@@ -101,8 +101,8 @@ std::size_t harness_chain_length(std::size_t n, int block, int grid) {
 Chapter accuracy_chapter() {
   Variant compensated;
   compensated.chapter = "12_accuracy";
-  compensated.summary = "09's single pass with compensated (TwoSum) float and double sums: accurate to about one "
-                        "rounding of the result; bitwise the same on every run";
+  compensated.summary = "09's single pass with compensated (TwoSum) float and double sums: as accurate as a sum in "
+                        "twice the precision (one rounding unless the terms cancel); bitwise the same on every run";
   compensated.default_block = compensated_sum::kDefaultBlock;
   compensated.check_shape = [](int block, int /*grid*/) { return check_block_range(block); };
   compensated.default_grid = compensated_sum::default_grid;
