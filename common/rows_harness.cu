@@ -166,8 +166,56 @@ std::size_t depth_of(const RowsProgram& program, RowMethod method, std::size_t r
   return is_cub(method) ? cub_rows::depth(method, rows, cols, type) : program.depth(method, rows, cols, type);
 }
 
+namespace {
+
+const char* op_help(RowOp op) {
+  switch (op) {
+    case RowOp::Sum: return "sum (default)";
+    case RowOp::Max: return "max";
+    case RowOp::ArgMax: return "argmax (value and first column)";
+    case RowOp::MeanVar: return "meanvar (mean and population variance)";
+  }
+  return "?";
+}
+
+const char* method_help(RowMethod method) {
+  switch (method) {
+    case RowMethod::Auto: return "auto (the chapter's rule)";
+    case RowMethod::Thread: return "thread";
+    case RowMethod::Group: return "group";
+    case RowMethod::Warp: return "warp";
+    case RowMethod::Block: return "block";
+    case RowMethod::Previous: return "previous (the previous chapter's auto)";
+    case RowMethod::CubSegmented: return "cub_segmented (cub::DeviceSegmentedReduce; no meanvar)";
+    case RowMethod::CubBlock: return "cub_block (cub::WarpReduce, cub::BlockReduce)";
+  }
+  return "?";
+}
+
+// "a, b, c", wrapped for the usage text.
+template <typename Enum, typename Help>
+std::string described(const std::vector<Enum>& values, Help help) {
+  std::string text, line;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::string item = std::string(help(values[i])) + (i + 1 < values.size() ? ", " : "");
+    if (line.size() + item.size() > 80) {
+      text += line.substr(0, line.size() - 1) + "\n               ";  // without the trailing space
+      line.clear();
+    }
+    line += item;
+  }
+  return text + line;
+}
+
+}  // namespace
+
 std::string rows_usage(const RowsProgram& program) {
   std::ostringstream out;
+  std::string sweep_types;
+  for (ElementType type : {ElementType::Float, ElementType::BFloat16}) {
+    if (std::find(program.types.begin(), program.types.end(), type) == program.types.end()) continue;
+    sweep_types += (sweep_types.empty() ? "" : " and ") + std::string(element_name(type));
+  }
   std::string ks;
   for (std::size_t k : program.sweep_cols) ks += (ks.empty() ? "" : ", ") + std::to_string(k);
   out << "usage: " << program.id << " [--rows M] [--cols K] [--type " << names_of(program.types, element_name)
@@ -177,16 +225,14 @@ std::string rows_usage(const RowsProgram& program) {
       << "  --rows M     rows of the row-major matrix (default 65536; with --cols alone, about 2^26 / K)\n"
       << "  --cols K     elements per row (default 1024; with --rows alone, about 2^26 / M); 2^K+C is accepted\n"
       << "  --type T     element type (default float); results are float either way\n"
-      << "  --op OP      sum (default), max, argmax (value and first column), meanvar (mean and population variance)\n"
-      << "  --method X   auto (default: the chapter's rule), thread, group, warp, block (force one kernel), previous\n"
-      << "               (the previous chapter's auto), cub_segmented (cub::DeviceSegmentedReduce; no meanvar),\n"
-      << "               cub_block (cub::WarpReduce and cub::BlockReduce)\n"
+      << "  --op OP      " << described(program.ops, op_help) << "\n"
+      << "  --method X   " << described(methods_of(program), method_help) << "\n"
       << "  --input FILE reduce the rows of FILE: a 2-D .npy array (C order) of float32, float16 or float64\n"
       << "  --reps R     timed repetitions; the median is reported (default 30)\n"
       << "  --seed S     seed of the random input, any 64-bit value (default: a fresh one, printed)\n"
       << "  --no-flush   do not flush the L2 cache before each timed repetition\n"
       << "  --json       print one JSON object instead of the report\n"
-      << "  --sweep      M x K = 2^26 at K = " << ks << ", float and bf16 where offered:\n"
+      << "  --sweep      M x K = 2^26 at K = " << ks << ", " << sweep_types << ":\n"
       << "               every method, CUB and the read-only floor interleaved, and each operator at some K;\n"
       << "               writes rows_sweep.csv and rows_sweep.json\n"
       << "  --out DIR    folder for the --sweep files, created if missing (default: the current folder)\n"
