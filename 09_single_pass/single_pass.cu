@@ -123,6 +123,7 @@ __device__ T thread_reduce(const T* __restrict__ input, std::size_t n, Op op) {
 }
 // [/snippet:thread_reduce]
 
+// [snippet:warp_reduce]
 // 07's warp_sum with op in place of +: lane 0 gets the warp's total. A partial last
 // warp (block size not a multiple of 32) names only its existing lanes in the mask
 // and ignores what the shuffle returns from missing ones.
@@ -137,6 +138,7 @@ __device__ T warp_reduce(T value, Op op) {
   }
   return value;
 }
+// [/snippet:warp_reduce]
 
 // 07's block_sum with op in place of +: thread 0 gets the block's total.
 // Calling it twice in one kernel needs a __syncthreads() between the two calls (warp

@@ -19,6 +19,7 @@
 namespace rows {
 namespace {
 
+// [snippet:constants]
 constexpr unsigned kWarpSize = 32, kFullMask = 0xffffffffu;
 constexpr std::size_t kVectorBytes = 16;  // the widest load: LDG.E.128, four floats
 constexpr int kPerVector = 4;
@@ -26,6 +27,7 @@ constexpr int kVectorsInFlight = 4;                 // loads a lane issues befor
 constexpr int kBlock = 256, kMaxBlockPerRow = 256;  // threads per block: warp kernel, block per row
 constexpr std::size_t kWarpMaxVectors = 128, kWarpMaxVectorsManyRows = 512;
 constexpr std::size_t kFewRows = 4096;  // below this, long rows get a block each
+// [/snippet:constants]
 
 // [snippet:reducers]
 // What the kernels need of an operator: the State partial results are kept in, its
