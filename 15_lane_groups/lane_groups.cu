@@ -224,7 +224,6 @@ __device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight]) {
   }
 }
 
-// [snippet:lane_reduce_row]
 // One lane's share of a row that `lanes` threads share (at least kMinLanes), split as 09
 // splits its array: the head (before the row's first 16-byte-aligned address: rows of odd
 // K start at every alignment), whole vectors (lane l takes vectors l, l + lanes, ...,
@@ -241,6 +240,7 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
   const std::size_t count = (cols - head) / kPer, tail_start = head + count * kPer;
   const uint4* vectors = reinterpret_cast<const uint4*>(row + head);
 
+  // [snippet:head_and_tail]
   typename R::State partial = R::identity();
   constexpr int kScalars = (kPer - 1 + kMinLanes - 1) / kMinLanes;  // head or tail elements per lane
 #pragma unroll
@@ -250,6 +250,7 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     const std::size_t t = tail_start + lane + std::size_t(k) * lanes;
     if (t < cols) partial = R::combine(partial, R::element(float(__ldg(row + t)), int(t)));
   }
+  // [/snippet:head_and_tail]
   using Index = std::conditional_t<kArgMax, unsigned, std::size_t>;  // ArgMax: fewer than 2^31 vectors
   float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, and that vector
   Index best_vector = ~Index(0);
@@ -299,7 +300,6 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
   }
   return partial;
 }
-// [/snippet:lane_reduce_row]
 
 // [snippet:lanes_reduce]
 // kLanes neighbouring lanes' states combined with __shfl_xor_sync: after log2(kLanes) steps

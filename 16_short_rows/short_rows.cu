@@ -123,6 +123,7 @@ __device__ __forceinline__ float load_element(const unsigned* staged, unsigned b
   else return __uint_as_float(bits << 16);  // bfloat16
 }
 
+// [snippet:load_elements]
 // The kPerVector<In> elements from byte `byte` on, in 4 word reads; or 5 when halves start
 // mid-word (every other row of odd K): each pair is then the upper half of one word and
 // the lower half of the next, which one funnel shift puts together.
@@ -141,6 +142,7 @@ __device__ __forceinline__ void load_elements(const unsigned* staged, unsigned b
               x);
   }
 }
+// [/snippet:load_elements]
 
 // Writes one element of type In at byte `byte` of the tile.
 template <typename In, unsigned kSpare>

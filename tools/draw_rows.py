@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
-"""Draws the pictures of chapter 13 (13_rows/README.md) as SVG files.
+"""Draws the pictures of the rows chapters (13_rows to 16_short_rows) as SVG files.
 
     python3 tools/draw_rows.py [--out docs/images]
 
 writes
 
-    rows_mapping.svg    how rows are shared out: one thread, a group of lanes, a warp, a
-                        block per row (rows.cu's staged_rows, rows_by_lanes, rows_by_block),
-                        with the 16-byte vectors each thread loads
-    rows_alignment.svg  rows of K = 33 floats start at every 16-byte alignment: each row's
-                        head, vectors and tail (rows.cu's lane_reduce_row)
+    rows_mapping.svg     how rows are shared out: one thread, a group of lanes, a warp, a
+                         block per row (16's staged_rows, 15's rows_by_lanes, 14's
+                         rows_by_block), with the 16-byte vectors each thread loads
+    rows_alignment.svg   rows of K = 33 floats start at every 16-byte alignment: each row's
+                         head, vectors and tail (lane_reduce_row of 13 to 15)
+    rows_lane_groups.svg 15: a warp's lanes as groups of 4, each on its own row's vectors;
+                         the loads of a trip and the 128-byte lines; one group's shuffles
+    rows_staged.svg      16: a tile of rows loaded as 16-byte vectors, stored in shared
+                         memory with spare words, each thread reading its own row; the
+                         banks of row-strided reads with and without the spare words
 
-The shapes in the pictures follow the rule of rows.cuh (plan_rows): the script computes
-which thread takes which vector the way the kernels do.
+The shapes in the pictures follow the units' rules (plan_rows, staged_word): the script
+computes which thread takes which vector, and which bank a word falls in, the way the
+kernels do.
 
 Python 3 standard library only.
 """
@@ -50,7 +56,7 @@ def text_color(fill):
 
 
 def split_row(start_byte, cols, element_bytes):
-    """rows.cu's lane_reduce_row: (head, vector_count, tail) of a row starting at start_byte."""
+    """lane_reduce_row: (head, vector_count, tail) of a row starting at start_byte."""
     per_vector = VECTOR_BYTES // element_bytes
     misaligned = start_byte % VECTOR_BYTES
     head = min(cols, (VECTOR_BYTES - misaligned) // element_bytes if misaligned else 0)
@@ -91,7 +97,7 @@ def panel_title(svg, y, title, caption):
 
 
 def draw_mapping(path):
-    svg = Svg(WIDTH, 755, "13_rows: how the rows of a matrix are shared out",
+    svg = Svg(WIDTH, 755, "The rows chapters: how the rows of a matrix are shared out",
               "One thread, a group of lanes, a warp or a block per row; each cell a 16-byte vector"
               ", coloured by the thread that loads it.")
     svg.text(24, 32, "One result per row: who reads which part of a row", size=19, weight="bold", color=TEXT)
@@ -117,7 +123,7 @@ def draw_mapping(path):
     svg.text(720, y + 40, "no shuffles: each thread", size=12, color=TEXT)
     svg.text(720, y + 58, "owns whole rows", size=12, color=TEXT)
 
-    # 2. A group of lanes per row (K = 64 floats: 16 vectors; rows.cuh gives 4 lanes).
+    # 2. A group of lanes per row (K = 64 floats: 16 vectors; 15's plan_rows gives 4 lanes).
     y += threads * (ch + 3) + 26
     lanes, vectors, shown_rows = 4, 16, 4
     y = panel_title(svg, y, "Group: 4 lanes per row (K = 64 floats: 16 vectors of 16 bytes, 4 per lane)",
@@ -212,13 +218,188 @@ def draw_alignment(path):
     write(svg, path)
 
 
+SPARE = "#d0d0d0"   # spare words in shared memory
+
+
+def staged_word(word, spare):
+    """16's staged_word: where word `word` of a tile lies in shared memory."""
+    return word + spare * (word // 64)
+
+
+def draw_lane_groups(path):
+    lanes, groups, vectors = 4, 8, 16  # K = 64 floats: 16 vectors; 15's plan_rows gives 4 lanes
+    svg = Svg(WIDTH, 625, "15_lane_groups: a warp as eight groups of 4 lanes, one row each",
+              "Each group of 4 lanes reads its own row of 16 vectors; the four loads of a trip; one group's "
+              "shuffles with offsets 2 and 1.")
+    svg.text(24, 32, "A group of 4 lanes per row (K = 64 floats: 16 vectors of 16 bytes per row)", size=19,
+             weight="bold", color=TEXT)
+    svg.text(24, 54, "15_lane_groups with kLanes = 4: the 32 lanes of a warp are 8 groups, each on its own row. "
+                     "Colour = group, number = lane.", size=12.5, color=SUBTLE)
+    x0, cw, ch = 110.0, 26.0, 20.0
+
+    # 1. The warp's lanes, in groups.
+    y = panel_title(svg, 90, "1. One warp: lanes 0-31, eight groups of 4 (thread t is lane t % 4 of group t / 4)",
+                    "A group starts at a multiple of 4, so lane ^ offset for offsets 2 and 1 stays in the group.")
+    for lane in range(32):
+        cell(svg, x0 + lane * cw, y, cw, ch, thread_color(lane // lanes, groups), f"{lane}", size=10)
+    for g in range(groups):
+        svg.text(x0 + (g * lanes + lanes / 2) * cw, y + ch + 15, f"row {g}", size=11, anchor="middle", color=TEXT)
+    svg.text(x0 - 10, y + 14, "lanes", size=11, anchor="end", color=SUBTLE)
+
+    # 2. Each group on its own row; the four loads of a trip, and the 128-byte lines.
+    y = panel_title(svg, y + ch + 48, "2. Each group reads its own row: lane j of the group takes vectors j, j + 4, "
+                                      "j + 8, j + 12",
+                    "One load instruction of the warp reads 4 vectors (64 bytes, half a line's worth) of each of 8 rows. "
+                    "Loads 1 and 2 of a trip together make 128 bytes: if ptxas issues load 2 later, the rest of the "
+                    "line is asked for later, so groups of 2 and 4 lanes load with the .L2::128B hint.")
+    w = 36.0
+    for k in range(4):
+        xa, xb = x0 + 4 * k * w, x0 + (4 * k + 4) * w
+        svg.line(xa + 3, y + 4, xb - 3, y + 4, stroke=TEXT, width=1.2)
+        svg.text((xa + xb) / 2, y, f"load {k + 1}: vectors {4 * k}-{4 * k + 3}", size=11, anchor="middle", color=TEXT)
+    y += 12
+    shown = 4
+    for r in range(shown):
+        yy = y + r * (ch + 3)
+        svg.text(x0 - 10, yy + 14, f"row {r}", size=11, anchor="end", color=SUBTLE)
+        for v in range(vectors):
+            lane = r * lanes + lane_of_vector(v, lanes)
+            cell(svg, x0 + v * w, yy, w, ch, thread_color(r, groups), f"{lane}", size=10)
+    for line in range(3):  # 128-byte lines: 8 vectors each (the rows of 256 bytes start on a line)
+        x = x0 + line * 8 * w
+        svg.line(x, y - 2, x, y + shown * (ch + 3) + 2, stroke=TEXT, width=1.6, stroke_dasharray="5 3")
+    svg.text(x0 + 4 * w, y + shown * (ch + 3) + 16, "one 128-byte line", size=11, anchor="middle", color=TEXT)
+    svg.text(x0 + 12 * w, y + shown * (ch + 3) + 16, "the next line", size=11, anchor="middle", color=TEXT)
+    svg.text(x0 + vectors * w + 12, y + 14, "... rows 4-7 the same way", size=11, color=SUBTLE)
+    svg.text(x0 + vectors * w + 12, y + 32, "(number = the lane", size=11, color=SUBTLE)
+    svg.text(x0 + vectors * w + 12, y + 48, "that loads the vector)", size=11, color=SUBTLE)
+
+    # 3. One group's shuffles: offsets 2 and 1.
+    y = panel_title(svg, y + shown * (ch + 3) + 44, "3. The shuffles of one group (row 1: lanes 4-7), "
+                                                    "__shfl_xor_sync with offsets 2, then 1",
+                    "Every lane ends with the row's state; lane 4 (the group's lane 0) writes result[1]. The other "
+                    "seven groups take the same steps at the same time, each within its own lanes.")
+    names = ["a", "b", "c", "d"]
+    states = [list(names)]
+    for offset in (2, 1):
+        prev = states[-1]
+        states.append([prev[j] + "+" + prev[j ^ offset] if len(prev[j]) == 1 else "a+b+c+d" for j in range(lanes)])
+    bw, gap = 92.0, 54.0
+    for j in range(lanes):
+        svg.text(x0 + 40 + j * (bw + 20) + bw / 2, y + 12, f"lane {4 + j}", size=11, anchor="middle", color=TEXT)
+    y += 18
+    for step, row in enumerate(states):
+        yy = y + step * gap
+        label = ["partial states", "after offset 2", "after offset 1"][step]
+        svg.text(x0 - 10, yy + 14, label, size=11, anchor="end", color=SUBTLE)
+        for j in range(lanes):
+            cell(svg, x0 + 40 + j * (bw + 20), yy, bw, ch, thread_color(1, groups), row[j], size=10.5)
+        if step < 2:
+            offset = (2, 1)[step]
+            for j in range(lanes):
+                src = x0 + 40 + (j ^ offset) * (bw + 20) + bw / 2
+                dst = x0 + 40 + j * (bw + 20) + bw / 2
+                svg.line(src, yy + ch + 2, dst, yy + gap - 3, stroke=SUBTLE, width=1.0, arrow=True)
+    svg.text(x0 + 40 + 4 * (bw + 20) + 6, y + 14, "lane 4 ^ 2 = 6, 5 ^ 2 = 7", size=11, color=TEXT)
+    svg.text(x0 + 40 + 4 * (bw + 20) + 6, y + gap + 14, "lane 4 ^ 1 = 5, 6 ^ 1 = 7", size=11, color=TEXT)
+    svg.text(x0 + 40 + 4 * (bw + 20) + 6, y + 2 * gap + 14, "never lanes 0-3 or 8-31", size=11, color=TEXT)
+    write(svg, path)
+
+
+def max_lanes_per_bank(row_words, spare):
+    """The most lanes of a warp whose rows' first words (staged_word) fall in one bank."""
+    counts = {}
+    for lane in range(32):
+        bank = staged_word(lane * row_words, spare) % 32
+        counts[bank] = counts.get(bank, 0) + 1
+    return max(counts.values())
+
+
+def draw_staged(path):
+    cols, element_bytes, spare = 5, 4, 3  # K = 5 floats: rows of 20 bytes, 3 rows per thread (16's plan_rows)
+    row_words = cols * element_bytes // 4
+    words = 65  # rows 0-12; row 12 spans the spare words
+    svg = Svg(WIDTH, 580, "16_short_rows: a tile of rows staged in shared memory",
+              "The block loads the tile's bytes as 16-byte vectors, stores them in shared memory with 3 spare words "
+              "after every 64, and each thread reduces its own rows; the banks of row-strided reads.")
+    svg.text(24, 32, "One thread per row, through shared memory (K = 5 floats: rows of 20 bytes)", size=19,
+             weight="bold", color=TEXT)
+    svg.text(24, 54, "16_short_rows: a tile of 256 x 3 = 768 rows; its first 65 words shown. Each cell is a 4-byte "
+                     "word, coloured by the row it belongs to.", size=12.5, color=SUBTLE)
+    x0, cw, ch = 92.0, 12.0, 20.0
+
+    def row_fill(word):
+        return hue_color(0.58 + (word // row_words) * 0.13, lightness=0.5 if (word // row_words) % 2 == 0 else 0.68)
+
+    # 1. The load: the tile is one byte range, read as 16-byte vectors.
+    y = panel_title(svg, 90, "1. Load: the tile is one byte range; thread t loads vectors t, t + 256, t + 512, t + 768",
+                    "All of a thread's loads are issued before any is stored: up to four 16-byte loads in flight per "
+                    "thread, whatever K is. Vector boundaries in black; the thread that loads each vector above it.")
+    for v in range((words + 3) // 4):
+        xa = x0 + 4 * v * cw
+        svg.text(xa + 2 * cw, y + 8, f"t{v}", size=9.5, anchor="middle", color=TEXT)
+    y += 14
+    svg.text(x0 - 10, y + 14, "global", size=11, anchor="end", color=SUBTLE)
+    for word in range(words):
+        cell(svg, x0 + word * cw, y, cw, ch, row_fill(word))
+    for v in range((words + 3) // 4 + 1):
+        x = x0 + min(4 * v, words) * cw
+        svg.line(x, y - 3, x, y + ch + 3, stroke=TEXT, width=1.6)
+
+    # 2. The store, with spare words; 3. each thread's row.
+    y = panel_title(svg, y + ch + 40, "2. Store: word w of the tile goes to shared word w + 3 * (w / 64), "
+                                      "3 spare words after every 64",
+                    "3. After __syncthreads(), thread t reduces row t (and rows t + 256, t + 512) from shared memory, "
+                    "a vector's worth of elements at a time: no shuffles, and a warp writes 32 neighbouring results.")
+    svg.text(x0 - 10, y + 14, "shared", size=11, anchor="end", color=SUBTLE)
+    for word in range(words):
+        cell(svg, x0 + staged_word(word, spare) * cw, y, cw, ch, row_fill(word))
+    for extra in range(spare):
+        cell(svg, x0 + (64 + extra) * cw, y, cw, ch, SPARE)
+    svg.text(x0 + (64 + spare / 2) * cw, y - 6, "spare", size=10, anchor="middle", color=TEXT)
+    for r in range(words // row_words):
+        first, last = staged_word(r * row_words, spare), staged_word(r * row_words + row_words - 1, spare)
+        xa, xb = x0 + first * cw + 2, x0 + (last + 1) * cw - 2
+        svg.line(xa, y + ch + 5, xb, y + ch + 5, stroke=TEXT, width=1.2)
+        svg.text((xa + xb) / 2, y + ch + 18, f"t{r}", size=10, anchor="middle", color=TEXT)
+    svg.text(x0, y + ch + 38, "Row t starts at shared word 5t (3 more past word 63, 6 past 127): the 32 lanes of a "
+                              f"warp read their rows' first words from banks with at most "
+                              f"{max_lanes_per_bank(row_words, spare)} lanes each.", size=11, color=SUBTLE)
+
+    # 4. Why the spare words: the banks of row-strided reads, rows of 128 bytes.
+    y = panel_title(svg, y + ch + 78, "4. Why the spare words: rows of 32 floats (128 bytes), the bank of each lane's "
+                                      "first read",
+                    "A bank serves one word at a time: lanes on different words of one bank wait in turn. "
+                    "Bank = shared word mod 32.")
+    base, scale, bw = y + 122, 3.4, 11.0
+    for panel, (spare_words, title) in enumerate(((0, "no spare words: all 32 lanes in bank 0"),
+                                                  (spare, "3 spare words per 64: 2 lanes per bank"))):
+        px = x0 + panel * 440
+        counts = [0] * 32
+        for lane in range(32):
+            counts[staged_word(lane * 32, spare_words) % 32] += 1
+        svg.line(px, base, px + 32 * bw, base, stroke=GRID, width=1.0)
+        for bank, count in enumerate(counts):
+            if count:
+                svg.rect(px + bank * bw + 1, base - count * scale, bw - 2, count * scale,
+                         fill=thread_color(panel * 3, 6))
+                svg.text(px + bank * bw + bw / 2, base - count * scale - 4, f"{count}", size=9, anchor="middle",
+                         color=TEXT)
+        for bank in (0, 8, 16, 24, 31):
+            svg.text(px + bank * bw + bw / 2, base + 13, f"{bank}", size=9, anchor="middle", color=SUBTLE)
+        svg.text(px, base + 30, title, size=12, color=TEXT)
+    svg.text(x0 - 10, base - 40, "lanes", size=11, anchor="end", color=SUBTLE)
+    write(svg, path)
+
+
 def main(argv=None):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=os.path.join(root, "docs", "images"), help="folder for the SVG files")
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
-    for name, draw in (("rows_mapping.svg", draw_mapping), ("rows_alignment.svg", draw_alignment)):
+    for name, draw in (("rows_mapping.svg", draw_mapping), ("rows_alignment.svg", draw_alignment),
+                       ("rows_lane_groups.svg", draw_lane_groups), ("rows_staged.svg", draw_staged)):
         path = os.path.join(args.out, name)
         draw(path)
         print("wrote", os.path.relpath(path))
