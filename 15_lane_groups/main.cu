@@ -54,12 +54,7 @@ RowLaunch launcher_of_type(RowMethod method, RowOp op) {
 }
 
 RowLaunch launcher(RowMethod method, ElementType type, RowOp op) {
-  switch (type) {
-    case ElementType::Float: return launcher_of_type<float>(method, op);
-    case ElementType::Half: return launcher_of_type<__half>(method, op);
-    case ElementType::BFloat16: return launcher_of_type<__nv_bfloat16>(method, op);
-  }
-  return {};
+  return by_element_type(type, [&](auto tag) { return launcher_of_type<typename decltype(tag)::type>(method, op); });
 }
 
 std::string refuse(RowMethod, RowOp op, std::size_t, std::size_t cols, ElementType) {

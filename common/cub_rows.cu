@@ -347,12 +347,7 @@ std::size_t ceil_log2(std::size_t x) {
 }  // namespace
 
 RowLaunch launcher(RowMethod method, ElementType type, RowOp op) {
-  switch (type) {
-    case ElementType::Float: return launcher_of_type<float>(method, op);
-    case ElementType::Half: return launcher_of_type<__half>(method, op);
-    case ElementType::BFloat16: return launcher_of_type<__nv_bfloat16>(method, op);
-  }
-  return {};
+  return by_element_type(type, [&](auto tag) { return launcher_of_type<typename decltype(tag)::type>(method, op); });
 }
 
 std::string refuse(RowMethod method, RowOp op, std::size_t rows, std::size_t cols) {

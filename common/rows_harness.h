@@ -8,6 +8,8 @@
 // its launchers in a RowsProgram.
 #pragma once
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -62,6 +64,18 @@ struct RowsProgram {
   // error bounds (reference.h; the bound for mean and variance in rows_harness.cu).
   std::size_t (*depth)(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) = nullptr;
 };
+
+// Calls f(ElementTag<In>{}) with In the C++ type of `type` (float, __half or
+// __nv_bfloat16) and returns what it returns: how the programs pick a launcher's instance.
+template <typename T> struct ElementTag { using type = T; };
+template <typename F>
+auto by_element_type(ElementType type, F f) {
+  switch (type) {
+    case ElementType::Half: return f(ElementTag<__half>{});
+    case ElementType::BFloat16: return f(ElementTag<__nv_bfloat16>{});
+    default: return f(ElementTag<float>{});
+  }
+}
 
 // The program's methods and then the CUB yardsticks: every --method it takes.
 std::vector<RowMethod> methods_of(const RowsProgram& program);
