@@ -4,7 +4,6 @@
 // and the sweep measures where each method wins. The harness (common/rows_harness.h) does
 // the rest: command line, input, reference, CUB and the floor, timing, report, sweep.
 #include <algorithm>
-#include <climits>
 #include <string>
 
 #include "lane_groups.cuh"
@@ -87,13 +86,10 @@ RowLaunch launcher(RowMethod method, ElementType type, RowOp op) {
   return by_element_type(type, [&](auto tag) { return launcher_of_type<typename decltype(tag)::type>(method, op); });
 }
 
-std::string refuse(RowMethod method, RowOp op, std::size_t, std::size_t cols, ElementType type) {
+std::string refuse(RowMethod method, RowOp, std::size_t, std::size_t cols, ElementType type) {
   if (method == RowMethod::Thread && cols * element_bytes(type) > short_rows::kMaxRowBytes) {
     return "--method thread takes rows of at most 128 bytes (32 floats, 64 halves); longer rows: --method group, "
            "warp or block, or auto";
-  }
-  if ((op == RowOp::ArgMax || op == RowOp::MeanVar) && cols > std::size_t(INT_MAX)) {
-    return std::string("--op ") + op_name(op) + " takes rows of at most 2^31 - 1 columns (a 32-bit column or count)";
   }
   return "";
 }

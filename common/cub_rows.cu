@@ -351,10 +351,6 @@ RowLaunch launcher(RowMethod method, ElementType type, RowOp op) {
 }
 
 std::string refuse(RowMethod method, RowOp op, std::size_t rows, std::size_t cols) {
-  if (method == RowMethod::CubBlock && (op == RowOp::ArgMax || op == RowOp::MeanVar) && cols > std::size_t(INT_MAX)) {
-    return "--method cub_block --op " + std::string(op_name(op)) +
-           " takes rows of at most 2^31 - 1 columns (its column or count is a 32-bit int)";
-  }
   if (method != RowMethod::CubSegmented) return "";
   if (cols == 0) {
     return "--method cub_segmented needs --cols of at least 1 (CUB's ArgMax gives {1, lowest} for an empty row; "

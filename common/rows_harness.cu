@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -152,6 +153,11 @@ std::string refusal(const RowsProgram& program, RowMethod method, RowOp op, std:
   if (!launcher_of(program, method, type, op).launch) {
     return std::string("--method ") + method_name(method) + " does not offer --op " + op_name(op) + " --type " +
            element_name(type);
+  }
+  // Every argmax and meanvar here counts columns in 32 bits (CUB's segmented argmax refuses
+  // more, in cub_rows::refuse).
+  if ((op == RowOp::ArgMax || op == RowOp::MeanVar) && cols > std::size_t(INT_MAX)) {
+    return std::string("--op ") + op_name(op) + " takes rows of at most 2^31 - 1 columns (a 32-bit column or count)";
   }
   return is_cub(method) ? cub_rows::refuse(method, op, rows, cols) : program.refuse(method, op, rows, cols, type);
 }

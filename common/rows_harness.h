@@ -55,7 +55,8 @@ struct RowsProgram {
   // The launcher of `method` for this element type and operator (launch == nullptr where
   // the method does not offer the operator).
   RowLaunch (*launcher)(RowMethod method, ElementType type, RowOp op) = nullptr;
-  // "" when `method` can run this shape and operator, else why not (a usage error).
+  // "" when `method` can run this shape and operator, else why not (a usage error; the
+  // harness itself refuses argmax and meanvar rows of more than INT_MAX columns).
   std::string (*refuse)(RowMethod method, RowOp op, std::size_t rows, std::size_t cols, ElementType type) = nullptr;
   // What the method does at this shape, for the report ("a group of 4 lanes per row").
   std::string (*describe)(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) = nullptr;
