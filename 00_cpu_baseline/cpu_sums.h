@@ -1,13 +1,21 @@
-// 00_cpu_baseline: four ways to sum on the CPU, each timed and checked against the
-// compensated reference: the number every GPU chapter must beat, and the precision
-// lessons the GPU chapters rely on.
+// 00_cpu_baseline: four ways to sum on the CPU: the plain loop (for floats it stalls at
+// 2^24), recursive halving (the shape of every GPU tree, correct for any n), a
+// compensated sum (the reference the GPU chapters are checked against) and a threaded
+// sum with wide accumulators (the CPU time every GPU chapter must beat). No GPU needed.
+//
+// Use it in your code (input: n floats in host memory):
+//   #include "cpu_sums.h"
+//   float sum = cpu_baseline::threaded_sum(input, n);            // every core, a double per thread
+//   float reference = cpu_baseline::compensated_sum(input, n);   // one core, accurate: check a GPU sum with it
+//   std::vector<float> scratch(input, input + n);                // halving_sum overwrites what it sums
+//   float halved = cpu_baseline::halving_sum(scratch.data(), n);
+//
+// Compile: g++ -std=c++17 -c cpu_sums.cpp (or nvcc -std=c++17 -c cpu_sums.cpp); link with
+// -pthread where your C++ library needs it for std::thread. int, float and double are built in.
+// Another type: CPU_SUMS_INSTANTIATE(long double) after CPU_SUMS_INSTANTIATE(double) in cpu_sums.cpp.
 #pragma once
 
 #include <cstddef>
-#include <string>
-#include <vector>
-
-#include "cli.h"
 
 namespace cpu_baseline {
 
@@ -23,29 +31,14 @@ template <typename T> T halving_sum(T* x, std::size_t n);
 // Neumaier-compensated sum in double (int64 for ints): the reference, one thread.
 template <typename T> T compensated_sum(const T* x, std::size_t n);
 
-// All cores: a wide accumulator (int64 or double) per thread over a contiguous chunk.
+// All cores: a wide accumulator (int64 for ints, else double) per thread over a
+// contiguous chunk. The threads are started by the first call and reused by every later
+// one; calls from several threads at once take turns.
 template <typename T> T threaded_sum(const T* x, std::size_t n);
 
-struct MethodResult {
-  std::string name;
-  std::string value_text;
-  double value = 0;
-  double median_ms = 0;
-  double min_ms = 0, iqr_ms = 0;  // the fastest run; the interquartile range (timer.h)
-  double gbps = 0;
-  double error = 0, tolerance = 0;  // tolerance is +inf when no error bound exists
-  bool bounded = true;               // false: the method has no error bound at this n
-  bool ok = false;
-};
-
-// Times each method (one untimed warm-up, then the median of reps) on x and checks it;
-// the last entry is the multi-threaded sum, the CPU time the GPU chapters are compared
-// with (threaded_only: time just that one, as the tour does, with the same reps as the
-// GPU chapters).
-template <typename T>
-std::vector<MethodResult> run_methods(const std::vector<T>& x, int reps, bool threaded_only = false);
-
-// The chapter program (main.cpp calls it).
-int run(int argc, char** argv);
+// How many threads threaded_sum uses for n elements (1 below 2^16, where starting the
+// others costs more than it saves): its longest chain of additions is
+// ceil(n / threads) + threads.
+unsigned threaded_sum_threads(std::size_t n);
 
 }  // namespace cpu_baseline

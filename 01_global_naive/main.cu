@@ -38,6 +38,7 @@ Chapter global_naive_chapter() {
                          "threads");
     return check_block_range(block);
   };
+  naive.check_n = check_blocks_per_element;  // more than 2^31 - 1 blocks cannot be launched
   naive.default_grid = global_naive::default_grid;
   naive.scratch_bytes = global_naive::scratch_bytes;
   // A block's tree over len values (any len, a power of two or not: the stride doubles

@@ -4,6 +4,7 @@
 // meant to be copied.
 #include <cuda_runtime.h>
 
+#include <climits>
 #include <cstddef>
 
 namespace global_naive_pitfalls {
@@ -66,6 +67,7 @@ using BlockKernel = void (*)(T*, std::size_t, T*);
 template <typename T>
 cudaError_t reduce_in_passes(BlockKernel<T> block_kernel, T* data, std::size_t n, T* result, void* scratch,
                              int block, cudaStream_t stream) {
+  if (n > std::size_t(INT_MAX) * block) return cudaErrorInvalidValue;  // more than 2^31 - 1 blocks
   if (n == 0) return cudaMemsetAsync(result, 0, sizeof(T), stream);
   T* const partials_a = static_cast<T*>(scratch);
   T* values = data;

@@ -30,6 +30,7 @@ Chapter neighbored_less_chapter() {
                          "threads");
     return check_block_range(block);
   };
+  contiguous.check_n = check_blocks_per_element;  // more than 2^31 - 1 blocks cannot be launched
   contiguous.default_grid = neighbored_less::default_grid;
   contiguous.scratch_bytes = neighbored_less::scratch_bytes;
   // A block's tree over len values (any len, a power of two or not: the stride doubles

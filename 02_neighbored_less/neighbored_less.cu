@@ -88,6 +88,8 @@ cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, 
   // Any block from 2 to 1024 threads: each pass must shrink the values (a block of 1
   // would leave n partials of n values forever), and CUDA allows at most 1024.
   if (block < 2 || block > 1024) return cudaErrorInvalidValue;
+  // One block per B elements: a grid of more than 2^31 - 1 blocks cannot be launched.
+  if (n > std::size_t(INT_MAX) * block) return cudaErrorInvalidValue;
   if (n == 0) {  // nothing to add: the result is the identity, 0 (all bits zero)
     return cudaMemsetAsync(result, 0, sizeof(T), stream);
   }

@@ -93,6 +93,8 @@ template <typename T>
 cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
                    cudaStream_t stream) {
   if (!is_power_of_two(block) || block < 32 || block > 1024) return cudaErrorInvalidValue;
+  // One block per B elements: a grid of more than 2^31 - 1 blocks cannot be launched.
+  if (n > std::size_t(INT_MAX) * block) return cudaErrorInvalidValue;
   if (n == 0) {  // nothing to add: the result is the identity, 0 (all bits zero)
     return cudaMemsetAsync(result, 0, sizeof(T), stream);
   }

@@ -18,6 +18,8 @@
 //   cudaFree(result);
 //
 // Compile: nvcc -std=c++17 -c interleaved.cu (int, float and double are built in).
+// Another type, e.g. long long: after the reduce<double> line of interleaved.cu add
+//   template cudaError_t reduce<long long>(long long*, std::size_t, long long*, void*, int, int, cudaStream_t);
 #pragma once
 
 #include <cuda_runtime.h>
@@ -33,7 +35,8 @@ namespace interleaved {
 constexpr int kDefaultBlock = 256;
 
 // The grid of the first pass: one block per `block` elements, ceil(n / block),
-// clamped to [1, INT_MAX]. Needs no device query; the signature is every chapter's.
+// clamped to [1, INT_MAX] (reduce() refuses an n that needs more than INT_MAX blocks).
+// Needs no device query; the signature is every chapter's.
 cudaError_t default_grid(std::size_t n, int block, int* grid);
 
 // Device memory reduce() needs besides data and result: the partials of the second
@@ -46,7 +49,8 @@ std::size_t scratch_bytes(std::size_t n, int block, int grid);
 // copy the input first if you still need it). block: a power of two from 32 to 1024.
 // grid is not used: the launcher runs one block per `block` elements, whatever grid
 // says; it is kept so that every chapter's launcher has the same shape. n == 0 gives
-// 0. Returns the first CUDA error (cudaErrorInvalidValue for a block it cannot run);
+// 0. Returns the first CUDA error (cudaErrorInvalidValue for a block it cannot run, or
+// for n > INT_MAX * block: more blocks than a grid holds);
 // like any launch, it returns before the GPU is done: synchronize before reading
 // *result.
 template <typename T>

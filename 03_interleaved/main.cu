@@ -25,6 +25,7 @@ Chapter interleaved_chapter() {
     if (grid != 0) return std::string("this chapter launches one block per B elements: --grid does not apply");
     return check_power_of_two_block(block);
   };
+  halving.check_n = check_blocks_per_element;  // more than 2^31 - 1 blocks cannot be launched
   halving.default_grid = interleaved::default_grid;
   halving.scratch_bytes = interleaved::scratch_bytes;
   // A block's tree over len values takes ceil(log2(len)) steps, and each step adds at

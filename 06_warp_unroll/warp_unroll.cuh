@@ -21,6 +21,8 @@
 //   cudaFree(result);
 //
 // Compile: nvcc -std=c++17 -c warp_unroll.cu (int, float and double are built in).
+// Another type, e.g. long long: after the reduce<double> line of warp_unroll.cu add
+//   template cudaError_t reduce<long long>(const long long*, std::size_t, long long*, void*, int, int, cudaStream_t);
 #pragma once
 
 #include <cuda_runtime.h>
@@ -34,6 +36,7 @@ constexpr int kDefaultBlock = 256;
 
 // One full wave for blocks of `block` threads: as many blocks of this kernel as one SM
 // of the current device holds at once (the CUDA occupancy calculator), times the SM count.
+// n is not used: 33 elements get the same full wave of blocks and two launches.
 cudaError_t default_grid(std::size_t n, int block, int* grid);
 
 // Device memory reduce() needs besides input and result: one partial per block.

@@ -19,6 +19,8 @@
 //   cudaFree(result);
 //
 // Compile: nvcc -std=c++17 -c warp_shuffle.cu (int, float and double are built in).
+// Another type, e.g. long long: after the reduce<double> line of warp_shuffle.cu add
+//   template cudaError_t reduce<long long>(const long long*, std::size_t, long long*, void*, int, int, cudaStream_t);
 #pragma once
 
 #include <cuda_runtime.h>

@@ -19,6 +19,7 @@
 //
 // Compile: nvcc -std=c++17 -c cub_reduce.cu (int, float and double with Sum, Max and Min
 // are built in).
+// Another type, e.g. long long: CUB_REDUCE_INSTANTIATE_OPS(long long) after the double one in cub_reduce.cu.
 #pragma once
 
 #include <cuda_runtime.h>

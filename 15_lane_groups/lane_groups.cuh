@@ -12,7 +12,7 @@
 //   if (status == cudaSuccess) status = cudaMemcpy(sums.data(), row_sums, n_rows * sizeof(float), cudaMemcpyDeviceToHost);
 //   cudaFree(row_sums);
 //
-// Compile: nvcc -std=c++17 -c lane_groups.cu. Another input type is one line at its end.
+// Compile: nvcc -std=c++17 -c lane_groups.cu. New 16-bit input type T: cases in widen(), vector_max(); INSTANTIATE_OPS(T).
 #pragma once
 
 #include <cuda_bf16.h>

@@ -14,7 +14,7 @@
 //   if (status == cudaSuccess) status = cudaMemcpy(sums.data(), row_sums, n_rows * sizeof(float), cudaMemcpyDeviceToHost);
 //   cudaFree(row_sums);
 //
-// Compile: nvcc -std=c++17 -c short_rows.cu. Another input type is one line at its end.
+// Compile: nvcc -std=c++17 -c short_rows.cu. New 16-bit input type T: cases in widen(), load_element(); INSTANTIATE_OPS(T).
 #pragma once
 
 #include <cuda_bf16.h>

@@ -39,6 +39,10 @@ struct Variant {
   // "" when the chapter can run block x grid (0 = the default), else why not; never
   // touches the device.
   std::string (*check_shape)(int block, int grid) = nullptr;
+  // Where n too limits the shape (01-03: one block per B elements, at most 2^31 - 1 of
+  // them): "" when the chapter can reduce n elements with blocks of `block` threads,
+  // else why not. Null: every n. Never touches the device.
+  std::string (*check_n)(std::size_t n, int block) = nullptr;
   // The copy unit's default grid for n elements and this block size (reads the device).
   cudaError_t (*default_grid)(std::size_t n, int block, int* grid) = nullptr;
   // Where the block size too depends on n (09): the whole default shape; used when

@@ -33,6 +33,16 @@ inline std::string check_block_range(int block) {
   return "--block " + std::to_string(block) + " cannot be run: a CUDA block holds at most 1024 threads";
 }
 
+// The rule of chapters that launch one block per B elements (01-03): a grid holds at
+// most 2^31 - 1 blocks, so n may be at most (2^31 - 1) * B. Returns "" when fine.
+inline std::string check_blocks_per_element(std::size_t n, int block) {
+  const std::size_t threads = block > 0 ? std::size_t(block) : 1, most = std::size_t(2147483647) * threads;
+  if (n <= most) return "";
+  return "--n " + std::to_string(n) + " needs " + std::to_string(ceil_div(n, threads)) + " blocks of " +
+         std::to_string(threads) + " threads, more than a grid holds (2^31 - 1): at most " + std::to_string(most) +
+         " elements at this --block, more with a larger one";
+}
+
 // Additions a value passes through in a warp-shuffle reduction over a block of `block`
 // threads (07's block_sum, 08's and 09's block_reduce): the shuffle tree inside a warp
 // of 32 (5 steps, fewer for a smaller block), then the same tree over the warps' totals.

@@ -11,6 +11,13 @@ fresh random data at awkward sizes and compares each sum with the exact one: the
 are small integers stored as floats, so every order of additions gives the exact sum.
 Without a CUDA device it prints SKIPPED and exits 77 (ctest: skipped).
 
+    copy_test.py --cxx CXX [--nvcc NVCC] --chapter 00_cpu_baseline --work DIR
+
+does the same for the CPU chapter, whose copy unit is cpu_sums.h + cpu_sums.cpp (plain
+C++): `CXX -std=c++17 -c cpu_sums.cpp` (and, with --nvcc, `nvcc -std=c++17 -c` too),
+then a driver that runs its block on the CPU (no device needed, so it runs in CI too)
+and checks every float sum the block makes against the exact sum.
+
 Exit 0 when all of it worked, 1 with the reason otherwise. Python 3 standard library.
 """
 
@@ -72,6 +79,55 @@ int main() {{
     }}
     failures += check(input, n, expected);
     cudaFree(input);
+  }}
+  return failures ? 1 : 0;
+}}
+"""
+
+
+# 00_cpu_baseline's block runs on the CPU: it reads n floats at `input` (host memory)
+# and makes one or more float sums (`float NAME = cpu_baseline::...;`), each checked.
+CPU_DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your code" block of {header}.
+#include <cstdio>
+#include <random>
+#include <vector>
+
+{includes}
+
+// The block, verbatim: it reads n floats at `input` (host memory) and makes the sums
+// {names}.
+static int check(const float* input, std::size_t n, double expected) {{
+{body}
+  const struct {{
+    const char* name;
+    float value;
+  }} sums[] = {{{checks}}};
+  int failures = 0;
+  for (const auto& s : sums) {{
+    if (static_cast<double>(s.value) != expected) {{
+      std::fprintf(stderr, "n = %zu: %s is %.1f, the exact sum is %.1f\n", n, s.name, s.value, expected);
+      ++failures;
+    }}
+  }}
+  if (!failures) std::printf("n = %zu: %s exact (%.1f)\n", n, "{names}", expected);
+  return failures;
+}}
+
+int main() {{
+  std::mt19937_64 random(std::random_device{{}}());
+  int failures = 0;
+  // 65537 and 1000003 are past 2^16, where threaded_sum starts its other threads.
+  for (std::size_t n : {{std::size_t(1000003), std::size_t(65537), std::size_t(4097), std::size_t(33),
+                        std::size_t(1), std::size_t(0)}}) {{
+    // Integers from -3 to 3: every partial sum stays far below 2^24, so float adds
+    // them exactly in any order and each sum must match the double one to the bit.
+    std::vector<float> host(n);
+    double expected = 0;
+    for (float& x : host) {{
+      x = static_cast<float>(static_cast<int>(random() % 7) - 3);
+      expected += x;
+    }}
+    failures += check(host.data(), n, expected);
   }}
   return failures ? 1 : 0;
 }}
@@ -220,6 +276,14 @@ def copy_unit(chapter_dir):
     block (its only .cuh, except in 13_rows, which also holds its CUB yardsticks') and the
     .cu beside it."""
     headers = glob.glob(os.path.join(chapter_dir, "*.cuh"))
+    if not headers:  # the CPU chapter: <stem>.h + <stem>.cpp
+        headers = [h for h in glob.glob(os.path.join(chapter_dir, "*.h"))
+                   if "// Use it in your code" in open(h, encoding="utf-8").read()]
+        if len(headers) == 1:
+            source = headers[0][:-2] + ".cpp"
+            if not os.path.isfile(source):
+                fail(f"{os.path.basename(headers[0])} has no {os.path.basename(source)} beside it")
+            return headers[0], source
     if len(headers) > 1:
         headers = [h for h in headers if "// Use it in your code" in open(h, encoding="utf-8").read()]
     if len(headers) != 1:
@@ -258,9 +322,32 @@ def run(command, cwd):
         fail(f"'{' '.join(command)}' exited {done.returncode}")
 
 
+def cpu_chapter(args, header, source, includes, body):
+    """00_cpu_baseline: compile cpu_sums.cpp alone with the C++ compiler (and nvcc), then
+    link and run the driver: the block needs no GPU."""
+    cxx = args.cxx or "c++"
+    name, cpp = os.path.basename(header), os.path.basename(source)
+    stem = cpp[:-4]
+    run([cxx, "-std=c++17", "-c", cpp], args.work)
+    if args.nvcc:
+        run([args.nvcc, "-std=c++17", "-c", cpp, "-o", stem + "_nvcc.o"], args.work)
+    names = [m.group(1) for line in body
+             for m in [re.match(r"\s*(?:const\s+)?float\s+(\w+)\s*=\s*cpu_baseline::", line)] if m]
+    if not names:
+        fail("the block makes no 'float NAME = cpu_baseline::...' sum for the driver to check")
+    with open(os.path.join(args.work, "driver.cpp"), "w", encoding="utf-8") as f:
+        f.write(CPU_DRIVER.format(header=name, includes="\n".join(includes), names=", ".join(names),
+                                  checks=", ".join(f'{{"{n}", {n}}}' for n in names),
+                                  body="\n".join("  " + line for line in body)))
+    run([cxx, "-std=c++17", "driver.cpp", stem + ".o", "-o", "driver", "-pthread"], args.work)
+    print(f"copy_test: {name} + {cpp} compile alone and link with the block's driver")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nvcc", default="nvcc")
+    parser.add_argument("--cxx", default="", help="00_cpu_baseline: the C++ compiler (its .cpp copy unit); "
+                                                  "with it, --nvcc compiles the unit a second time")
     parser.add_argument("--chapter", required=True, help="the chapter folder")
     parser.add_argument("--work", required=True, help="an empty folder to work in (emptied first)")
     parser.add_argument("--nccl-include", default="", help="11_multi_gpu: where nccl.h is, if not on nvcc's path")
@@ -282,6 +369,9 @@ def main():
     os.makedirs(args.work)
     for path in (header, source):
         shutil.copy(path, args.work)
+    if source.endswith(".cpp"):
+        cpu_chapter(args, header, source, includes, body)
+        return
     stem = os.path.basename(source)[:-3]
     # Exactly the command of GUIDE.md, in a folder that holds only the two files.
     # 11_multi_gpu also needs NCCL: its header's folder, if nvcc does not search it, and

@@ -6,6 +6,7 @@
 #include <regex>
 #include <stdexcept>
 
+#include "cpu_methods.h"
 #include "cpu_sums.h"
 #include "input.h"
 #include "parallel.h"
@@ -67,14 +68,14 @@ TEST(CpuBaseline, ThreadPoolCoversEveryIndexOnceAndIsReused) {
 
 TEST(CpuBaseline, RunMethodsChecksEachAgainstTheReference) {
   const auto x = generate_input<float>(300001, 77);
-  const auto results = cpu_baseline::run_methods(x, 2);
+  const auto results = run_cpu_methods(x, 2);
   ASSERT_EQ(results.size(), 4u);
   for (const auto& m : results) {
     EXPECT_TRUE(m.ok) << m.name << " error " << m.error << " bound " << m.tolerance;
     EXPECT_GT(m.gbps, 0) << m.name;
   }
   EXPECT_EQ(results.back().name, "threaded, wide accumulator");
-  EXPECT_EQ(cpu_baseline::run_methods(x, 1, true).size(), 1u);
+  EXPECT_EQ(run_cpu_methods(x, 1, true).size(), 1u);
 }
 
 TEST(CpuBaseline, ProgramShowsTheFloatLoopErrorPast2To24) {

@@ -47,9 +47,26 @@ TEST(GpuPrograms, ReducesTheReadersNpyFile) {
 TEST(GpuPrograms, NTooLargeForTheDeviceExitsTwo) {
   REQUIRE_GPU();
   for (const Chapter& c : chapters()) {
-    const ProgramRun run = run_program(c.id, "--n 2^40 --type double");
+    // 2^38 doubles (2 TiB): past any GPU's memory, yet within 01-03's grid (2^30 blocks
+    // of 256), so that the memory check, not the grid check, is the one that answers.
+    const ProgramRun run = run_program(c.id, "--n 2^38 --type double");
     EXPECT_EQ(run.exit_code, 2) << c.id << "\n" << run.output;
     EXPECT_NE(run.output.find("GiB of device memory"), std::string::npos) << run.output;
+  }
+}
+
+// 01-03 launch one block per B elements: an n that needs more than 2^31 - 1 blocks is a
+// usage error (exit 2, with the limit), found before the input is made or allocated.
+// --block 2 --n 2^32 needs 2^31 blocks; 03 takes powers of two from 32.
+TEST(GpuPrograms, GridPast2To31BlocksExitsTwo) {
+  REQUIRE_GPU();
+  for (const char* args : {"01_global_naive --block 2 --n 2^32", "02_neighbored_less --block 5 --n 2^34",
+                           "03_interleaved --block 32 --n 2^37"}) {
+    const std::string line(args);
+    const std::size_t space = line.find(' ');
+    const ProgramRun run = run_program(line.substr(0, space), line.substr(space + 1));
+    EXPECT_EQ(run.exit_code, 2) << args << "\n" << run.output;
+    EXPECT_NE(run.output.find("more than a grid holds (2^31 - 1)"), std::string::npos) << args << "\n" << run.output;
   }
 }
 

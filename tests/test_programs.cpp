@@ -104,6 +104,29 @@ TEST(Programs, LaunchShapesAChapterCannotRunExitTwo) {
   }
 }
 
+// 01-03 launch one block per B elements and a grid holds at most 2^31 - 1 blocks: an n
+// past (2^31 - 1) * B is refused with its reason (the program exits 2 before it touches
+// the device's memory: tests/test_gpu_programs.cpp), never launched on a wrapped grid.
+TEST(Programs, BlockPerElementChaptersRefuseAGridPast2To31Blocks) {
+  const std::size_t most_blocks = 2147483647;
+  int checked = 0;
+  for (const Chapter& c : all_gpu_chapters()) {
+    const Variant& v = c.main();
+    const bool block_per_element = c.id.rfind("01", 0) == 0 || c.id.rfind("02", 0) == 0 || c.id.rfind("03", 0) == 0;
+    ASSERT_EQ(v.check_n != nullptr, block_per_element) << c.id << ": only 01-03 limit n by their grid";
+    if (!block_per_element) continue;
+    ++checked;
+    for (int block : {32, 256, 1024}) {
+      EXPECT_EQ(v.check_n(most_blocks * block, block), "") << c.id << " block " << block;
+      const std::string why = v.check_n(most_blocks * block + 1, block);
+      EXPECT_NE(why.find("more than a grid holds"), std::string::npos) << c.id << " block " << block << ": " << why;
+      EXPECT_NE(why.find(std::to_string(most_blocks + 1) + " blocks"), std::string::npos) << why;
+    }
+    EXPECT_EQ(v.check_n(0, 256), "") << c.id;
+  }
+  EXPECT_EQ(checked, 3);
+}
+
 TEST(Programs, OperatorFlagOnlyWhereTheChapterHasOperators) {
   expect_usage_error("00_cpu_baseline", "--op max", "--op does not apply");
   expect_usage_error("00_cpu_baseline", "--block 256", "--block does not apply: 00_cpu_baseline runs on the CPU");

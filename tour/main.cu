@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "cpu_sums.h"
+#include "cpu_methods.h"
 #include "harness.h"
 #include "read_floor.h"
 #include "timer.h"
@@ -53,7 +53,7 @@ template <typename T>
 std::vector<Row> run_all(const std::vector<T>& host, const Reference& ref, const Options& options,
                          const DeviceInfo* device, const std::vector<Chapter>& chapters) {
   std::vector<Row> rows;
-  const cpu_baseline::MethodResult cpu = cpu_baseline::run_methods(host, options.reps, true).front();
+  const CpuMethodResult cpu = run_cpu_methods(host, options.reps, true).front();
   rows.push_back({"00_cpu_baseline", cpu.value_text, cpu.median_ms, cpu.gbps, cpu.min_ms, cpu.iqr_ms, cpu.ok,
                   cpu.ok ? "" : "the threaded CPU sum is outside its error bound"});
   if (!device) return rows;
