@@ -24,6 +24,7 @@ Chapter vectorized_chapter() {
   vector_loads.default_block = vectorized::kDefaultBlock;
   vector_loads.check_shape = [](int block, int /*grid*/) { return check_block_range(block); };
   vector_loads.default_grid = vectorized::default_grid;
+  vector_loads.default_shape = vectorized::default_shape;  // the block follows the SM's thread limit
   vector_loads.scratch_bytes = vectorized::scratch_bytes;
   // A value passes through: thread_reduce over n elements with G*B threads, block_reduce,
   // then in the second launch thread_reduce over the G partials with B threads and

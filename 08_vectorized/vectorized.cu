@@ -220,6 +220,32 @@ cudaError_t default_grid(std::size_t n, int block, int* grid) {
 }
 // [/snippet:default_grid]
 
+// The largest multiple of 32 up to kDefaultBlock that divides the SM's thread limit:
+// 1024 where an SM holds 2048 or 1024 threads, 768 where it holds 1536.
+int default_block(int threads_per_sm) {
+  int block = kDefaultBlock;
+  while (block > 32 && threads_per_sm % block != 0) block -= 32;
+  return block;
+}
+
+// default_block on this device, but kDefaultBlock where the registers keep its blocks
+// from filling an SM (then a 1024-thread block holds more), then default_grid.
+cudaError_t default_shape(std::size_t n, int* block, int* grid) {
+  int device = 0, threads_per_sm = 0, per_sm = INT_MAX;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) {
+    status = cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
+  }
+  *block = default_block(threads_per_sm);
+  if (status == cudaSuccess && *block != kDefaultBlock) {
+    status = fewest_blocks_per_sm(block_sums<int>, *block, &per_sm);
+    if (status == cudaSuccess) status = fewest_blocks_per_sm(block_sums<float>, *block, &per_sm);
+    if (status == cudaSuccess) status = fewest_blocks_per_sm(block_sums<double>, *block, &per_sm);
+    if (per_sm * *block < threads_per_sm) *block = kDefaultBlock;
+  }
+  return status == cudaSuccess ? default_grid(n, *block, grid) : status;
+}
+
 std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
   return grid > 1 ? std::size_t(grid) * sizeof(double) : 0;  // sized for the widest type
 }

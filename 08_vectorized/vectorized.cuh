@@ -18,6 +18,7 @@
 //   cudaFree(result);
 //
 // Compile: nvcc -std=c++17 -c vectorized.cu (int, float and double are built in).
+// T (+Vector16, combine_lanes): template cudaError_t reduce<T>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);
 #pragma once
 
 #include <cuda_runtime.h>
@@ -37,6 +38,12 @@ constexpr int kDefaultBlock = 1024;
 // count), but no more than the work needs: one trip of the main loop per thread for
 // 4-byte elements. block: 1 to 1024.
 cudaError_t default_grid(std::size_t n, int block, int* grid);
+
+// kDefaultBlock, or where an SM holds 1536 threads 768, so that whole blocks fill it (when
+// the registers let two in), with default_grid's grid: the shape the program runs.
+cudaError_t default_shape(std::size_t n, int* block, int* grid);
+// default_shape's block for an SM of threads_per_sm threads (no device needed).
+int default_block(int threads_per_sm);
 
 // Device memory reduce() needs besides input and result: one partial per block.
 std::size_t scratch_bytes(std::size_t n, int block, int grid);

@@ -315,25 +315,38 @@ cudaError_t default_grid(std::size_t n, int block, int* grid) {
   return cudaSuccess;
 }
 
-// The shape for n elements, found with the small-n sweep (docs/tuning.md):
+// The block for n elements, found with the small-n sweep (docs/tuning.md):
 //   up to 1024 threads' worth (n <= 16384 for 4-byte types): one block, as many threads
 //     as one trip each needs (a multiple of 32): it writes the result, no ticket;
 //   up to one 1024-thread block for every two SMs: blocks of 256 threads, so that a
 //     small input is spread over more SMs (each SM reads only so fast);
-//   above: blocks of 1024 threads, at most one full wave.
-cudaError_t default_shape(std::size_t n, int* block, int* grid) {
+//   above: the largest multiple of 32 up to 1024 that divides the SM's thread limit, so
+//     that whole blocks fill it (1024 for 2048 or 1024 threads, 768 for 1536).
+int default_block(std::size_t n, int sm_count, int threads_per_sm) {
   const std::size_t threads = ceil_div(std::max<std::size_t>(n, 1), kElementsPerThread);
-  if (threads <= 1024) {
-    *block = static_cast<int>(ceil_div(threads, 32) * 32);
-    *grid = 1;
-    return cudaSuccess;
+  if (threads <= 1024) return static_cast<int>(ceil_div(threads, 32) * 32);
+  if (threads < std::size_t(1024) * sm_count / 2) return 256;
+  int block = 1024;
+  while (block > 32 && threads_per_sm % block != 0) block -= 32;
+  return block;
+}
+
+// default_block on this device (at large n 1024 where the registers keep its blocks from
+// filling an SM), then default_grid.
+cudaError_t default_shape(std::size_t n, int* block, int* grid) {
+  int device = 0, sm_count = 0, threads_per_sm = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (status == cudaSuccess) {
+    status = cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
   }
-  int sm_count = 0;
-  std::size_t wave = 0;
-  const cudaError_t status = device_limits(1024, &sm_count, &wave);
-  if (status != cudaSuccess) return status;
-  *block = threads < std::size_t(1024) * sm_count / 2 ? 256 : 1024;
-  return default_grid(n, *block, grid);
+  *block = default_block(n, sm_count, threads_per_sm);
+  if (status == cudaSuccess && n > 1024 * kElementsPerThread && *block != 256 && *block != 1024) {
+    std::size_t wave = 0;  // blocks on the device at once
+    status = device_limits(*block, &sm_count, &wave);
+    if (wave * *block < std::size_t(sm_count) * threads_per_sm) *block = 1024;
+  }
+  return status == cudaSuccess ? default_grid(n, *block, grid) : status;
 }
 
 std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {

@@ -21,6 +21,7 @@
 //
 // Compile: nvcc -std=c++17 -c multi_gpu.cu, link with -lnccl (int, float and double with
 // Sum, Max and Min are built in). One process per GPU (MPI): init_rank and reduce below.
+// Another element type T: a Vector16<T> and nccl_type<T>, then MULTI_GPU_INSTANTIATE(T) by the three in multi_gpu.cu.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -34,7 +35,7 @@ namespace multi_gpu {
 
 // ---------------------------------------------------------------- one GPU: 09, unchanged
 
-// Threads per block at large n (default_shape picks fewer at small n).
+// Threads per block at large n (default_shape picks fewer at small n, and 768 where an SM holds 1536).
 constexpr int kDefaultBlock = 1024;
 
 // The operators (09's, defined in multi_gpu.cu with the NCCL operator that combines the
@@ -45,6 +46,8 @@ struct Min;
 
 // 09's launch shape, grid and scratch for n elements on the current device.
 cudaError_t default_shape(std::size_t n, int* block, int* grid);
+// default_shape's block for n elements on sm_count SMs of threads_per_sm threads (no device needed).
+int default_block(std::size_t n, int sm_count, int threads_per_sm);
 cudaError_t default_grid(std::size_t n, int block, int* grid);
 std::size_t scratch_bytes(std::size_t n, int block, int grid);
 

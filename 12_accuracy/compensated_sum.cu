@@ -309,8 +309,7 @@ constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1
 // Elements one thread covers at small n, as in 09: one trip of the main loop.
 constexpr std::size_t kElementsPerThread = kVectorsInFlight * 4;
 
-// How many blocks of `block` threads of this kernel one SM holds at once (asks the device,
-// which counts registers, shared memory, thread and block slots); *fewest keeps the least.
+// Blocks of `block` threads of this kernel one SM holds at once (asks the device); *fewest keeps the least.
 template <typename Kernel>
 cudaError_t fewest_blocks_per_sm(Kernel kernel, int block, int* fewest) {
   int blocks = 0;
@@ -319,8 +318,7 @@ cudaError_t fewest_blocks_per_sm(Kernel kernel, int block, int* fewest) {
   return status;
 }
 
-// The SM count, and one full wave of blocks of `block` threads (the fewest per SM over
-// the three types, so that the whole grid is resident whichever kernel runs).
+// The SM count, and one full wave of `block`-thread blocks (the fewest per SM over the three types).
 cudaError_t device_limits(int block, int* sm_count, std::size_t* wave) {
   int device = 0;
   cudaError_t status = cudaGetDevice(&device);
@@ -347,20 +345,27 @@ cudaError_t default_grid(std::size_t n, int block, int* grid) {
   return cudaSuccess;
 }
 
-// As 09: one block at small n, blocks of 256 at medium n, a wave of 1024-thread blocks above.
-cudaError_t default_shape(std::size_t n, int* block, int* grid) {
+// As 09: one block, blocks of 256, or the largest multiple of 32 dividing threads_per_sm.
+int default_block(std::size_t n, int sm_count, int threads_per_sm) {
   const std::size_t threads = ceil_div(std::max<std::size_t>(n, 1), kElementsPerThread);
-  if (threads <= 1024) {
-    *block = static_cast<int>(ceil_div(threads, 32) * 32);
-    *grid = 1;
-    return cudaSuccess;
+  if (threads <= 1024) return static_cast<int>(ceil_div(threads, 32) * 32);
+  if (threads < std::size_t(1024) * sm_count / 2) return 256;
+  for (int block = 1024;; block -= 32) if (block == 32 || threads_per_sm % block == 0) return block;
+}
+cudaError_t default_shape(std::size_t n, int* block, int* grid) {
+  int device = 0, sm_count = 0, threads_per_sm = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (status == cudaSuccess) {
+    status = cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device);
   }
-  int sm_count = 0;
-  std::size_t wave = 0;
-  const cudaError_t status = device_limits(1024, &sm_count, &wave);
-  if (status != cudaSuccess) return status;
-  *block = threads < std::size_t(1024) * sm_count / 2 ? 256 : 1024;
-  return default_grid(n, *block, grid);
+  *block = default_block(n, sm_count, threads_per_sm);
+  if (status == cudaSuccess && n > 1024 * kElementsPerThread && *block != 256 && *block != 1024) {
+    std::size_t wave = 0;  // blocks on the device at once
+    status = device_limits(*block, &sm_count, &wave);
+    if (wave * *block < std::size_t(sm_count) * threads_per_sm) *block = 1024;  // registers: SM not full
+  }
+  return status == cudaSuccess ? default_grid(n, *block, grid) : status;
 }
 
 std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {

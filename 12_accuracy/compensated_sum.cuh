@@ -22,6 +22,7 @@
 //
 // Compile: nvcc -std=c++17 -c compensated_sum.cu (int, float and double are built in); not
 // with --use_fast_math, which flushes tiny values to zero, the smallest kept errors with them.
+// T (+Vector16, add_lanes): template cudaError_t reduce<T>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);
 #pragma once
 
 #include <cuda_runtime.h>
@@ -30,29 +31,25 @@
 
 namespace compensated_sum {
 
-// Threads per block at large n (default_shape picks fewer at small n), as 09. Any size
-// from 1 to 1024 works (multiples of 32 waste no lanes).
+// Threads per block at large n (default_shape picks fewer at small n, or 768), as 09.
 constexpr int kDefaultBlock = 1024;
 
-// The launch shape for n elements, read off the current device, by 09's rule: one
-// block at small n, blocks of 256 threads at medium n, a wave of 1024-thread blocks.
+// The launch shape for n elements on the current device, by 09's rule (default_shape in 09).
 cudaError_t default_shape(std::size_t n, int* block, int* grid);
+// default_shape's block for n elements on sm_count SMs of threads_per_sm threads (no device needed).
+int default_block(std::size_t n, int sm_count, int threads_per_sm);
 
-// A grid for n elements when you choose the block size (1 to 1024) yourself: one trip
-// per thread, at most as many blocks as fit on the device at once.
+// A grid for n elements and a block size (1 to 1024) of your own: one trip per thread, one wave at most.
 cudaError_t default_grid(std::size_t n, int block, int* grid);
 
-// Device memory reduce() needs besides input and result: the ticket counter and one
-// partial (a sum and its compensation) per block. Zero it once, before the first call
-// (cudaMemset); every call leaves the counter at 0 again, so the same scratch serves
-// any number of calls (one stream at a time).
+// Device memory reduce() needs besides input and result: the ticket counter and one partial (a sum and
+// its compensation) per block. Zero once (cudaMemset): calls leave the counter at 0 (one stream at a time).
 std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
-// Writes the sum of input[0, n) to *result (device memory), in one launch on `stream`:
-// floats and doubles with compensation, ints exactly (modulo 2^32) as in every chapter.
-// block: 1 to 1024; grid: at least 1, and scratch sized for it.
-// Returns the first CUDA error (cudaErrorInvalidValue for a shape it cannot run); like
-// any launch, it returns before the GPU is done: synchronize before reading *result.
+// Writes the sum of input[0, n) to *result (device memory), in one launch on `stream`: floats
+// and doubles with compensation, ints exactly (modulo 2^32). block: 1 to 1024; grid: at least 1,
+// and scratch sized for it. Returns the first CUDA error (cudaErrorInvalidValue for a shape it
+// cannot run); like any launch, it returns before the GPU is done: synchronize before reading *result.
 template <typename T>
 cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                    cudaStream_t stream = 0);
