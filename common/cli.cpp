@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <algorithm>
 #include <random>
 #include <regex>
 #include <set>
@@ -67,7 +68,9 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
 
 std::string usage(const CliSpec& spec) {
   std::ostringstream out;
-  out << "usage: " << spec.program << " [--n N] [--type int|float|double]";
+  std::vector<std::string> types;
+  for (DType t : spec.types) types.push_back(dtype_name(t));
+  out << "usage: " << spec.program << " [--n N] [--type " << join(types) << "]";
   if (spec.gpu) out << " [--block B] [--grid G]";
   if (spec.ops) out << " [--op sum|max|min]";
   if (spec.multi_gpu) out << " [--gpus K]";
@@ -76,7 +79,7 @@ std::string usage(const CliSpec& spec) {
   if (spec.tour) out << " [--sweep] [--out DIR]";
   out << "\n\n"
       << "  --n N        elements to reduce (default 16777216 = 2^24; 2^K+C is accepted)\n"
-      << "  --type T     element type: int (default), float or double\n";
+      << "  --type T     element type: " << (types.size() == 3 ? "int (default), float or double" : join(types) + " (default " + types.front() + ")") << "\n";
   if (spec.gpu) {
     out << "  --block B    threads per block (default: the chapter's choice)\n"
         << "  --grid G     blocks in the first launch (default: read off the device)\n";
@@ -110,6 +113,7 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
     return static_cast<int>(v);
   };
   std::set<std::string> seen;
+  bool type_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i] == std::string("-h") ? "--help" : argv[i];
     if (!seen.insert(arg).second) throw UsageError(arg + " given twice; give each option once");
@@ -119,6 +123,7 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
       options.n = parse_count("--n", value_of(i, arg), kMaxN);
       options.n_given = true;
     } else if (arg == "--type") {
+      type_given = true;
       const std::string t = value_of(i, arg);
       if (t == "int") options.type = DType::Int;
       else if (t == "float") options.type = DType::Float;
@@ -170,6 +175,13 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
   }
   if (options.n_given && !options.input.empty()) {
     throw UsageError("--n and --input both given: the input file's length sets N");
+  }
+  if (!type_given) options.type = spec.types.front();
+  if (std::find(spec.types.begin(), spec.types.end(), options.type) == spec.types.end()) {
+    std::vector<std::string> offered;
+    for (DType t : spec.types) offered.push_back(dtype_name(t));
+    throw UsageError(spec.program + " does not offer --type " + dtype_name(options.type) + ": it takes --type " +
+                     join(offered));
   }
   if (!options.seed_given) options.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   return options;

@@ -39,6 +39,7 @@ struct CliSpec {
   std::vector<std::string> variants;   // names accepted by --variant
   bool tour = false;                   // accepts --sweep and --out
   bool multi_gpu = false;              // accepts --gpus K (chapter 11)
+  std::vector<DType> types{DType::Int, DType::Float, DType::Double};  // offered; the first is the default
 };
 
 // Parses argv; throws UsageError with a one-line message naming the problem and what

@@ -60,6 +60,10 @@ void resolve_shape(const Variant& variant, std::size_t n, int& block, int& grid)
     return;
   }
   if (block == 0) block = variant.default_block;
+  if (variant.check_n) {
+    const std::string too_large = variant.check_n(n, block);
+    if (!too_large.empty()) throw UsageError(variant.chapter + ": " + too_large);
+  }
   if (grid == 0) CUDA_CHECK(variant.default_grid(n, block, &grid));
 }
 
@@ -336,6 +340,10 @@ int run_chapter(const Chapter& chapter, int argc, char** argv) {
   CliSpec spec;
   spec.program = chapter.id;
   spec.ops = chapter.main().has_operators();
+  spec.types.clear();  // the element types whose sum the chapter offers (17: float only)
+  if (chapter.main().launcher<int>(Op::Sum)) spec.types.push_back(DType::Int);
+  if (chapter.main().launcher<float>(Op::Sum)) spec.types.push_back(DType::Float);
+  if (chapter.main().launcher<double>(Op::Sum)) spec.types.push_back(DType::Double);
   for (std::size_t i = 1; i < chapter.variants.size(); ++i) spec.variants.push_back(chapter.variants[i].name);
   try {
     const Options options = parse_options(spec, argc, argv);

@@ -22,6 +22,8 @@ option names the size:
     grid_stride.svg      04+: a grid of --gs-blocks x --gs-threads walking
                              3 * blocks * threads + 5 elements (--gs-n to change)
     warp_shuffle.svg     07: __shfl_down_sync with offsets lanes/2, ..., 1 (--lanes 32 or 8)
+    reproducible_window.svg  17: one float's bits -> sign, exponent e, significand m -> m
+                             at bit e - base of a thread's 64-bit window; the rest to the limbs
 
 Each tree diagram shows the array after every step as a row of cells holding the
 partial sums of a small example input, an arrow from each of the two cells a thread
@@ -34,6 +36,7 @@ Python 3 standard library only.
 import argparse
 import colorsys
 import os
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -756,6 +759,108 @@ def draw_grid_stride(path, blocks, threads, n):
     write(svg, path)
 
 
+def float_fields(x):
+    """The sign bit, exponent field e and 24-bit significand m (with its leading 1) of a normal float32."""
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    e = (bits >> 23) & 0xFF
+    return bits, bits >> 31, e, (bits & 0x7FFFFF) | 0x800000
+
+
+def draw_reproducible_window(path, x=-0.8125, base=96):
+    """17: one float placed in a thread's 64-bit window: m << (e - base) (reproducible_sum.cu, add),
+    and where values outside the window go (add_outside: the ten 32-bit limbs)."""
+    bits, sign, e, m = float_fields(x)
+    shift = e - base
+    assert 0 <= shift < 32 and abs(x) == m * 2.0 ** (e - 150)
+    width = 1000.0
+    title = f"17 one float into the window: x = {x:g} becomes an integer at bit e − base"
+    caption = ("Every finite float is a whole number of 2^-150: x = ±m · 2^(e − 150), m its 24-bit significand "
+               "with the leading 1, e its exponent field. A thread's window covers the exponent fields base to "
+               "base + 31: x goes in as m shifted left by e − base, an exact integer, added to a 64-bit sum "
+               "(a shift and an add). Nothing is rounded until the end, so the order of the additions cannot "
+               "change the sum.")
+    svg = Svg(width, 0, title, caption)
+    y = header(svg, width, title, caption) + 30
+    sign_fill, exp_fill, frac_fill, m_fill = "#f6c9b8", WRITTEN_FILL, "#dcefd2", RESULT_FILL
+
+    # 1. The 32 bits of x.
+    svg.text(20, y, f"1. the bits of x = {x:g} (float32)", size=13, weight="bold")
+    y += 34
+    cell, left = 26.0, 150.0
+    for k in range(32):
+        bit = (bits >> (31 - k)) & 1
+        fill = sign_fill if k == 0 else exp_fill if k <= 8 else frac_fill
+        svg.rect(left + k * cell, y, cell - 2, 26, fill=fill, stroke=LIVE_STROKE, rx=2)
+        svg.text(left + k * cell + (cell - 2) / 2, y + 18, str(bit), size=13, anchor="middle", family=MONO)
+    for label, first, last in (("sign", 0, 0), (f"exponent field e = {e}", 1, 8), ("fraction: 23 bits", 9, 31)):
+        x0, x1 = left + first * cell, left + (last + 1) * cell - 2
+        svg.line(x0, y - 6, x1, y - 6, stroke=SUBTLE, width=1.0)
+        svg.text((x0 + x1) / 2, y - 11, label, size=12, anchor="middle", color=SUBTLE)
+    y += 52
+    svg.text(20, y, f"sign = {sign} ({'negative' if sign else 'positive'})   e = {e}   m = 1.fraction × 2^23 = {m} "
+             f"(the leading 1 is not stored)   x = {'−' if sign else ''}{m} · 2^({e} − 150)", size=13, family=MONO)
+    y += 40
+
+    # 2. The window: 64 bits, m at bit e - base.
+    svg.text(20, y, f"2. the thread's window (base = {base}: exponent fields {base} to {base + 31}): "
+             f"m << (e − base) = m << {shift}, negated for a negative x", size=13, weight="bold")
+    y += 40
+    cell2 = 13.0
+    for k in range(64):  # bit 63 on the left
+        b = 63 - k
+        inside = shift <= b < shift + 24
+        fill = m_fill if inside else "#f2f2f2" if b >= 56 else "#ffffff"
+        stroke = RESULT_STROKE if inside else DEAD_STROKE
+        svg.rect(left + k * cell2, y, cell2 - 1, 24, fill=fill, stroke=stroke)
+        if inside:
+            svg.text(left + k * cell2 + 6, y + 16, str((m >> (b - shift)) & 1), size=10, anchor="middle",
+                     family=MONO)
+    for b in (63, 56, shift + 23, shift, 0):
+        svg.text(left + (63 - b) * cell2 + 6, y - 5, str(b), size=10, anchor="middle", color=SUBTLE)
+    brackets = (("headroom: 16 values a trip, then the trip is folded", 63, 56),
+                (f"m: bits {shift} to {shift + 23}", shift + 23, shift),
+                ("where m's lowest bit lands: e − base = 0 to 31", 31, 0))
+    for label, hi, lo in brackets:
+        level = y + (62 if lo == 0 else 32)  # the third bracket overlaps m's: one level lower
+        x0, x1 = left + (63 - hi) * cell2, left + (64 - lo) * cell2 - 1
+        svg.line(x0, level, x1, level, stroke=SUBTLE, width=1.0)
+        svg.line(x0, level - 4, x0, level, stroke=SUBTLE, width=1.0)
+        svg.line(x1, level - 4, x1, level, stroke=SUBTLE, width=1.0)
+        svg.text((x0 + x1) / 2, level + 16, label, size=12, anchor="middle", color=SUBTLE)
+    svg.text(left - 12, y + 17, "trip (int64)", size=12, anchor="end", family=MONO)
+    y += 110
+    svg.text(20, y, f"units of 2^(base − 150) = 2^{base - 150}; after each trip of 16 elements, trip is added "
+             "into high · 2^32 + low, which spill into the limbs before they could overflow", size=12, color="#444")
+    y += 42
+
+    # 3. Outside the window: the ten limbs.
+    svg.text(20, y, "3. outside the window, out of line: ten exact 32-bit limbs (State), limb k weighs "
+             "2^(32k − 150)", size=13, weight="bold")
+    y += 20
+    cases = ["e < base: added at bit e (a subnormal at bit 1, without the leading 1); a zero: nothing",
+             "e > base + 31: the window spills into the limbs, then base moves up (a multiple of 8) to hold x",
+             "e = 255 (inf, NaN): a flag; the last block returns inf or NaN as numpy would"]
+    for k, line in enumerate(cases):
+        svg.text(36, y + 18 + 18 * k, "• " + line, size=12, color=TEXT)
+    y += 18 * len(cases) + 34
+    limb_w = 78.0
+    for k in range(10):
+        x0 = left + (9 - k) * limb_w
+        svg.rect(x0, y, limb_w - 4, 34, fill=WRITTEN_FILL if k < 9 else "#e4d7f0", stroke=ACTIVE, rx=3)
+        svg.text(x0 + (limb_w - 4) / 2, y + 14, f"limb {k}", size=11, anchor="middle", family=MONO)
+        svg.text(x0 + (limb_w - 4) / 2, y + 28, f"2^{32 * k - 150}", size=10, anchor="middle", color=SUBTLE,
+                 family=MONO)
+    svg.text(left - 12, y + 22, "State", size=12, anchor="end", family=MONO)
+    y += 56
+    note = ("Limbs 0-8 hold 32-bit digits after settle(); limb 9 is signed. Windows and limbs add as integers, "
+            "in any order (shuffles, atomics, the last block); the last block rounds the exact sum once, to "
+            "nearest, ties to even.")
+    for k, line in enumerate(wrap(note, int((width - 40) / 6.5))):
+        svg.text(20, y + 18 * k, line, size=12, color="#444")
+    svg.height = y + 18 * len(wrap(note, int((width - 40) / 6.5))) + 14
+    write(svg, path)
+
+
 def power_of_two(text):
     value = int(text)
     if value < 2 or value > 64 or value & (value - 1):
@@ -870,6 +975,7 @@ def main(argv=None):
               example_values(lanes), shuffle_steps(lanes), ["v (lanes)"] + [f"after offset {o}" for o in offsets],
               worker="lane", shuffle=True)
     draw_grid_stride(out("grid_stride.svg"), args.gs_blocks, args.gs_threads, gs_n)
+    draw_reproducible_window(out("reproducible_window.svg"))
     for name in made:
         print(os.path.join(args.out, name))
     return 0

@@ -1,0 +1,149 @@
+// bench_reproducible: the yardstick table of 17_reproducible (tools/fill_reproducible.py
+// writes it into 17's README and docs/tuning.md).
+//
+// For each n (default 2^16, 2^20, 2^24, 2^26, 2^28, 2^30), on one random float input, the
+// harness times these jobs interleaved (each repetition runs every job once, in turn; L2
+// flushed before each; median, min and IQR), and checks every result but the floor's:
+//   09_single_pass, 10_cub (DeviceReduce::Sum), 12_accuracy, 17_reproducible,
+//   cub_gpu_to_gpu   DeviceReduce::Reduce with determinism::gpu_to_gpu (only when built
+//                    against CCCL 3.1 or later: -DREDUCTION_CCCL_INCLUDE=...)
+//   read-only floor  the tour's kernel that only reads the input
+// Then 09, 12 and 17 run once more at four other launch shapes, and the bench counts the
+// distinct bit patterns of each one's result over the five shapes.
+//
+//   cmake --build --preset release --target bench_reproducible
+//   build/release/bin/bench_reproducible [--reps R] [--max-log2 K] > run.jsonl
+//
+// Output: one JSON object per line: the device line first, then one per job and n.
+// Exit code 0 when every check passed, 1 otherwise, 3 on a CUDA error.
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "chapter.h"
+#include "device_info.h"
+#include "harness.h"
+#include "input.h"
+#include "read_floor.h"
+#include "reference.h"
+#ifdef REDUCTION_HAVE_GPU_TO_GPU
+#include "gpu_to_gpu.h"
+#endif
+
+namespace reduction {
+Chapter single_pass_chapter();
+Chapter cub_chapter();
+Chapter accuracy_chapter();
+Chapter reproducible_chapter();
+}  // namespace reduction
+
+namespace {
+
+using namespace reduction;
+
+#ifdef REDUCTION_HAVE_GPU_TO_GPU
+Variant gpu_to_gpu_variant() {
+  Variant v;
+  v.chapter = "cub_gpu_to_gpu";
+  v.summary = "cub::DeviceReduce::Reduce with cuda::execution::determinism::gpu_to_gpu";
+  v.chooses_shape = true;
+  v.default_block = 1;
+  v.check_shape = [](int, int) { return std::string(); };
+  v.default_grid = [](std::size_t, int, int* grid) {
+    *grid = 1;
+    return cudaSuccess;
+  };
+  v.scratch_bytes = [](std::size_t, int, int) { return std::size_t(0); };
+  v.chain_length = [](std::size_t, int, int) { return std::size_t(1024); };  // CUB states no bound: a loose one
+  v.float_launchers[static_cast<int>(Op::Sum)] = [](float* input, std::size_t n, float* result, void*, int, int,
+                                                    cudaStream_t) { return cub_gpu_to_gpu_sum(input, n, result); };
+  return v;
+}
+#endif
+
+std::string today() {
+  char text[16];
+  std::time_t now = std::time(nullptr);
+  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 30, max_log2 = 30;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--max-log2")) max_log2 = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "usage: bench_reproducible [--reps R] [--max-log2 K]\n");
+      return 2;
+    }
+  }
+  try {
+    const DeviceInfo device = query_device();
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    std::printf("{\"device\": \"%s\", \"cuda_runtime\": %d, \"date\": \"%s\", \"peak_gbps\": %.1f, \"reps\": %d}\n",
+                device.name.c_str(), runtime, today().c_str(), device.peak_gbps(), reps);
+    const Chapter chapters[] = {single_pass_chapter(), cub_chapter(), accuracy_chapter(), reproducible_chapter()};
+    static const Variant floor = read_floor_variant();
+#ifdef REDUCTION_HAVE_GPU_TO_GPU
+    static const Variant gpu_to_gpu = gpu_to_gpu_variant();
+#endif
+    bool all_ok = true;
+    for (int k : {16, 20, 24, 26, 28, 30}) {
+      if (k > max_log2) break;
+      const std::size_t n = std::size_t(1) << k;
+      const std::vector<float> host = generate_input<float>(n, 20261125u + k);
+      const Reference ref = cpu_reference(host.data(), n);
+      std::vector<Bench<float>::Job> jobs;
+      for (const Chapter& c : chapters) jobs.push_back({&c.main(), Op::Sum, 0, 0});
+#ifdef REDUCTION_HAVE_GPU_TO_GPU
+      jobs.push_back({&gpu_to_gpu, Op::Sum, 0, 0});
+#endif
+      jobs.push_back({&floor, Op::Sum, 0, 0, false});
+      for (auto& job : jobs) resolve_shape(*job.variant, n, job.block, job.grid);
+      Bench<float> bench(host, device, false);
+      for (const Measurement& m : bench.run_interleaved(jobs, reps, true, ref)) {
+        const bool floor_row = m.label == kReadFloor;
+        all_ok = all_ok && (floor_row || m.verdict.ok);
+        std::printf("{\"n\": %zu, \"job\": \"%s\", \"block\": %d, \"grid\": %d, \"median_us\": %.3f, \"min_us\": %.3f, "
+                    "\"iqr_us\": %.3f, \"gbps\": %.1f, \"result\": \"%s\", \"ok\": %s}\n",
+                    n, m.label.c_str(), m.block, m.grid, 1e3 * m.median_ms, 1e3 * m.times.min, 1e3 * m.times.iqr,
+                    m.gbps, m.result_text.c_str(), floor_row ? "null" : m.verdict.ok ? "true" : "false");
+      }
+      // Bits over launch shapes (the default and four others), on this input and on one
+      // whose pairs cancel to a tiny fraction of sum|x| (12's hard case).
+      std::vector<float> hard(host);
+      for (std::size_t i = 1; i < n; i += 2) hard[i] = -hard[i - 1] * (1.0f + 0x1p-20f * host[i]);
+      const Reference hard_ref = cpu_reference(hard.data(), n);
+      Bench<float> hard_bench(hard, device, false);
+      for (int c : {0, 2, 3}) {
+        const Variant& v = chapters[c].main();
+        std::set<std::string> results, hard_results;
+        int block = 0, grid = 0;
+        resolve_shape(v, n, block, grid);
+        const int shapes[][2] = {{block, grid}, {256, 1000}, {128, 77}, {1024, 132}, {64, 4001}};
+        for (const auto& shape : shapes) {
+          const Measurement m = bench.run(v, Op::Sum, shape[0], shape[1], 1, true, ref);
+          const Measurement h = hard_bench.run(v, Op::Sum, shape[0], shape[1], 1, true, hard_ref);
+          all_ok = all_ok && m.verdict.ok && h.verdict.ok;
+          results.insert(m.result_text);
+          hard_results.insert(h.result_text);
+        }
+        std::printf("{\"n\": %zu, \"job\": \"%s\", \"shapes\": 5, \"distinct_results\": %zu, "
+                    "\"distinct_results_cancelling\": %zu}\n",
+                    n, v.label().c_str(), results.size(), hard_results.size());
+      }
+      std::fflush(stdout);
+    }
+    return all_ok ? 0 : 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "bench_reproducible: %s\n", error.what());
+    return 3;
+  }
+}
