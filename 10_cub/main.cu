@@ -51,7 +51,8 @@ namespace reduction {
 Chapter cub_chapter() {
   Variant cub;
   cub.chapter = "10_cub";
-  cub.summary = "cub::DeviceReduce::Sum/Max/Min: temporary-storage query, then one call (CUB picks the launch shape)";
+  cub.summary = "cub::DeviceReduce::Sum (max, min: DeviceReduce::Reduce): temporary-storage query, then one call "
+                "(CUB picks the launch shape)";
   cub.chooses_shape = true;  // the report says "launch chosen by the library"
   cub.default_block = 256;   // not used: CUB tunes its own block size per GPU
   cub.check_shape = [](int block, int grid) -> std::string {

@@ -82,7 +82,7 @@ __device__ Partial<T> zero() { return {T(0), T(0)}; }
 template <typename T>
 __device__ void add(Partial<T>& p, T x) {
   if constexpr (std::is_integral_v<T>) {
-    p.sum += x;  // exact, modulo 2^32
+    p.sum += x;  // exact unless it overflows (undefined behaviour in C++; the GPU wraps)
   } else {
     T error;
     p.sum = two_sum(p.sum, x, error);

@@ -159,8 +159,8 @@ __device__ __forceinline__ void store_element(unsigned* staged, unsigned byte, I
 // [snippet:staged_rows]
 // One thread per row, through shared memory, a tile of tile_rows rows at a time (thread t
 // takes rows t, t + kBlock, ... of the tile). kWholeVectors: the rows hold at least a
-// vector's worth of elements; shorter rows (K = 1 or 3) get a kernel without that loop,
-// which needs fewer registers. kSpare: the spare words per 64, a constant so that the
+// vector's worth of elements; shorter rows (K < 4 floats, K < 8 halves) get a kernel
+// without that loop, which needs fewer registers. kSpare: the spare words per 64, a constant so that the
 // compiler folds staged_word's multiply into every shared-memory address.
 template <typename In, typename Op, bool kWholeVectors, unsigned kSpare>
 __global__ void __launch_bounds__(kBlock)

@@ -45,7 +45,7 @@ cudaError_t collective_reduce(const In* input, std::size_t rows, std::size_t col
                               cudaStream_t stream = 0);
 
 // Threads that share a row in collective_reduce: the rows chapters' rule (16's thread per
-// row up to 128 bytes, 15's group, a warp, and 256 where 14 gives a block).
+// row up to 128 bytes, 15's group, a warp, and 256 where 13's rule gives a block).
 int threads_per_row(std::size_t rows, std::size_t cols, std::size_t element_bytes);
 
 // For the harness: the launcher of RowMethod::CubSegmented or CubBlock (launch == nullptr
