@@ -24,6 +24,13 @@ std::string join(const std::vector<std::string>& words) {
   return out;
 }
 
+// The names of the element types a program offers: "int", "float", "double".
+std::vector<std::string> type_names(const CliSpec& spec) {
+  std::vector<std::string> names;
+  for (DType t : spec.types) names.push_back(dtype_name(t));
+  return names;
+}
+
 // "100000", "1099511627776 = 2^40", "18446744073709551615 = 2^64-1".
 std::string limit_text(std::uint64_t max) {
   const std::string digits = std::to_string(max);
@@ -68,8 +75,7 @@ std::uint64_t parse_count(const std::string& flag, const std::string& text, std:
 
 std::string usage(const CliSpec& spec) {
   std::ostringstream out;
-  std::vector<std::string> types;
-  for (DType t : spec.types) types.push_back(dtype_name(t));
+  const std::vector<std::string> types = type_names(spec);
   out << "usage: " << spec.program << " [--n N] [--type " << join(types) << "]";
   if (spec.gpu) out << " [--block B] [--grid G]";
   if (spec.ops) out << " [--op sum|max|min]";
@@ -79,7 +85,9 @@ std::string usage(const CliSpec& spec) {
   if (spec.tour) out << " [--sweep] [--out DIR]";
   out << "\n\n"
       << "  --n N        elements to reduce (default 16777216 = 2^24; 2^K+C is accepted)\n"
-      << "  --type T     element type: " << (types.size() == 3 ? "int (default), float or double" : join(types) + " (default " + types.front() + ")") << "\n";
+      << "  --type T     element type: "
+      << (types.size() == 3 ? "int (default), float or double" : join(types) + " (default " + types.front() + ")")
+      << "\n";
   if (spec.gpu) {
     out << "  --block B    threads per block (default: the chapter's choice)\n"
         << "  --grid G     blocks in the first launch (default: read off the device)\n";
@@ -178,10 +186,8 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
   }
   if (!type_given) options.type = spec.types.front();
   if (std::find(spec.types.begin(), spec.types.end(), options.type) == spec.types.end()) {
-    std::vector<std::string> offered;
-    for (DType t : spec.types) offered.push_back(dtype_name(t));
     throw UsageError(spec.program + " does not offer --type " + dtype_name(options.type) + ": it takes --type " +
-                     join(offered));
+                     join(type_names(spec)));
   }
   if (!options.seed_given) options.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   return options;

@@ -637,5 +637,55 @@ class Answers(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
 
 
+
+# ----------------------------------------------------------------------------- 17's yardsticks
+
+def reproducible_run(path, factor):
+    """A made-up bench_reproducible output at 2^16 and 2^30: 17 takes `factor` times 09's time."""
+    lines = [{"device": "Test GPU", "cuda_runtime": 77070, "date": "2031-02-03", "peak_gbps": 1000.0, "reps": 7}]
+    for n in (1 << 16, 1 << 30):
+        for job, us in (("09_single_pass", 10.0), ("10_cub", 12.0), ("12_accuracy", 11.0),
+                        ("17_reproducible", 10.0 * factor), ("read-only floor", 9.0)):
+            lines.append({"n": n, "job": job, "block": 256, "grid": 1, "median_us": us, "min_us": us, "iqr_us": 0.1,
+                          "gbps": 1.0, "result": "1", "ok": None if job == "read-only floor" else True})
+        for job, distinct in (("09_single_pass", 2), ("12_accuracy", 1), ("17_reproducible", 1)):
+            lines.append({"n": n, "job": job, "shapes": 5, "distinct_results": distinct,
+                          "distinct_results_cancelling": distinct})
+    write(path, "".join(json.dumps(line) + "\n" for line in lines))
+
+
+class Reproducible(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = self.tmp.name
+        write(os.path.join(self.root, "17_reproducible", "README.md"),
+              "# 17\n<!-- results:17_reproducible -->\n<!-- /results -->\n")
+        write(os.path.join(self.root, "docs", "tuning.md"), "# t\n<!-- results:17_targets -->\n<!-- /results -->\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_runs_fill_the_table_and_the_targets(self):
+        runs = [os.path.join(self.root, f"run{k}.jsonl") for k in (1, 2)]
+        reproducible_run(runs[0], 1.2)
+        reproducible_run(runs[1], 1.6)
+        result = run("fill_reproducible.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        table = block(read(os.path.join(self.root, "17_reproducible", "README.md")), "results:17_reproducible")
+        self.assertIn("| 2^16 | 10.0 | 11.0 | 12.0 | 14.0 | 9.0 | 1.20–1.60× |", table)
+        self.assertIn("2/2 · 1/1 · 1/1", table)
+        targets = block(read(os.path.join(self.root, "docs", "tuning.md")), "results:17_targets")
+        self.assertIn("| 2^16 | 1.50× | 1.200, 1.600 | no |", targets)
+        self.assertIn("| 2^30 | 1.03× | 1.200, 1.600 | no |", targets)
+
+    def test_missing_or_bad_runs_are_a_usage_error(self):
+        self.assertEqual(run("fill_reproducible.py", os.path.join(self.root, "nowhere.jsonl"),
+                             "--root", self.root).returncode, 2)
+        bad = os.path.join(self.root, "bad.jsonl")
+        write(bad, "{}\n")
+        self.assertEqual(run("fill_reproducible.py", bad, "--root", self.root).returncode, 2)
+        self.assertEqual(run("fill_reproducible.py", "--root", self.root).returncode, 2)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -11,8 +11,10 @@ bench.cu) on one separately started machine. Fills:
   results:17_targets       docs/tuning.md: the issue's targets for 17 / 09, met or not on
                            every run
 Not called by fill_docs.py (it reads its own files):
-  python3 tools/fill_reproducible.py docs/data/reproducible/run*.jsonl
+  python3 tools/fill_reproducible.py docs/data/reproducible/run*.jsonl [--root DIR]
+Exit codes: 0 written; 2 bad usage or a run file that is missing or not the bench's output.
 """
+import argparse
 import json
 import os
 import statistics
@@ -31,8 +33,14 @@ TARGETS = {16: 1.5, 20: 1.5, 24: 1.10, 28: 1.03, 30: 1.03}
 
 
 def load(path):
-    with open(path, encoding="utf-8") as f:
-        lines = [json.loads(line) for line in f if line.strip()]
+    """(device line, times by (n, job), distinct counts by (n, job)); ValueError when the file is not a run."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = [json.loads(line) for line in f if line.strip()]
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: {error}") from error
+    if not lines or "device" not in lines[0] or not any("median_us" in line for line in lines[1:]):
+        raise ValueError(f"{path}: not the output of bench_reproducible (a device line, then one line per job)")
     head, rows = lines[0], lines[1:]
     times = {(r["n"], r["job"]): r for r in rows if "median_us" in r}
     distinct = {(r["n"], r["job"]): r for r in rows if "distinct_results" in r}
@@ -96,7 +104,7 @@ def table(runs):
     if wrong:
         notes.append("✗: outside the harness's check (a loose bound for CUB's gpu_to_gpu, which states none): "
                      + "; ".join(wrong) + ".")
-    return "\n".join(lines) + "\n\n" + "\n\n".join(notes) + "\n", heads
+    return "\n".join(lines) + "\n\n" + "\n\n".join(notes) + "\n"
 
 
 def targets(runs):
@@ -114,18 +122,22 @@ def targets(runs):
 
 def publish(paths, root=ROOT):
     runs = [load(p) for p in paths]
-    block, _ = table(runs)
-    count = fill_file(os.path.join(root, "17_reproducible", "README.md"), "results:17_reproducible", block)
+    count = fill_file(os.path.join(root, "17_reproducible", "README.md"), "results:17_reproducible", table(runs))
     count += fill_file(os.path.join(root, "docs", "tuning.md"), "results:17_targets", targets(runs))
     return count
 
 
 def main(argv):
-    if not argv or any(a.startswith("-") for a in argv):
-        print(__doc__, file=sys.stderr)
+    parser = argparse.ArgumentParser(description="Fill 17's yardstick table from bench_reproducible runs.")
+    parser.add_argument("runs", nargs="+", help="one bench_reproducible output (JSON lines) per machine")
+    parser.add_argument("--root", default=ROOT, help="the repository to write (default: this one)")
+    args = parser.parse_args(argv)
+    try:
+        count = publish(args.runs, args.root)
+    except (ValueError, KeyError) as error:
+        print(f"fill_reproducible: {error}", file=sys.stderr)
         return 2
-    count = publish(argv)
-    print(f"fill_reproducible: {count} blocks filled from {len(argv)} run(s)")
+    print(f"fill_reproducible: {count} blocks filled from {len(args.runs)} run(s)")
     return 0
 
 
