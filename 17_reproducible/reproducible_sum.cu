@@ -11,7 +11,7 @@
 // once: the correctly rounded sum, as accurate as a float can be.
 //
 // Build and run:  cmake --build --preset release --target 17_reproducible
-//                 build/release/bin/17_reproducible --n 2^24 --block 128 --grid 7
+//                 build/release/bin/17_reproducible --n 65537 --block 40 --grid 7
 #include "reproducible_sum.cuh"
 
 #include <cuda/atomic>
