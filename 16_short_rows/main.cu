@@ -3,6 +3,7 @@
 // and 14's blocks, so that --method auto applies the whole rule of the rows chapters (below)
 // and the sweep measures where each method wins. The harness (common/rows_harness.h) does
 // the rest: command line, input, reference, CUB and the floor, timing, report, sweep.
+// 18_split_rows runs this program's auto as its --method previous and calls whole_rule.
 #include <algorithm>
 #include <string>
 
@@ -11,9 +12,9 @@
 #include "rows_harness.h"
 #include "short_rows.cuh"
 
-namespace {
+namespace reduction {
 
-using namespace reduction::rows_harness;
+using rows_harness::RowMethod;
 
 // [snippet:whole_rule]
 // Which unit reduces M rows of `row_bytes` bytes each, as --method auto picks: one thread
@@ -27,6 +28,13 @@ RowMethod whole_rule(std::size_t rows, std::size_t row_bytes) {
   return RowMethod::Block;
 }
 // [/snippet:whole_rule]
+
+}  // namespace reduction
+
+namespace {
+
+using namespace reduction::rows_harness;
+using reduction::whole_rule;
 
 RowMethod resolve(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
   return method == RowMethod::Auto ? whole_rule(rows, cols * element_bytes(type)) : method;

@@ -65,7 +65,9 @@ const char* method_name(RowMethod method) {
     case RowMethod::Group: return "group";
     case RowMethod::Warp: return "warp";
     case RowMethod::Block: return "block";
+    case RowMethod::Split: return "split";
     case RowMethod::Previous: return "previous";
+    case RowMethod::SinglePass: return "single_pass";
     case RowMethod::CubSegmented: return "cub_segmented";
     case RowMethod::CubBlock: return "cub_block";
   }
@@ -191,7 +193,9 @@ const char* method_help(RowMethod method) {
     case RowMethod::Group: return "group";
     case RowMethod::Warp: return "warp";
     case RowMethod::Block: return "block";
+    case RowMethod::Split: return "split";
     case RowMethod::Previous: return "previous (the previous chapter's auto)";
+    case RowMethod::SinglePass: return "single_pass (09's sum of one row)";
     case RowMethod::CubSegmented: return "cub_segmented (cub::DeviceSegmentedReduce; no meanvar)";
     case RowMethod::CubBlock: return "cub_block (cub::WarpReduce, cub::BlockReduce)";
   }

@@ -21,10 +21,11 @@ namespace reduction::rows_harness {
 
 enum class ElementType { Float, Half, BFloat16 };
 enum class RowOp { Sum, Max, ArgMax, MeanVar };
-// The --method names: auto thread group warp block (a chapter's kernels), previous (the
-// previous chapter's auto, for comparison), cub_segmented (cub::DeviceSegmentedReduce)
-// and cub_block (cub::WarpReduce / cub::BlockReduce); the last two are the harness's own.
-enum class RowMethod { Auto, Thread, Group, Warp, Block, Previous, CubSegmented, CubBlock };
+// The --method names: auto thread group warp block split (a chapter's kernels), previous
+// (the previous chapter's auto, for comparison), single_pass (09's sum of a one-row matrix as
+// one array), cub_segmented (cub::DeviceSegmentedReduce) and cub_block (cub::WarpReduce /
+// cub::BlockReduce); the last two are the harness's own.
+enum class RowMethod { Auto, Thread, Group, Warp, Block, Split, Previous, SinglePass, CubSegmented, CubBlock };
 
 const char* element_name(ElementType type);  // "float", "half", "bf16"
 std::size_t element_bytes(ElementType type);
@@ -94,7 +95,8 @@ std::size_t depth_of(const RowsProgram& program, RowMethod method, std::size_t r
 
 // The command line (the choices of --type, --op and --method are the program's):
 //   NN_name [--rows M] [--cols K] [--type float|half|bf16] [--op sum|max|argmax|meanvar]
-//           [--method auto|thread|group|warp|block|previous|cub_segmented|cub_block] [--input FILE.npy]
+//           [--method auto|thread|group|warp|block|split|previous|single_pass|cub_segmented|cub_block]
+//           [--input FILE.npy]
 //           [--reps R] [--seed S] [--no-flush] [--json] [--sweep] [--out DIR] [--help]
 struct RowsOptions {
   std::size_t rows = 65536, cols = 1024;  // M x K = 2^26 elements unless given

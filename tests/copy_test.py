@@ -263,7 +263,8 @@ int main() {{
 # The shapes (rows, cols) each rows chapter's driver reduces, in C++ braces.
 LONG_ROWS = "{{65537, 3}, {1000, 33}, {3, 4097}, {1, 1000003}, {7, 0}}"
 ROWS_SHAPES = {"rows.cuh": LONG_ROWS, "row_stats.cuh": LONG_ROWS, "lane_groups.cuh": LONG_ROWS,
-               "short_rows.cuh": "{{65537, 3}, {1000, 32}, {4099, 17}, {1, 1}, {7, 0}}"}
+               "short_rows.cuh": "{{65537, 3}, {1000, 32}, {4099, 17}, {1, 1}, {7, 0}}",
+               "split_rows.cuh": "{{65537, 3}, {3, 4097}, {1, 1000003}, {2, 300007}, {7, 0}}"}
 
 
 def fail(message):

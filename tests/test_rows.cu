@@ -1,8 +1,9 @@
-// The rows chapters (13_rows, 14_row_stats, 15_lane_groups, 16_short_rows): every method
+// The rows chapters (13_rows, 14_row_stats, 15_lane_groups, 16_short_rows, 18_split_rows): every method
 // of each copy unit and both CUB yardsticks, for every operator and input type each
 // offers, against a CPU reference in double at awkward shapes (K = 0, 1, 3, 31, 33, 1000,
 // 4097; M = 1, 2, 3, 65537; input 16-byte aligned and not); NaN, infinities and ties;
-// indices past 2^31 and more than 2^32 rows; bad arguments; the programs' command lines.
+// indices past 2^31 and more than 2^32 rows; bad arguments; the programs' command lines;
+// 18's rows split over 1 to 1000 blocks, at M = 1, 2, 3, 7, and rows past 2^31 elements.
 // The GPU tests report SKIPPED without a device; the rules, the argument checks and the
 // command lines that stop before the device run anywhere.
 #include <gtest/gtest.h>
@@ -30,12 +31,14 @@
 #include "rows.cuh"
 #include "rows_harness.h"
 #include "short_rows.cuh"
+#include "split_rows.cuh"
 
 namespace reduction {
 rows_harness::RowsProgram rows_program();         // 13_rows/main.cu
 rows_harness::RowsProgram row_stats_program();    // 14_row_stats/main.cu
 rows_harness::RowsProgram lane_groups_program();  // 15_lane_groups/main.cu
 rows_harness::RowsProgram short_rows_program();   // 16_short_rows/main.cu
+rows_harness::RowsProgram split_rows_program();   // 18_split_rows/main.cu
 }
 
 namespace reduction::testing {
@@ -44,8 +47,8 @@ namespace {
 using namespace rows_harness;
 
 // A program and the methods its tests run: each chapter's own kernels once (16's group,
-// warp and block are 15's and 14's, run there; previous is the chapter before), and the
-// CUB yardsticks with the last chapter.
+// warp and block are 15's and 14's, run there; previous is the chapter before; 18's auto
+// runs 16's for short rows), and the CUB yardsticks with 16, the last in this list.
 struct Tested {
   RowsProgram program;
   std::vector<RowMethod> methods;
@@ -56,6 +59,7 @@ const std::vector<Tested>& tested() {
       {rows_program(), {RowMethod::Auto, RowMethod::Warp, RowMethod::Block}},
       {row_stats_program(), {RowMethod::Auto, RowMethod::Warp, RowMethod::Block}},
       {lane_groups_program(), {RowMethod::Auto, RowMethod::Group, RowMethod::Warp}},
+      {split_rows_program(), {RowMethod::Split, RowMethod::Auto, RowMethod::SinglePass}},
       {short_rows_program(), {RowMethod::Thread, RowMethod::Auto, RowMethod::CubSegmented, RowMethod::CubBlock}},
   };
   return list;
@@ -247,6 +251,7 @@ std::vector<unsigned char> run_method(const RowsProgram& program, const HostMatr
   std::size_t temp_bytes = 0;
   if (launch.temp_bytes_for) CUDA_CHECK(launch.temp_bytes_for(m.rows, m.cols, &temp_bytes));
   DeviceBuffer<unsigned char> temp(temp_bytes), output(m.rows * result_bytes(op));
+  if (temp_bytes) CUDA_CHECK(cudaMemset(temp.get(), 0, temp_bytes));  // as the harness: 18's tickets start at 0
   if (output.bytes()) CUDA_CHECK(cudaMemset(output.get(), poison, output.bytes()));
   CUDA_CHECK(launch.launch(input.data(), m.rows, m.cols, output.get(), temp.get(), temp_bytes, nullptr));
   CUDA_CHECK(cudaDeviceSynchronize());
@@ -357,6 +362,19 @@ TEST(RowsRule, EachChapterFollowsItsDocumentedRule) {
     EXPECT_EQ(said.rfind(std::string("chooses ") + r.picks, 0), 0u) << r.cols << " " << element_name(r.type) << ": "
                                                                      << said;
   }
+  // 18: blocks per row = resident blocks / M, at most one per 4096 vectors, at least 1.
+  const std::size_t split_cases[][5] = {{1, 1u << 26, 4, 1056, 1056}, {4096, 16384, 4, 1056, 1},
+                                        {256, 262144, 4, 1056, 4},    {64, 1u << 20, 4, 1056, 16},
+                                        {3, 4097, 4, 1056, 1},        {7, 65539, 4, 1056, 4},
+                                        {1, 1u << 26, 2, 1056, 1056}, {1, 65536, 2, 1056, 2},
+                                        {1, 65536, 4, 1056, 4},       {0, 100, 4, 1056, 1},
+                                        {2, 1u << 26, 4, 0, 1},       {1, 1u << 26, 4, 160, 160}};
+  for (const auto& c : split_cases) {
+    SCOPED_TRACE(std::to_string(c[0]) + " x " + std::to_string(c[1]) + " of " + std::to_string(c[2]) + " bytes, " +
+                 std::to_string(c[3]) + " resident blocks");
+    EXPECT_EQ(split_rows::plan_rows(c[0], c[1], c[2], c[3]).blocks_per_row, c[4]);
+  }
+
   // The CUB collective follows the same rule.
   EXPECT_EQ(cub_rows::threads_per_row(1u << 21, 32, 4), 1);
   EXPECT_EQ(cub_rows::threads_per_row(2033602, 33, 4), 4);
@@ -407,6 +425,23 @@ TEST(RowsApi, RefusesBadArgumentsBeforeAnyLaunch) {
   EXPECT_EQ((short_rows::reduce_rows<float, short_rows::Sum>(odd, 3, 4, sums)), bad);
   EXPECT_EQ((short_rows::reduce_rows<float, short_rows::Sum>(input, 3, 4, nullptr)), bad);
   EXPECT_EQ((short_rows::reduce_rows<float, short_rows::Sum>(nullptr, 0, 4, nullptr)), cudaSuccess);
+
+  // 18: no blocks; a split plan without scratch or with misaligned scratch; too many columns.
+  void* scratch = reinterpret_cast<void*>(std::uintptr_t(0x30000));
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 4, sums, scratch, {0})), bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 1u << 20, sums, nullptr, {2})), bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 1u << 20, sums,
+                                                              static_cast<char*>(scratch) + 4, {2})),
+            bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::ArgMax>(input, 1, too_wide,
+                                                                 reinterpret_cast<split_rows::ValueIndex*>(sums), scratch,
+                                                                 {2})),
+            bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(odd, 3, 4, sums, nullptr, {1})), bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, SIZE_MAX / 2, 4, sums, nullptr, {1})), bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(nullptr, 0, 4, nullptr, nullptr, {1})), cudaSuccess);
+  EXPECT_EQ(split_rows::scratch_bytes(1000, {1}), 0u);
+  EXPECT_EQ(split_rows::scratch_bytes(3, {5}), 16u + 3u * 5u * 16u);  // the tickets, then a 16-byte state per block
 
   auto* pairs = reinterpret_cast<cub_rows::ValueIndex*>(std::uintptr_t(0x20000));
   EXPECT_EQ((cub_rows::collective_reduce<__nv_bfloat16, cub_rows::ArgMax>(
@@ -754,6 +789,155 @@ TEST(RowsGpu, MoreThan2To32ShortRows) {
   float last[3] = {};
   CUDA_CHECK(cudaMemcpy(last, sums.get() + row_count - 3, sizeof last, cudaMemcpyDeviceToHost));
   for (std::size_t k = 0; k < 3; ++k) EXPECT_EQ(last[k], 2.0f) << "row " << row_count - 3 + k;  // K = 1: the peak
+}
+
+// ---------------------------------------------------------------- 18: a row over several blocks
+
+// split_rows::reduce_rows for a type and operator given at run time, with a plan given.
+cudaError_t split_launch(ElementType type, RowOp op, const void* input, std::size_t rows, std::size_t cols,
+                         void* output, void* scratch, split_rows::Plan plan) {
+  return by_element_type(type, [&](auto tag) {
+    using In = typename decltype(tag)::type;
+    const In* in = static_cast<const In*>(input);
+    switch (op) {
+      case RowOp::Sum: return split_rows::reduce_rows<In, split_rows::Sum>(in, rows, cols, static_cast<float*>(output),
+                                                                           scratch, plan);
+      case RowOp::Max: return split_rows::reduce_rows<In, split_rows::Max>(in, rows, cols, static_cast<float*>(output),
+                                                                           scratch, plan);
+      case RowOp::ArgMax:
+        return split_rows::reduce_rows<In, split_rows::ArgMax>(
+            in, rows, cols, static_cast<split_rows::ValueIndex*>(output), scratch, plan);
+      default:
+        return split_rows::reduce_rows<In, split_rows::MeanVar>(
+            in, rows, cols, static_cast<split_rows::MeanVariance*>(output), scratch, plan);
+    }
+  });
+}
+
+// Plans the device's rule would not pick at these shapes: 1 to 1000 blocks per row (more
+// blocks than vectors too), at M = 1, 2, 3, 7, every operator and type, the input at two
+// alignments, against the reference. One scratch serves every call of a shape (the same rows):
+// each call must leave its tickets at 0 for the next, and a second run with another poison
+// must give the same bits.
+TEST(SplitRows, EveryPlanOperatorAndTypeAtAwkwardShapes) {
+  REQUIRE_GPU();
+  const std::size_t shapes[][2] = {{1, 5}, {2, 33}, {3, 4097}, {7, 65539}, {1, 1048583}};
+  const unsigned plans[] = {1, 2, 3, 7, 64, 1000};
+  for (const auto& shape : shapes) {
+    DeviceBuffer<unsigned char> scratch(split_rows::scratch_bytes(shape[0], {1000}));
+    CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
+    for (ElementType type : kAllTypes) {
+      const HostMatrix m = random_rows(shape[0], shape[1], type, fresh_seed());
+      for (std::size_t offset : {0, 1}) {
+        const DeviceInput input(m, offset);
+        for (RowOp op : kAllOps) {
+          DeviceBuffer<unsigned char> output(m.rows * result_bytes(op));
+          for (unsigned blocks : plans) {
+            const std::string at = "split_rows " + std::to_string(blocks) + " blocks per row, --op " + op_name(op) +
+                                   " --type " + element_name(type) + " " + std::to_string(m.rows) + " x " +
+                                   std::to_string(m.cols) + (offset ? " (input 1 element past alignment)" : "");
+            std::vector<unsigned char> runs[2];
+            for (int run = 0; run < 2; ++run) {
+              CUDA_CHECK(cudaMemset(output.get(), run ? 0xAB : 0xCD, output.bytes()));
+              CUDA_CHECK(split_launch(type, op, input.data(), m.rows, m.cols, output.get(), scratch.get(), {blocks}));
+              CUDA_CHECK(cudaDeviceSynchronize());
+              runs[run].resize(output.bytes());
+              CUDA_CHECK(cudaMemcpy(runs[run].data(), output.get(), output.bytes(), cudaMemcpyDeviceToHost));
+            }
+            const std::size_t depth = lanes_depth(m.cols, type, 256, true) + (blocks + 255) / 256 + 10;
+            EXPECT_EQ(count_wrong_rows(m, op, runs[0], depth, at), 0u) << at;
+            EXPECT_TRUE(runs[0] == runs[1]) << at << ": a second run wrote another result";
+          }
+        }
+      }
+    }
+    std::vector<unsigned> tickets(shape[0]);
+    CUDA_CHECK(cudaMemcpy(tickets.data(), scratch.get(), sizeof(unsigned) * shape[0], cudaMemcpyDeviceToHost));
+    EXPECT_EQ(tickets, std::vector<unsigned>(shape[0], 0u)) << "the tickets are back at 0 after the last call";
+  }
+}
+
+// NaN and ties where a row is split: the first NaN and the first of equal maxima may lie in
+// any piece. The device's own plan (18's auto) at M = 1, 2, 3 with rows of 2^20 + 3.
+TEST(SplitRows, NaNAndTiesAcrossPieces) {
+  REQUIRE_GPU();
+  const std::size_t cols = (std::size_t(1) << 20) + 3;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (std::size_t rows : {1, 2, 3}) {
+    std::mt19937_64 random(fresh_seed());
+    std::uniform_real_distribution<float> uniform(0.0f, 1.0f);
+    // Row 0: 5 at three columns in three pieces (the first wins). Row 1: NaN late, then
+    // early (the first NaN wins). Row 2: an infinity.
+    auto value = [&](std::size_t i) {
+      const std::size_t r = i / cols, j = i % cols;
+      if (r == 0 && (j == cols - 2 || j == cols / 2 + 7 || j == 300007)) return 5.0f;
+      if (r == 1 && (j == cols - 1 || j == 700001)) return nan;
+      if (r == 2 && j == 12345) return std::numeric_limits<float>::infinity();
+      return uniform(random);
+    };
+    const RowsProgram program = split_rows_program();
+    for (ElementType type : kAllTypes) {
+      const HostMatrix m = make_matrix(rows, cols, type, value);
+      ASSERT_NE(describe_of(program, RowMethod::Auto, rows, cols, type).find("blocks of 256 threads per row"),
+                std::string::npos);
+      const DeviceInput input(m, 1);
+      for (RowOp op : kAllOps) {
+        const std::string at = where(program, RowMethod::Auto, op, m, 1);
+        const std::vector<unsigned char> results = run_method(program, m, input, RowMethod::Auto, op, 0xCD);
+        EXPECT_EQ(count_wrong_rows(m, op, results, depth_of(program, RowMethod::Auto, rows, cols, type), at), 0u) << at;
+      }
+    }
+  }
+}
+
+// One row of 2^31 + 5 bf16 (4 GiB), and two rows of 2^30 + 3 (past 2^31 in all, so that the
+// second row's offset needs 64 bits): zeros but for a few values, so that each sum is exact.
+TEST(SplitRows, RowsPast2To31Elements) {
+  REQUIRE_GPU();
+  const RowsProgram program = split_rows_program();
+  struct Case {
+    std::size_t rows, cols;
+  };
+  for (const Case c : {Case{1, (std::size_t(1) << 31) + 5}, Case{2, (std::size_t(1) << 30) + 3}}) {
+    const std::size_t n = c.rows * c.cols;
+    if (!enough_memory(n * sizeof(__nv_bfloat16))) GTEST_SKIP() << "needs " << (n >> 19) << " MiB of device memory";
+    DeviceBuffer<__nv_bfloat16> input(n);
+    CUDA_CHECK(cudaMemset(input.get(), 0, n * sizeof(__nv_bfloat16)));
+    // Row r holds 1, 2, 4 and 8 at its columns 0, K/2 - 1, K - 7 and K - 1 (8 the largest, the
+    // last column), times r + 1: sum 15 (r + 1), max and argmax 8 (r + 1) at K - 1.
+    for (std::size_t r = 0; r < c.rows; ++r) {
+      const std::size_t columns[] = {0, c.cols / 2 - 1, c.cols - 7, c.cols - 1};
+      for (int k = 0; k < 4; ++k) {
+        const __nv_bfloat16 x = __float2bfloat16(float(1 << k) * float(r + 1));
+        CUDA_CHECK(cudaMemcpy(input.get() + r * c.cols + columns[k], &x, sizeof x, cudaMemcpyHostToDevice));
+      }
+    }
+    for (RowOp op : {RowOp::Sum, RowOp::Max, RowOp::ArgMax}) {
+      if (!refusal(program, RowMethod::Auto, op, c.rows, c.cols, ElementType::BFloat16).empty()) continue;
+      const RowLaunch launch = launcher_of(program, RowMethod::Auto, ElementType::BFloat16, op);
+      std::size_t bytes = 0;
+      CUDA_CHECK(launch.temp_bytes_for(c.rows, c.cols, &bytes));
+      DeviceBuffer<unsigned char> scratch(bytes), output(c.rows * result_bytes(op));
+      if (bytes) CUDA_CHECK(cudaMemset(scratch.get(), 0, bytes));
+      CUDA_CHECK(cudaMemset(output.get(), 0xCD, output.bytes()));
+      CUDA_CHECK(launch.launch(input.get(), c.rows, c.cols, output.get(), scratch.get(), bytes, nullptr));
+      CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<unsigned char> results(output.bytes());
+      CUDA_CHECK(cudaMemcpy(results.data(), output.get(), results.size(), cudaMemcpyDeviceToHost));
+      for (std::size_t r = 0; r < c.rows; ++r) {
+        SCOPED_TRACE(std::string(op_name(op)) + ", " + std::to_string(c.rows) + " x " + std::to_string(c.cols) +
+                     ", row " + std::to_string(r));
+        float value = 0;
+        std::memcpy(&value, results.data() + r * result_bytes(op), 4);
+        EXPECT_EQ(value, float((op == RowOp::Sum ? 15 : 8) * (r + 1)));
+        if (op == RowOp::ArgMax) {
+          std::int32_t index = 0;
+          std::memcpy(&index, results.data() + r * result_bytes(op) + 4, 4);
+          EXPECT_EQ(std::size_t(index), c.cols - 1);
+        }
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------- the programs' command lines

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws the pictures of the rows chapters (13_rows to 16_short_rows) as SVG files.
+"""Draws the pictures of the rows chapters (13_rows to 16_short_rows, 18_split_rows) as SVG files.
 
     python3 tools/draw_rows.py [--out docs/images]
 
@@ -15,10 +15,13 @@ writes
     rows_staged.svg      16: a tile of rows loaded as 16-byte vectors, stored in shared
                          memory with spare words, each thread reading its own row; the
                          banks of row-strided reads with and without the spare words
+    rows_split.svg       18: three rows, each split into pieces of whole vectors, a block
+                         per piece (split_rows's lane_reduce_row); each block's state and
+                         its row's ticket; the last block to draw it combines the states
 
 The shapes in the pictures follow the units' rules (plan_rows, staged_word): the script
-computes which thread takes which vector, and which bank a word falls in, the way the
-kernels do.
+computes which thread takes which vector, which bank a word falls in and which vectors a
+piece of a split row holds, the way the kernels do.
 
 Python 3 standard library only.
 """
@@ -392,6 +395,53 @@ def draw_staged(path):
     write(svg, path)
 
 
+def split_pieces(count, parts):
+    """The vectors [begin, end) of each piece of a row of `count` vectors (18's lane_reduce_row)."""
+    per = (count + parts - 1) // parts
+    pieces = []
+    for part in range(parts):
+        begin = min(per * part, count)
+        pieces.append((begin, min(begin + per, count)))
+    return pieces
+
+
+def draw_split(path):
+    rows, parts, count = 3, 4, 20  # rows, pieces per row, vectors per row
+    svg = Svg(WIDTH, 430, "18_split_rows: a row over several blocks",
+              "Three rows, each split into four pieces of whole vectors; one block per piece; each block's state "
+              "goes to scratch and it draws its row's ticket; the block that draws the last ticket combines.")
+    svg.text(24, 32, "18_split_rows: M = 3 rows, 4 blocks per row (blocks_per_row = resident blocks / M)", size=19,
+             weight="bold", color=TEXT)
+    svg.text(24, 54, "Each cell is a 16-byte vector. Piece p of a row: vectors [p * ceil(V / 4), ...); the head goes "
+             "with piece 0, the tail with piece 3. Block b = row * 4 + piece.", size=12.5, color=SUBTLE)
+    x0, y0, w, h = 124.0, 84.0, 19.0, 26.0
+    sx = x0 + count * w + 44
+    for r in range(rows):
+        y = y0 + r * (h + 70)
+        svg.text(x0 - 26, y + 18, f"row {r}", size=13, anchor="end", color=TEXT, weight="bold")
+        cell(svg, x0 - 4 - 14, y, 14, h, HEAD, "", 9)
+        for part, (begin, end) in enumerate(split_pieces(count, parts)):
+            color = thread_color(r * parts + part, rows * parts)
+            for v in range(begin, end):
+                cell(svg, x0 + v * w, y, w, h, color, str(v), 9)
+            mid = x0 + (begin + end) / 2 * w
+            block = r * parts + part
+            svg.text(mid, y + h + 16, f"block {block}", size=11, anchor="middle", color=TEXT)
+            svg.line(mid, y + h + 21, sx + part * 38 + 18, y + h + 3, stroke=GRID, width=1.0, arrow=True)
+        cell(svg, x0 + count * w, y, 10, h, TAIL, "", 9)
+        for part in range(parts):
+            cell(svg, sx + part * 38, y - 2, 36, h + 4, thread_color(r * parts + part, rows * parts), f"s{part}", 10)
+        svg.text(sx + parts * 38 + 10, y + 10, f"ticket[{r}]: 0 → 1 → 2 → 3 → 4", size=12, color=TEXT, family=MONO)
+        svg.text(sx + parts * 38 + 10, y + 28, "whoever draws 3 combines s0..s3", size=11.5, color=SUBTLE)
+        svg.text(sx + parts * 38 + 10, y + 44, "in order, writes output[" + str(r) + "], sets 0", size=11.5,
+                 color=SUBTLE)
+    svg.text(24, 392, "Orange: the row's head (before its first 16-byte boundary); green: its tail.", size=12,
+             color=SUBTLE)
+    svg.text(24, 410, "The states are combined in a fixed order, so the result is the same on every run; which block "
+             "draws the last ticket is not.", size=12, color=SUBTLE)
+    write(svg, path)
+
+
 def main(argv=None):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -399,7 +449,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     os.makedirs(args.out, exist_ok=True)
     for name, draw in (("rows_mapping.svg", draw_mapping), ("rows_alignment.svg", draw_alignment),
-                       ("rows_lane_groups.svg", draw_lane_groups), ("rows_staged.svg", draw_staged)):
+                       ("rows_lane_groups.svg", draw_lane_groups), ("rows_staged.svg", draw_staged),
+                       ("rows_split.svg", draw_split)):
         path = os.path.join(args.out, name)
         draw(path)
         print("wrote", os.path.relpath(path))
