@@ -186,9 +186,11 @@ __device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight]) {
 }
 
 // [snippet:lane_reduce_row]
-// One lane's share of piece `part` of `parts` of a row that `lanes` threads share: the head (before
-// the first 16-byte boundary) in the first piece, its share of the vectors (lane l: l, l + lanes, ...,
-// four loads per trip issued first), the tail in the last. Columns count from the row's start.
+// One lane's share of a row that `lanes` threads share (32 or more), split as 09 splits its
+// array: the head (before the row's first 16-byte-aligned address: rows of odd K start at
+// every alignment), whole vectors (lane l takes vectors l, l + lanes, ..., four loads per trip
+// issued first), the tail. ArgMax keeps each vector's maximum and finds the column at the end.
+// Here only piece `part` of `parts`: its run of the vectors, the head in the first, the tail in the last.
 template <typename In, typename Op>
 __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t cols, unsigned part, unsigned parts,
                                        unsigned lane, unsigned lanes) {
@@ -198,11 +200,11 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
   const std::size_t misaligned = reinterpret_cast<std::uintptr_t>(row) % kVectorBytes;
   const std::size_t head_elements = misaligned ? (kVectorBytes - misaligned) / sizeof(In) : 0;
   const std::size_t head = head_elements < cols ? head_elements : cols;
-  const std::size_t count = (cols - head) / kPer, tail_start = head + count * kPer;
+  const std::size_t all = (cols - head) / kPer, tail_start = head + all * kPer;  // the row's vectors
   const uint4* vectors = reinterpret_cast<const uint4*>(row + head);
-  const std::size_t per_part = (count + parts - 1) / parts;  // the piece's vectors: [begin, end)
-  const std::size_t begin = per_part * part < count ? per_part * part : count;
-  const std::size_t end = count - begin < per_part ? count : begin + per_part;
+  const std::size_t per_part = (all + parts - 1) / parts;  // the piece's vectors: [begin, count)
+  const std::size_t begin = per_part * part < all ? per_part * part : all;
+  const std::size_t count = all - begin < per_part ? all : begin + per_part;
 
   typename R::State partial = R::identity();  // head and tail: fewer elements than lanes
   if (part == 0 && lane < head) partial = R::combine(partial, R::element(float(__ldg(row + lane)), int(lane)));
@@ -217,7 +219,7 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     if (best_vector == ~Index(0) || (top != top && best == best) || top > best) best = top, best_vector = i;
   };
   Index v = Index(begin) + lane;
-  for (; v + (kVectorsInFlight - 1) * lanes < end; v += kVectorsInFlight * lanes) {  // full trips
+  for (; v + (kVectorsInFlight - 1) * lanes < count; v += kVectorsInFlight * lanes) {  // full trips
     uint4 loaded[kVectorsInFlight];
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * lanes);
@@ -228,19 +230,19 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
       partial = R::combine(partial, trip_state<In, Op>(loaded));
     }
   }
-  if (v < end) {  // the last, partial trip: each load guarded, all issued before any is used
+  if (v < count) {  // the last, partial trip: each load guarded, all issued before any is used
     if constexpr (kArgMax) {
       uint4 loaded[kVectorsInFlight];
 #pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) if (v + k * lanes < end) loaded[k] = __ldg(vectors + v + k * lanes);
+      for (int k = 0; k < kVectorsInFlight; ++k) if (v + k * lanes < count) loaded[k] = __ldg(vectors + v + k * lanes);
 #pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) if (v + k * lanes < end) consider(loaded[k], v + k * lanes);
+      for (int k = 0; k < kVectorsInFlight; ++k) if (v + k * lanes < count) consider(loaded[k], v + k * lanes);
     } else {
       typename R::State trip[kVectorsInFlight];
 #pragma unroll
       for (int k = 0; k < kVectorsInFlight; ++k) {
         const std::size_t i = v + k * lanes;
-        trip[k] = i < end ? vector_state<In, Op>(__ldg(vectors + i), int(head + i * kPer)) : R::identity();
+        trip[k] = i < count ? vector_state<In, Op>(__ldg(vectors + i), int(head + i * kPer)) : R::identity();
       }
       partial = R::combine(partial, tree<Op>(trip));
     }
@@ -292,11 +294,10 @@ __global__ void __launch_bounds__(kBlock)
     if (parts > 1) {
       if (threadIdx.x == 0) {
         partials[piece] = state;
-        // As 09's ticket: release publishes the state above; acquire, in the last block, sees
-        // every other piece's. The last block puts the counter back to 0 for the next call.
+        // 09's ticket: release publishes the state; acquire (the last block) sees every piece's.
         cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(tickets[row]);
         last = ticket.fetch_add(1, cuda::memory_order_acq_rel) == parts - 1;
-        if (last) ticket.store(0, cuda::memory_order_relaxed);
+        if (last) ticket.store(0, cuda::memory_order_relaxed);  // ready for the next call
       }
       __syncthreads();  // `last` is written, and warp 0 is done with block_reduce's slots
       if (!last) continue;  // the same for the whole block: no thread skips a barrier alone

@@ -49,10 +49,9 @@ template <typename In, typename Op> cudaError_t default_plan(std::size_t rows, s
 // once; every call with the same rows leaves the tickets at 0 again (one stream at a time).
 std::size_t scratch_bytes(std::size_t rows, Plan plan);
 
-// One Op::Result per row to output[0, rows) (device memory): any rows and cols (up to
-// INT_MAX columns for ArgMax and MeanVar). Returns the first CUDA error, or
-// cudaErrorInvalidValue before any launch for a null or misaligned pointer, no blocks,
-// missing scratch, or too many columns.
+// One Op::Result per row to output[0, rows) (device memory): any rows and cols (up to INT_MAX
+// columns for ArgMax and MeanVar). Returns the first CUDA error, or cudaErrorInvalidValue before
+// any launch for a null or misaligned pointer, no blocks, missing scratch, or too many columns.
 template <typename In, typename Op>
 cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typename Op::Result* output,
                         void* scratch, Plan plan, cudaStream_t stream = 0);

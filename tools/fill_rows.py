@@ -11,8 +11,12 @@ each machine's median) and RESULTS_DIR/rows/example.txt, and writes
   16_short_rows/README.md   <!-- results:16_short_rows -->: every method at every K, the
                             crossover plots docs/images/rows_crossover_{float,bf16}.svg,
                             <!-- results:16_short_rows_example --> (one run's report)
+  18_split_rows/README.md   <!-- results:18_split_rows -->: few long rows at M x K = 2^26,
+                            18 against 16's rule, CUB and 09, the plot
+                            docs/images/rows_split_{float,bf16}.svg
   docs/tuning.md            <!-- results:rows_targets -->, <!-- results:rows_ops -->: the
-                            targets the rows chapters were built for, from 16's sweep
+                            targets the rows chapters were built for, from 16's sweep;
+                            <!-- results:rows_split_targets -->: 18's, from its sweep
 
     python3 tools/fill_rows.py RUN_1 RUN_2 RUN_3
 
@@ -32,7 +36,8 @@ sys.path.insert(0, HERE)
 from results import fill_file  # noqa: E402
 from svg import Svg, write  # noqa: E402
 
-CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows")
+CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows", "18_split_rows")
+SPLIT = "18_split_rows"  # few long rows: M from 1 to 4096 at M x K = 2^26
 WHOLE = "16_short_rows"  # the chapter whose sweep has every method, and the targets
 OURS = ("thread", "group", "warp", "block")
 CUB = ("cub_segmented", "cub_block")
@@ -45,6 +50,9 @@ RESULT_BYTES = {"sum": 4, "max": 4, "argmax": 8, "meanvar": 8}  # rows::ValueInd
 # over cub::DeviceSegmentedReduce, by K.
 FLOOR_TARGET = {1: 80, 3: 80, 33: 80, 1000: 80, 8: 90, 32: 90, 128: 90, 1024: 90, 8192: 90, 65536: 90}
 OPS_TARGET = {"argmax": 1.2, "meanvar": 1.1}
+# 18's targets: each operator's share of the floor at every M, and its sum at M = 1 against 09.
+SPLIT_FLOOR_TARGET = {"sum": 90, "max": 90, "argmax": 85, "meanvar": 85}
+SPLIT_SINGLE_PASS_TARGET = 1.05
 
 
 class DataError(Exception):
@@ -363,6 +371,131 @@ def plot(sweep, dtype, path):
     write(svg, path)
 
 
+# ----------------------------------------------------------------------------- 18: few long rows
+
+def unchecked_mark(row):
+    """CUB's segmented sum of a row of 2^24 or more floats: its order is its own, so the only
+    bound the harness can use is a chain of K additions, which bounds nothing there; the
+    harness cannot verify the result and counts it as wrong (†, explained under the table)."""
+    if row is not None and not row["ok"] and row["method"] == "cub_segmented" and row["k"] >= 1 << 24:
+        return " †"
+    return wrong_mark(row)
+
+
+def split_block(sweep, readme, root):
+    out = [measured_on(sweep, readme, root) + ". Times in µs, with the share of the read-only floor's bandwidth; "
+           "\"16's rule\": 16_short_rows's auto (a block per row here); \"18\": this chapter's auto; \"09\": "
+           "09_single_pass summing the one row as an array (M = 1, float).", ""]
+    if any(not r["ok"] and unchecked_mark(r) != " †" for r in sweep["rows"]):
+        out += ["⚠: a WRONG result; its time is shown but does not count.", ""]
+    if any(unchecked_mark(r) == " †" for r in sweep["rows"]):
+        out += ["†: CUB's order is its own, so the only error bound that holds for it is that of a chain of K "
+                "additions, which bounds nothing from K = 2^24 on: the harness cannot verify these sums and counts "
+                "them as wrong.", ""]
+    for dtype in sweep["types"]:
+        image = os.path.relpath(os.path.join(root, "docs", "images", f"rows_split_{dtype}.svg"),
+                                os.path.dirname(readme)).replace(os.sep, "/")
+        rows = []
+        for k in sorted(sweep["ks"], reverse=True):
+            floor = get(sweep, dtype, k, "floor")
+            ours, before = get(sweep, dtype, k, "auto"), get(sweep, dtype, k, "previous")
+            if ours is None or floor is None:
+                continue
+            cub, single = get(sweep, dtype, k, "cub_segmented"), get(sweep, dtype, k, "single_pass")
+
+            def with_share(row, mark=wrong_mark):
+                share = of_floor(row, floor)
+                return "—" if row is None else us(row) + mark(row) + ("" if share is None else f" ({share:.0f}%)")
+
+            speedup = before["ms"] / ours["ms"] if before is not None and ours["ms"] > 0 else None
+            cells = [str(ours["m"]), str(k), with_share(before), with_share(ours), ratio_text(speedup),
+                     with_share(cub, unchecked_mark), with_share(single), us(floor)]
+            rows.append(cells)
+        out += [f"**{dtype}**", "", f"![% of the read-only floor against M at M × K = 2^26, {dtype}]({image})", "",
+                table(["M", "K", "16's rule", "18", "18 × faster", "cub_segmented", "09", "floor"],
+                      ["---:"] * 8, rows), ""]
+    return "\n".join(out).rstrip()
+
+
+def split_targets_block(sweep, readme, root):
+    out = [measured_on(sweep, readme, root) + ". 18's targets: at every M, each operator's share of the read-only "
+           "floor at least " + ", ".join(f"{v}% ({op})" for op, v in SPLIT_FLOOR_TARGET.items())
+           + f"; at M = 1 the float sum within {SPLIT_SINGLE_PASS_TARGET:.2f}× of 09's time.", ""]
+    for dtype in sweep["types"]:
+        rows = []
+        for k in sorted(sweep["ks"], reverse=True):
+            floor = get(sweep, dtype, k, "floor")
+            found = {op: get(sweep, dtype, k, "auto", op) for op in SPLIT_FLOOR_TARGET}
+            if floor is None or found["sum"] is None:
+                continue
+            cells = [str(found["sum"]["m"])]
+            for op, target in SPLIT_FLOOR_TARGET.items():
+                share = of_floor(found[op], floor)
+                cells.append("—" if share is None else
+                             f"{share:.0f}%{wrong_mark(found[op])}: {verdict(share >= target and found[op]['ok'])}")
+            single = get(sweep, dtype, k, "single_pass")
+            factor = found["sum"]["ms"] / single["ms"] if single is not None and single["ms"] > 0 else None
+            cells.append("—" if factor is None else
+                         f"{ratio_text(factor)}: {verdict(factor <= SPLIT_SINGLE_PASS_TARGET)}")
+            rows.append(cells)
+        out += [f"**{dtype}**", "",
+                table(["M", "sum", "max", "argmax", "meanvar", "sum / 09"], ["---:"] * 6, rows), ""]
+    return "\n".join(out).rstrip()
+
+
+def plot_split(sweep, dtype, path):
+    """Each operator's share of the read-only floor against M (log scale), with 16's rule and CUB."""
+    width, height = 980.0, 520.0
+    x0, x1, y0, y1 = 84.0, width - 245.0, 88.0, height - 70.0
+    ks = sorted(sweep["ks"], reverse=True)
+    ms = [sweep["table"][(dtype, k)][("floor", "-")]["m"] for k in ks if (dtype, k) in sweep["table"]]
+    lo, hi = math.log2(min(ms)), math.log2(max(ms))
+
+    def px(m):
+        return x0 + (math.log2(m) - lo) / max(hi - lo, 1e-9) * (x1 - x0)
+
+    def py(percent):
+        return y1 - min(percent, 110.0) / 110.0 * (y1 - y0)
+
+    title = (f"{dtype}: M rows of K at M × K = 2^26, % of the read-only floor: {sweep['device']}, CUDA "
+             f"{sweep['cuda']}, {', '.join(sweep.get('dates', [sweep['date']]))}")
+    subtitle = "floor time / method time; 100% is the speed of a kernel that only reads the input"
+    svg = Svg(width, height, title, subtitle)
+    svg.text(20, 30, title, size=15, weight="bold")
+    svg.text(20, 52, subtitle, size=12.5, color="#444")
+    svg.y_grid(x0, x1, 100.0, 20.0, py)
+    for m in ms:
+        svg.line(px(m), y0, px(m), y1, stroke="#efefef", width=1.0)
+        svg.text(px(m), y1 + 20, str(m), size=12, anchor="middle", color="#444")
+    svg.line(x0, y1, x1, y1, stroke="#444", width=1.2)
+    svg.line(x0, y0, x0, y1, stroke="#444", width=1.2)
+    svg.text((x0 + x1) / 2, height - 20, "M, rows (log scale); K = 2^26 / M", size=13, anchor="middle")
+    svg.text(22, (y0 + y1) / 2, "% of the read-only floor", size=13, anchor="middle",
+             transform=f"rotate(-90 22 {(y0 + y1) / 2:.1f})")
+    lines = [("auto", "sum", "#6a3d9a", "18: sum", 4.0, None), ("auto", "max", "#1f77b4", "18: max", 2.0, None),
+             ("auto", "argmax", "#d62728", "18: argmax", 2.0, None),
+             ("auto", "meanvar", "#2ca02c", "18: mean, variance", 2.0, None),
+             ("previous", "sum", "#ff7f0e", "16's rule: sum", 2.0, "6 4"),
+             ("cub_segmented", "sum", "#111111", "cub::DeviceSegmentedReduce", 2.0, "6 4")]
+    legend_y = y0 + 4
+    svg.text(x1 + 20, legend_y, "method", size=13, weight="bold")
+    for i, (method, op, color, label, thick, dash) in enumerate(lines):
+        points = []
+        for k in ks:
+            row, floor = get(sweep, dtype, k, method, op), get(sweep, dtype, k, "floor")
+            share = of_floor(row, floor)
+            if share is not None:
+                points.append((px(row["m"]), py(share)))
+        if points:
+            svg.polyline(points, stroke=color, width=thick, stroke_dasharray=dash)
+            for x, y in points:
+                svg.circle(x, y, 3.0, fill=color)
+        y = legend_y + 22 + 21 * i
+        svg.line(x1 + 20, y - 4, x1 + 48, y - 4, stroke=color, width=thick, stroke_dasharray=dash)
+        svg.text(x1 + 56, y, label, size=11.5)
+    write(svg, path)
+
+
 # ----------------------------------------------------------------------------- entry points
 
 def path_of(root, chapter):
@@ -397,6 +530,13 @@ def fill(results_dir, root=ROOT):
                                    {"previous": "14's warp or block"})))
     blocks.append((readme[WHOLE], "results:16_short_rows",
                    crossover_block(whole, root, readme[WHOLE], OURS, plots=True)))
+    split = sweeps[SPLIT]
+    for dtype in split["types"]:
+        path = os.path.join(images, f"rows_split_{dtype}.svg")
+        plot_split(split, dtype, path)
+        written.append(path)
+    blocks.append((readme[SPLIT], "results:18_split_rows", split_block(split, readme[SPLIT], root)))
+    blocks.append((tuning, "results:rows_split_targets", split_targets_block(split, tuning, root)))
     blocks.append((tuning, "results:rows_targets", targets_block(whole, tuning, root)))
     blocks.append((tuning, "results:rows_ops", ops_block(whole, tuning, root)))
     example = os.path.join(dirs[0], "rows", "example.txt")

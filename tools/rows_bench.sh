@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # rows_bench.sh: the rows chapters' measurements on a GPU machine (the results of
-# 13_rows .. 16_short_rows's READMEs). Writes into "$RESULTS/rows" (RESULTS defaults to
+# 13_rows .. 16_short_rows's and 18_split_rows's READMEs). Writes into "$RESULTS/rows" (RESULTS defaults to
 # build/gpu-results):
 #   gpu.txt                 nvidia-smi's view of the GPU and nvcc's version
 #   NN_name/rows_sweep.json each chapter's --sweep: M x K = 2^26 at its K, float and bf16
@@ -15,7 +15,7 @@ set -u
 cd "$(dirname "$0")/.."
 RESULTS=${RESULTS:-$PWD/build/gpu-results}
 BIN=${BIN:-build/release/bin}
-CHAPTERS="13_rows 14_row_stats 15_lane_groups 16_short_rows"
+CHAPTERS="13_rows 14_row_stats 15_lane_groups 16_short_rows 18_split_rows"
 out="$RESULTS/rows"
 mkdir -p "$out"
 
