@@ -75,9 +75,9 @@ cudaError_t launch(const void* input, std::size_t rows, std::size_t cols, void* 
     const RowLaunch shorter = previous().launcher(RowMethod::Auto, type_of<In>(), row_op<Op>());
     return shorter.launch(input, rows, cols, output, nullptr, 0, stream);
   }
+  const split_rows::Plan plan = plan_of<In, Op>(rows, cols);
   return split_rows::reduce_rows<In, Op>(static_cast<const In*>(input), rows, cols,
-                                         static_cast<typename Op::Result*>(output), scratch, plan_of<In, Op>(rows, cols),
-                                         stream);
+                                         static_cast<typename Op::Result*>(output), scratch, plan, stream);
 }
 
 // 09 on the one row of a 1 x K float matrix, through its chapter description.
@@ -184,7 +184,8 @@ rows_harness::RowsProgram split_rows_program() {
   rows_harness::RowsProgram program;
   program.id = "18_split_rows";
   program.summary = "sum, max, argmax, mean and variance of every row of a row-major M x K matrix of float, half or "
-                    "bf16: a long row over several blocks when few rows leave the GPU idle, and the whole rule of 13-18";
+                    "bf16: a long row over several blocks when few rows leave the GPU idle; the whole rule of the "
+                    "rows chapters";
   program.methods = {RowMethod::Auto, RowMethod::Split, RowMethod::Previous, RowMethod::SinglePass};
   program.types = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
   program.ops = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};

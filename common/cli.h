@@ -1,4 +1,4 @@
-// cli.h: the command line every chapter shares (GUIDE.md, "The chapter command line").
+// cli.h: the command line every chapter shares (README.md, "Quick start"; each chapter's --help).
 #pragma once
 
 #include <cstddef>

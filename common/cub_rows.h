@@ -1,4 +1,4 @@
-// cub_rows.h: the CUB yardsticks of the rows chapters (13-16), the same row reductions
+// cub_rows.h: the CUB yardsticks of the rows chapters (13-16, 18), the same row reductions
 // done with CUB, measured and checked beside each chapter's own kernels by the harness
 // (rows_harness.h). Results are laid out as the chapters' are: a float per row, a
 // ValueIndex (float value, int32 column) or a MeanVariance (two floats).

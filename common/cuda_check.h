@@ -1,4 +1,5 @@
-// cuda_check.h: the one piece of common/ that a chapter's kernel file needs.
+// cuda_check.h: error checks for the harness, the tools and the tests (the copy units
+// return their first CUDA error instead, and include no repository header).
 //
 // CUDA_CHECK(call) runs a CUDA runtime call and, if it fails, throws
 // reduction::CudaError naming the call, the file and the line. CUDA_CHECK_LAUNCH()

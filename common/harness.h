@@ -1,7 +1,7 @@
 // harness.h: turns a chapter's launcher into a complete program, and the measuring
 // machinery the tour and the tests share with it.
 //
-// One measurement (Bench::run) follows GUIDE.md's rules:
+// One measurement (Bench::run) follows the rules of docs/README.md, "How the numbers are measured":
 //   1. poison the result, run once, check it against the CPU reference (this run
 //      is also the first warm-up; a second untimed run follows);
 //   2. R timed repetitions: before each, outside the timed region, restore the

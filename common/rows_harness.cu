@@ -193,7 +193,7 @@ const char* method_help(RowMethod method) {
     case RowMethod::Group: return "group";
     case RowMethod::Warp: return "warp";
     case RowMethod::Block: return "block";
-    case RowMethod::Split: return "split";
+    case RowMethod::Split: return "split (a row over several blocks)";
     case RowMethod::Previous: return "previous (the previous chapter's auto)";
     case RowMethod::SinglePass: return "single_pass (09's sum of one row)";
     case RowMethod::CubSegmented: return "cub_segmented (cub::DeviceSegmentedReduce; no meanvar)";

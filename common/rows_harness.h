@@ -1,4 +1,4 @@
-// rows_harness.h: the plumbing of the rows chapters' programs (13_rows to 16_short_rows),
+// rows_harness.h: the plumbing of the rows chapters' programs (13 to 16, and 18),
 // which reduce every row of a matrix rather than one array, and so do not fit chapter.h's
 // Variant: their command line, the 2-D .npy input, the CPU reference of every row and the
 // checks, timing with the methods interleaved (with the CUB yardsticks of cub_rows.h and

@@ -29,7 +29,7 @@ import shutil
 import subprocess
 import sys
 
-MAX_BLOCK_LINES = 15  # GUIDE.md: the block a student copies is at most 15 lines
+MAX_BLOCK_LINES = 15  # the block a student copies is at most 15 lines
 
 DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your code" block of {header}.
 #include <cstdio>
@@ -374,7 +374,7 @@ def main():
         cpu_chapter(args, header, source, includes, body)
         return
     stem = os.path.basename(source)[:-3]
-    # Exactly the command of GUIDE.md, in a folder that holds only the two files.
+    # Exactly the command in the header's "Compile:" line, in a folder that holds only the two files.
     # 11_multi_gpu also needs NCCL: its header's folder, if nvcc does not search it, and
     # the library for the driver.
     nccl = os.path.basename(header) == "multi_gpu.cuh"

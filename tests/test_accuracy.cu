@@ -7,7 +7,7 @@
 // - it stays right past 2^31 elements.
 // The standard tests (test_chapters.cu, test_special_values.cu) cover 12 like every
 // chapter. Without a GPU only the first tests here run: the exact reference
-// (tools/accuracy/exact_sum.h) against an independent 128-bit integer sum.
+// (common/exact_sum.h) against an independent 128-bit integer sum.
 #include <gtest/gtest.h>
 
 #include <algorithm>

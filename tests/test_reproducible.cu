@@ -1,4 +1,4 @@
-// 17_reproducible against the exact sum (tools/accuracy/exact_sum.h) rounded once: the
+// 17_reproducible against the exact sum (common/exact_sum.h) rounded once: the
 // result must be that float to the bit, for every launch shape, alignment and split of
 // the array, on fresh random data of several kinds. Label gpu: skipped without a device,
 // except the command-line checks that stop before it.

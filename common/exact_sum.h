@@ -1,6 +1,6 @@
 // exact_sum.h: the exact sum of floats, and that sum rounded correctly to float or double.
-// The reference of chapter 12's error study (error_study.cu) and of its tests
-// (tests/test_accuracy.cu).
+// The reference of chapter 12's error study (tools/accuracy/error_study.cu) and of the
+// tests of 12 and 17 (tests/test_accuracy.cu, tests/test_reproducible.cu).
 //
 // Why it is exact. Every finite float is an integer times 2^-149 (2^-149 is the smallest
 // subnormal float): x = m * 2^-149 * 2^k with an integer m < 2^24 and 0 <= k <= 253. So any
