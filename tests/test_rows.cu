@@ -1000,6 +1000,12 @@ TEST(RowsProgram, HelpAndBadUsageExitBeforeTheDevice) {
   expect_usage_error("14_row_stats", "--method previous --type bf16", "does not offer --op sum --type bf16");
   expect_usage_error("15_lane_groups", "--method block", "--method expects auto|group|warp|previous");
   expect_usage_error("16_short_rows", "--method thread --cols 33", "--method thread takes rows of at most 128 bytes");
+  expect_usage_error("16_short_rows", "--method split", "--method expects thread|group|warp|block|auto|cub_segmented");
+  // 18's single_pass is 09's sum of one array: one row, float, the sum.
+  expect_usage_error("18_split_rows", "--method single_pass --rows 3 --cols 100", "it takes --rows 1");
+  expect_usage_error("18_split_rows", "--method single_pass --rows 1 --cols 100 --op max", "does not offer --op max");
+  expect_usage_error("18_split_rows", "--method single_pass --rows 1 --cols 100 --type bf16",
+                     "does not offer --op sum --type bf16");
 }
 
 TEST(RowsProgram, BadNpyFilesExitTwo) {

@@ -382,6 +382,12 @@ def unchecked_mark(row):
     return wrong_mark(row)
 
 
+def with_share(row, floor, mark=wrong_mark):
+    """A time in µs with its mark and its share of the floor: "92.4 (98%)"."""
+    share = of_floor(row, floor)
+    return "—" if row is None else us(row) + mark(row) + ("" if share is None else f" ({share:.0f}%)")
+
+
 def split_block(sweep, readme, root):
     out = [measured_on(sweep, readme, root) + ". Times in µs, with the share of the read-only floor's bandwidth; "
            "\"16's rule\": 16_short_rows's auto (a block per row here); \"18\": this chapter's auto; \"09\": "
@@ -402,14 +408,9 @@ def split_block(sweep, readme, root):
             if ours is None or floor is None:
                 continue
             cub, single = get(sweep, dtype, k, "cub_segmented"), get(sweep, dtype, k, "single_pass")
-
-            def with_share(row, mark=wrong_mark):
-                share = of_floor(row, floor)
-                return "—" if row is None else us(row) + mark(row) + ("" if share is None else f" ({share:.0f}%)")
-
             speedup = before["ms"] / ours["ms"] if before is not None and ours["ms"] > 0 else None
-            cells = [str(ours["m"]), str(k), with_share(before), with_share(ours), ratio_text(speedup),
-                     with_share(cub, unchecked_mark), with_share(single), us(floor)]
+            cells = [str(ours["m"]), str(k), with_share(before, floor), with_share(ours, floor), ratio_text(speedup),
+                     with_share(cub, floor, unchecked_mark), with_share(single, floor), us(floor)]
             rows.append(cells)
         out += [f"**{dtype}**", "", f"![% of the read-only floor against M at M × K = 2^26, {dtype}]({image})", "",
                 table(["M", "K", "16's rule", "18", "18 × faster", "cub_segmented", "09", "floor"],
