@@ -1,9 +1,10 @@
 // 18_split_rows as a program: the copy unit split_rows.cuh/.cu (a long row over several
 // blocks) wherever 16's whole rule gives a row a block, and 16's program (linked as a
 // library) for every shorter row, so that --method auto is the whole rule of the rows
-// chapters. --method split runs the unit at any shape, previous is 16's auto, and
-// single_pass 09's sum of the one row of a 1 x K float matrix (the floor a split row aims
-// at). The harness (common/rows_harness.h) does the rest.
+// chapters. --method split runs the unit at any shape, cluster the same pieces combined in a
+// thread-block cluster (cluster_rows.cu), previous is 16's auto, and single_pass 09's sum of
+// the one row of a 1 x K float matrix (the floor a split row aims at). The harness
+// (common/rows_harness.h) does the rest.
 #include <string>
 #include <type_traits>
 
@@ -16,6 +17,12 @@ rows_harness::RowsProgram short_rows_program();                               //
 rows_harness::RowMethod whole_rule(std::size_t rows, std::size_t row_bytes);  // 16_short_rows/main.cu
 Chapter single_pass_chapter();                                                // 09_single_pass/main.cu
 }  // namespace reduction
+
+namespace split_rows {  // cluster_rows.cu
+template <typename In, typename Op>
+cudaError_t reduce_rows_in_clusters(const In* input, std::size_t rows, std::size_t cols,
+                                    typename Op::Result* output, unsigned blocks_per_row, cudaStream_t stream);
+}  // namespace split_rows
 
 namespace {
 
@@ -30,7 +37,7 @@ const RowsProgram& previous() {
 // --method auto: the split unit where 16's whole rule gives a row a block (rows of more
 // than 8 KiB, or 2 KiB with fewer than 4096 rows); 16's auto for shorter rows.
 bool splits(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
-  return method == RowMethod::Split ||
+  return method == RowMethod::Split || method == RowMethod::Cluster ||
          (method == RowMethod::Auto && reduction::whole_rule(rows, cols * element_bytes(type)) == RowMethod::Block);
 }
 // [/snippet:auto_rule]
@@ -62,8 +69,8 @@ split_rows::Plan plan_of(std::size_t rows, std::size_t cols) {
 }
 
 template <RowMethod kMethod, typename In, typename Op>
-cudaError_t scratch_for(std::size_t rows, std::size_t cols, std::size_t* bytes) {
-  const bool split = splits(kMethod, rows, cols, type_of<In>());
+cudaError_t scratch_for(std::size_t rows, std::size_t cols, std::size_t* bytes) {  // clusters need none
+  const bool split = kMethod != RowMethod::Cluster && splits(kMethod, rows, cols, type_of<In>());
   *bytes = split ? split_rows::scratch_bytes(rows, plan_of<In, Op>(rows, cols)) : 0;
   return cudaSuccess;
 }
@@ -76,6 +83,11 @@ cudaError_t launch(const void* input, std::size_t rows, std::size_t cols, void* 
     return shorter.launch(input, rows, cols, output, nullptr, 0, stream);
   }
   const split_rows::Plan plan = plan_of<In, Op>(rows, cols);
+  if (kMethod == RowMethod::Cluster) {
+    return split_rows::reduce_rows_in_clusters<In, Op>(static_cast<const In*>(input), rows, cols,
+                                                       static_cast<typename Op::Result*>(output),
+                                                       plan.blocks_per_row, stream);
+  }
   return split_rows::reduce_rows<In, Op>(static_cast<const In*>(input), rows, cols,
                                          static_cast<typename Op::Result*>(output), scratch, plan, stream);
 }
@@ -108,6 +120,7 @@ RowLaunch launcher_of(RowMethod method) {
   switch (method) {
     case RowMethod::Auto: return {launch<RowMethod::Auto, In, Op>, scratch_for<RowMethod::Auto, In, Op>};
     case RowMethod::Split: return {launch<RowMethod::Split, In, Op>, scratch_for<RowMethod::Split, In, Op>};
+    case RowMethod::Cluster: return {launch<RowMethod::Cluster, In, Op>, scratch_for<RowMethod::Cluster, In, Op>};
     default: return {};
   }
 }
@@ -134,6 +147,12 @@ std::string refuse(RowMethod method, RowOp op, std::size_t rows, std::size_t col
     return "--method single_pass is 09's sum of one array: it takes --rows 1 (and --type float --op sum)";
   }
   if (method == RowMethod::Previous) return previous().refuse(RowMethod::Auto, op, rows, cols, type);
+  int device = 0, major = 0;
+  if (method == RowMethod::Cluster && cudaGetDevice(&device) == cudaSuccess &&
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major < 9) {
+    return "--method cluster needs thread-block clusters: a GPU of compute capability 9.0 or newer";
+  }
+  cudaGetLastError();  // no device: the harness says so next
   return "";
 }
 
@@ -156,6 +175,10 @@ std::string describe(RowMethod method, std::size_t rows, std::size_t cols, Eleme
   if (method == RowMethod::Previous) return previous().describe(RowMethod::Auto, rows, cols, type);
   if (!splits(method, rows, cols, type)) return previous().describe(method, rows, cols, type);
   const unsigned most = most_blocks_per_row(rows, cols, type);
+  if (method == RowMethod::Cluster) {
+    return "a thread-block cluster of up to " + std::to_string(most < 16 ? most : 16) +
+           " blocks of 256 threads per row, combined in distributed shared memory";
+  }
   return (method == RowMethod::Auto ? "chooses " : "") +
          (most == 1 ? lanes_plan(256, true)
                     : "up to " + std::to_string(most) + " blocks of 256 threads per row, combined by its last block");
@@ -172,6 +195,7 @@ std::size_t depth(RowMethod method, std::size_t rows, std::size_t cols, ElementT
   if (method == RowMethod::Previous || !splits(method, rows, cols, type)) {
     return previous().depth(RowMethod::Auto, rows, cols, type);
   }
+  if (method == RowMethod::Cluster) return lanes_depth(cols, type, 256, true) + 16;  // block 0: a chain of states
   const unsigned blocks = most_blocks_per_row(rows, cols, type);
   return lanes_depth(cols, type, 256, true) + (blocks > 1 ? (blocks + 255) / 256 + 10 : 0);
 }
@@ -186,7 +210,7 @@ rows_harness::RowsProgram split_rows_program() {
   program.summary = "sum, max, argmax, mean and variance of every row of a row-major M x K matrix of float, half or "
                     "bf16: a long row over several blocks when few rows leave the GPU idle; the whole rule of the "
                     "rows chapters";
-  program.methods = {RowMethod::Auto, RowMethod::Split, RowMethod::Previous, RowMethod::SinglePass};
+  program.methods = {RowMethod::Auto, RowMethod::Split, RowMethod::Cluster, RowMethod::Previous, RowMethod::SinglePass};
   program.types = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
   program.ops = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};
   // M x K = 2^26 at M = 4096, 1024, 256, 64, 16, 4, 2, 1.

@@ -189,7 +189,8 @@ __device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight]) {
 // One lane's share of a row that `lanes` threads share (32 or more), split as 09 splits its
 // array: the head (before the row's first 16-byte-aligned address: rows of odd K start at
 // every alignment), whole vectors (lane l takes vectors l, l + lanes, ..., four loads per trip
-// issued first), the tail. ArgMax keeps each vector's maximum and finds the column at the end.
+// issued first), the tail. ArgMax keeps each vector's maximum and finds the column at the end,
+// in a copy of the winning vector (14 read it again from memory: a scattered load per thread).
 // Here only piece `part` of `parts`: its run of the vectors, the head in the first, the tail in the last.
 template <typename In, typename Op>
 __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t cols, unsigned part, unsigned parts,
@@ -212,11 +213,12 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     partial = R::combine(partial, R::element(float(__ldg(row + tail_start + lane)), int(tail_start + lane)));
   }
   using Index = std::conditional_t<kArgMax, unsigned, std::size_t>;  // ArgMax: fewer than 2^31 vectors
-  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, and that vector
-  Index best_vector = ~Index(0);
+  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, that vector's index and
+  Index winner = ~Index(0);  // a copy of it, in shared memory (in registers it would cost occupancy)
+  __shared__ uint4 copies[kBlock];
   auto consider = [&](const uint4& bits, Index i) {
     const float top = vector_max<In>(bits);
-    if (best_vector == ~Index(0) || (top != top && best == best) || top > best) best = top, best_vector = i;
+    if (winner == ~Index(0) || (top != top && best == best) || top > best) best = top, winner = i, copies[lane] = bits;
   };
   Index v = Index(begin) + lane;
   for (; v + (kVectorsInFlight - 1) * lanes < count; v += kVectorsInFlight * lanes) {  // full trips
@@ -248,10 +250,8 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     }
   }
   if constexpr (kArgMax) {
-    if (best_vector != ~Index(0)) {
-      const uint4 winner = __ldg(vectors + best_vector);
-      partial = R::combine(partial, vector_state<In, ArgMax>(winner, int(head + best_vector * kPer)));
-    }
+    const int first = int(head + winner * kPer);  // the winner's first column
+    if (winner != ~Index(0)) partial = R::combine(partial, vector_state<In, ArgMax>(copies[lane], first));
   }
   return partial;
 }

@@ -66,6 +66,7 @@ const char* method_name(RowMethod method) {
     case RowMethod::Warp: return "warp";
     case RowMethod::Block: return "block";
     case RowMethod::Split: return "split";
+    case RowMethod::Cluster: return "cluster";
     case RowMethod::Previous: return "previous";
     case RowMethod::SinglePass: return "single_pass";
     case RowMethod::CubSegmented: return "cub_segmented";
@@ -194,6 +195,7 @@ const char* method_help(RowMethod method) {
     case RowMethod::Warp: return "warp";
     case RowMethod::Block: return "block";
     case RowMethod::Split: return "split (a row over several blocks)";
+    case RowMethod::Cluster: return "cluster (a row's blocks as one thread-block cluster; compute capability 9.0)";
     case RowMethod::Previous: return "previous (the previous chapter's auto)";
     case RowMethod::SinglePass: return "single_pass (09's sum of one row)";
     case RowMethod::CubSegmented: return "cub_segmented (cub::DeviceSegmentedReduce; no meanvar)";

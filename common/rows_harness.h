@@ -25,7 +25,7 @@ enum class RowOp { Sum, Max, ArgMax, MeanVar };
 // (the previous chapter's auto, for comparison), single_pass (09's sum of a one-row matrix as
 // one array), cub_segmented (cub::DeviceSegmentedReduce) and cub_block (cub::WarpReduce /
 // cub::BlockReduce); the last two are the harness's own.
-enum class RowMethod { Auto, Thread, Group, Warp, Block, Split, Previous, SinglePass, CubSegmented, CubBlock };
+enum class RowMethod { Auto, Thread, Group, Warp, Block, Split, Cluster, Previous, SinglePass, CubSegmented, CubBlock };
 
 const char* element_name(ElementType type);  // "float", "half", "bf16"
 std::size_t element_bytes(ElementType type);

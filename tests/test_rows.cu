@@ -59,7 +59,7 @@ const std::vector<Tested>& tested() {
       {rows_program(), {RowMethod::Auto, RowMethod::Warp, RowMethod::Block}},
       {row_stats_program(), {RowMethod::Auto, RowMethod::Warp, RowMethod::Block}},
       {lane_groups_program(), {RowMethod::Auto, RowMethod::Group, RowMethod::Warp}},
-      {split_rows_program(), {RowMethod::Split, RowMethod::Auto, RowMethod::SinglePass}},
+      {split_rows_program(), {RowMethod::Split, RowMethod::Cluster, RowMethod::Auto, RowMethod::SinglePass}},
       {short_rows_program(), {RowMethod::Thread, RowMethod::Auto, RowMethod::CubSegmented, RowMethod::CubBlock}},
   };
   return list;
