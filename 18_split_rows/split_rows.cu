@@ -3,7 +3,6 @@
 // blocks_per_row pieces of whole vectors, enough to fill the GPU once; each block reduces its piece
 // as 14 reduces a row, then (09's ticket, one per row) the row's last block combines their states.
 #include "split_rows.cuh"
-
 #include <cuda/atomic>
 #include <cuda/std/limits>
 #include <climits>
@@ -19,7 +18,6 @@ constexpr int kVectorsInFlight = 4;       // loads a thread issues before combin
 constexpr int kBlock = 256;               // threads per block
 constexpr std::size_t kPieceVectors = 4096;  // the least a block of a split row reads: 64 KiB
 constexpr int kNoIndex = INT_MAX;       // ArgMax's identity column: loses every tie
-
 template <typename In> constexpr int kPerVector = int(kVectorBytes / sizeof(In));  // 4 floats, 8 halves or bf16s
 
 // One 16-byte vector's elements, widened to float, to x[0, kPer).
@@ -78,8 +76,7 @@ template <> struct Reducer<ArgMax> {
   __device__ static ValueIndex result(State s) { return {s.value, s.index == kNoIndex ? -1 : s.index}; }
 };
 
-// MeanVar: (n, mean, M2) and Chan, Golub and LeVeque's merge (14):
-//   mean = mean_a + delta * nb / n,   M2 = M2a + M2b + delta^2 * na * nb / n.
+// MeanVar: (n, mean, M2), Chan et al.'s merge (14): mean = mean_a + delta nb / n, M2 = M2a + M2b + delta^2 na nb / n.
 template <> struct Reducer<MeanVar> {
   struct State { int count; float mean, m2; };
   __device__ static State identity() { return {0, 0.0f, 0.0f}; }
@@ -189,8 +186,7 @@ __device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight]) {
 // One lane's share of a row that `lanes` threads share (32 or more), split as 09 splits its
 // array: the head (before the row's first 16-byte-aligned address: rows of odd K start at
 // every alignment), whole vectors (lane l takes vectors l, l + lanes, ..., four loads per trip
-// issued first), the tail. ArgMax keeps each vector's maximum and finds the column at the end,
-// in a copy of the winning vector (14 read it again from memory: a scattered load per thread).
+// issued first), the tail. ArgMax keeps each vector's maximum and finds the column at the end.
 // Here only piece `part` of `parts`: its run of the vectors, the head in the first, the tail in the last.
 template <typename In, typename Op>
 __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t cols, unsigned part, unsigned parts,
@@ -213,9 +209,9 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     partial = R::combine(partial, R::element(float(__ldg(row + tail_start + lane)), int(tail_start + lane)));
   }
   using Index = std::conditional_t<kArgMax, unsigned, std::size_t>;  // ArgMax: fewer than 2^31 vectors
-  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, that vector's index and
-  Index winner = ~Index(0);  // a copy of it, in shared memory (in registers it would cost occupancy)
-  __shared__ uint4 copies[kBlock];
+  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, and that vector
+  Index winner = ~Index(0);
+  __shared__ uint4 copies[kBlock];  // a copy of each lane's winner: 14 read it again from memory
   auto consider = [&](const uint4& bits, Index i) {
     const float top = vector_max<In>(bits);
     if (winner == ~Index(0) || (top != top && best == best) || top > best) best = top, winner = i, copies[lane] = bits;
@@ -236,15 +232,20 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     if constexpr (kArgMax) {
       uint4 loaded[kVectorsInFlight];
 #pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) if (v + k * lanes < count) loaded[k] = __ldg(vectors + v + k * lanes);
+      for (int k = 0; k < kVectorsInFlight; ++k) {
+        if (v + k * lanes < count) loaded[k] = __ldg(vectors + v + k * lanes);
+      }
 #pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) if (v + k * lanes < count) consider(loaded[k], v + k * lanes);
+      for (int k = 0; k < kVectorsInFlight; ++k) {
+        if (v + k * lanes < count) consider(loaded[k], v + k * lanes);
+      }
     } else {
       typename R::State trip[kVectorsInFlight];
 #pragma unroll
       for (int k = 0; k < kVectorsInFlight; ++k) {
         const std::size_t i = v + k * lanes;
-        trip[k] = i < count ? vector_state<In, Op>(__ldg(vectors + i), int(head + i * kPer)) : R::identity();
+        trip[k] = i < count ? vector_state<In, Op>(__ldg(vectors + i), int(head + i * kPer))
+                            : R::identity();
       }
       partial = R::combine(partial, tree<Op>(trip));
     }

@@ -18,7 +18,6 @@
 //   if (status == cudaSuccess) status = cudaMemcpy(sums.data(), row_sums, n_rows * sizeof(float), cudaMemcpyDeviceToHost);
 //   cudaFree(scratch);
 //   cudaFree(row_sums);
-//
 // Compile: nvcc -std=c++17 -c split_rows.cu. New 16-bit input type T: cases in widen(), vector_max(); INSTANTIATE_OPS(T).
 #pragma once
 

@@ -16,7 +16,10 @@ each machine's median) and RESULTS_DIR/rows/example.txt, and writes
                             docs/images/rows_split_{float,bf16}.svg
   docs/tuning.md            <!-- results:rows_targets -->, <!-- results:rows_ops -->: the
                             targets the rows chapters were built for, from 16's sweep;
-                            <!-- results:rows_split_targets -->: 18's, from its sweep
+                            <!-- results:rows_split_targets -->: 18's, from its sweep;
+                            <!-- results:rows_argmax_copy -->: 18's ArgMax with and without
+                            its copy of the winning vector (RESULTS_DIR/rows/18_split_rows/
+                            argmax_copy.jsonl)
 
     python3 tools/fill_rows.py RUN_1 RUN_2 RUN_3
 
@@ -390,7 +393,8 @@ def with_share(row, floor, mark=wrong_mark):
 
 def split_block(sweep, readme, root):
     out = [measured_on(sweep, readme, root) + ". Times in µs, with the share of the read-only floor's bandwidth; "
-           "\"16's rule\": 16_short_rows's auto (a block per row here); \"18\": this chapter's auto; \"09\": "
+           "\"16's rule\": 16_short_rows's auto (a block per row here); \"18\": this chapter's auto; \"cluster\": "
+           "18's pieces combined in a thread-block cluster instead of by the ticket (`--method cluster`); \"09\": "
            "09_single_pass summing the one row as an array (M = 1, float).", ""]
     if any(not r["ok"] and unchecked_mark(r) != " †" for r in sweep["rows"]):
         out += ["⚠: a WRONG result; its time is shown but does not count.", ""]
@@ -410,11 +414,12 @@ def split_block(sweep, readme, root):
             cub, single = get(sweep, dtype, k, "cub_segmented"), get(sweep, dtype, k, "single_pass")
             speedup = before["ms"] / ours["ms"] if before is not None and ours["ms"] > 0 else None
             cells = [str(ours["m"]), str(k), with_share(before, floor), with_share(ours, floor), ratio_text(speedup),
-                     with_share(cub, floor, unchecked_mark), with_share(single, floor), us(floor)]
+                     with_share(get(sweep, dtype, k, "cluster"), floor), with_share(cub, floor, unchecked_mark),
+                     with_share(single, floor), us(floor)]
             rows.append(cells)
         out += [f"**{dtype}**", "", f"![% of the read-only floor against M at M × K = 2^26, {dtype}]({image})", "",
-                table(["M", "K", "16's rule", "18", "18 × faster", "cub_segmented", "09", "floor"],
-                      ["---:"] * 8, rows), ""]
+                table(["M", "K", "16's rule", "18", "18 × faster", "cluster", "cub_segmented", "09", "floor"],
+                      ["---:"] * 9, rows), ""]
     return "\n".join(out).rstrip()
 
 
@@ -442,6 +447,55 @@ def split_targets_block(sweep, readme, root):
         out += [f"**{dtype}**", "",
                 table(["M", "sum", "max", "argmax", "meanvar", "sum / 09"], ["---:"] * 6, rows), ""]
     return "\n".join(out).rstrip()
+
+
+def argmax_copy_block(dirs, readme, root):
+    """18's ArgMax with a copy of each thread's winning vector in shared memory against the same
+    kernel reading the winning vector again from memory (the copy unit of commit ae396f5, which
+    tools/rows_bench.sh builds beside it): each run's argmax_copy.jsonl, the median over the
+    machines."""
+    runs = []
+    for d in dirs:
+        path = os.path.join(d, "rows", SPLIT, "argmax_copy.jsonl")
+        if not os.path.exists(path):
+            raise DataError(f"no {SPLIT}/argmax_copy.jsonl in {d}/rows")
+        with open(path, encoding="utf-8") as f:
+            runs.append([json.loads(line) for line in f if line.strip()])
+    points = {}  # (type, M, variant) -> [row of each machine]
+    for run in runs:
+        for row in run:
+            if not row["ok"]:
+                raise DataError(f"argmax_copy.jsonl: a WRONG result ({row['type']}, M = {row['rows']}, {row['variant']})")
+            points.setdefault((row["type"], row["rows"], row["variant"]), []).append(row)
+    spread = max((max(r["ms"] for r in same) - min(r["ms"] for r in same)) / statistics.median(r["ms"] for r in same)
+                 for same in points.values())
+    first = runs[0][0]
+    how = os.path.relpath(os.path.join(root, HOW.split("#")[0]), os.path.dirname(readme)).replace(os.sep, "/")
+    out = [f"`18_split_rows --op argmax --method split --json` on {len(runs)} separately started machines, "
+           f"**{first['device']}**, CUDA {first['cuda']}, {', '.join(sorted({d for d in dates(dirs)}))}: "
+           f"M × K = 2^26, {first['reps']} repetitions with the read-only floor interleaved, L2 flushed; the median "
+           f"over the machines, which differ by at most {100 * spread:.1f}% ([how these are measured]({how}#"
+           f"{HOW.split('#')[1]})). Times in µs with the share of the floor.", ""]
+    for dtype in ("float", "bf16"):
+        rows = []
+        for m in sorted({key[1] for key in points if key[0] == dtype}):
+            cells = [str(m)]
+            for variant in ("reread", "copy"):
+                same = points[(dtype, m, variant)]
+                ms = statistics.median(r["ms"] for r in same)
+                cells.append(f"{ms * 1000:.1f} ({statistics.median(r['percent_of_floor'] for r in same):.0f}%)")
+            reread = statistics.median(r["ms"] for r in points[(dtype, m, "reread")])
+            cells.append(ratio_text(reread / statistics.median(r["ms"] for r in points[(dtype, m, "copy")])))
+            rows.append(cells)
+        out += [f"**{dtype}**", "", table(["M", "read again", "copy in shared memory", "× faster"], ["---:"] * 4, rows),
+                ""]
+    return "\n".join(out).rstrip()
+
+
+def dates(dirs):
+    for d in dirs:
+        with open(sweep_path(d, SPLIT), encoding="utf-8") as f:
+            yield json.load(f)["date"]
 
 
 def plot_split(sweep, dtype, path):
@@ -477,6 +531,7 @@ def plot_split(sweep, dtype, path):
              ("auto", "argmax", "#d62728", "18: argmax", 2.0, None),
              ("auto", "meanvar", "#2ca02c", "18: mean, variance", 2.0, None),
              ("previous", "sum", "#ff7f0e", "16's rule: sum", 2.0, "6 4"),
+             ("cluster", "sum", "#8c564b", "18 in a cluster: sum", 2.0, "2 3"),
              ("cub_segmented", "sum", "#111111", "cub::DeviceSegmentedReduce", 2.0, "6 4")]
     legend_y = y0 + 4
     svg.text(x1 + 20, legend_y, "method", size=13, weight="bold")
@@ -538,6 +593,7 @@ def fill(results_dir, root=ROOT):
         written.append(path)
     blocks.append((readme[SPLIT], "results:18_split_rows", split_block(split, readme[SPLIT], root)))
     blocks.append((tuning, "results:rows_split_targets", split_targets_block(split, tuning, root)))
+    blocks.append((tuning, "results:rows_argmax_copy", argmax_copy_block(dirs, tuning, root)))
     blocks.append((tuning, "results:rows_targets", targets_block(whole, tuning, root)))
     blocks.append((tuning, "results:rows_ops", ops_block(whole, tuning, root)))
     example = os.path.join(dirs[0], "rows", "example.txt")
