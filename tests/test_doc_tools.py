@@ -5,7 +5,8 @@
   docs/images are what the script draws with its defaults;
 - results.py: on a made-up sweep (written to a temporary folder, never to the repo) it
   writes results.md, the plots and the README blocks, and leaves other blocks alone;
-  `fill` replaces one marker block;
+  `fill` replaces one marker block; the plots (matplotlib, tools/plots.py) are the same bytes
+  when drawn again, and without matplotlib the blocks are written, no plot, one line says so;
 - merge_answers.py: merges answer files with a table of contents; docs/answers.md is current;
 - several runs (results.py combine, fill_docs.py RUN_DIR...): the published time of a point is
   the median of the runs' medians and its spread the run farthest from it, with two and three
@@ -21,7 +22,7 @@
 - fill_docs.py calls the fill(results_dirs) of the other tools/fill_*.py modules.
 Everything is written to temporary copies of the repository's Markdown, never to the repo.
 
-Run: python3 tests/test_doc_tools.py -v   (Python 3 standard library only)
+Run: python3 tests/test_doc_tools.py -v   (Python 3 standard library; matplotlib for the plot checks)
 """
 
 import ast
@@ -40,7 +41,14 @@ TOOLS = os.path.join(REPO, "tools")
 sys.path.insert(0, TOOLS)
 
 import draw_schemes  # noqa: E402
+import plots  # noqa: E402
 import results  # noqa: E402
+
+try:
+    plots.pyplot()
+    HAVE_MATPLOTLIB = True
+except ImportError:  # CI: the plots are skipped, the Markdown is still written
+    HAVE_MATPLOTLIB = False
 
 SCHEMES = ("neighbored.svg", "neighbored_less.svg", "interleaved.svg", "shared_tree.svg", "pow2ceil.svg",
            "warp_unroll.svg", "grid_stride.svg", "warp_shuffle.svg")
@@ -169,7 +177,12 @@ class Results(unittest.TestCase):
         self.assertIn("tour --sweep --type int --out docs/data", page)
         self.assertIn("⚠", page)  # the WRONG point is flagged
         for dtype in ("int", "float"):
-            plot = read(os.path.join(self.root, "docs", "images", f"results_{dtype}.svg"))
+            path = os.path.join(self.root, "docs", "images", f"results_{dtype}.svg")
+            if not HAVE_MATPLOTLIB:
+                self.assertFalse(os.path.exists(path))
+                self.assertIn("apt install python3-matplotlib", result.stderr)
+                continue
+            plot = read(path)
             xml.dom.minidom.parseString(plot.encode("utf-8"))
             self.assertIn("Test GPU", plot)
         top = read(os.path.join(self.root, "README.md"))
@@ -186,6 +199,30 @@ class Results(unittest.TestCase):
         before = read(os.path.join(self.root, "04_shared_tree", "README.md"))
         run("results.py", self.data, "--root", self.root)
         self.assertEqual(read(os.path.join(self.root, "04_shared_tree", "README.md")), before)
+
+    @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not importable")
+    def test_plots_are_the_same_bytes_when_drawn_again(self):
+        run("results.py", self.data, "--root", self.root)
+        path = os.path.join(self.root, "docs", "images", "results_int.svg")
+        first = read(path)
+        run("results.py", self.data, "--root", self.root)
+        self.assertEqual(read(path), first)
+
+    def test_without_matplotlib_the_blocks_are_written_and_no_plot(self):
+        import contextlib
+        import io
+        from unittest import mock
+        err = io.StringIO()
+        with mock.patch.object(plots, "pyplot", side_effect=ImportError("no matplotlib")), \
+                contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            results.update([self.data], self.root)
+        self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "images", "results_int.svg")))
+        lines = [line for line in err.getvalue().splitlines() if "matplotlib" in line]
+        self.assertEqual(len(lines), 1, err.getvalue())
+        self.assertIn("results_int.svg", lines[0])
+        self.assertIn("apt install python3-matplotlib", lines[0])
+        self.assertIn("Test GPU", read(os.path.join(self.root, "docs", "results.md")))
+        self.assertIn("| 2^30 |", read(os.path.join(self.root, "04_shared_tree", "README.md")))
 
     def test_fill_replaces_one_marker_block(self):
         path = os.path.join(self.root, "04_shared_tree", "README.md")

@@ -18,7 +18,8 @@ reads the files of one GPU run (tools/accuracy_study.sh writes them):
     accuracy:repro   the same bits or not: 100 runs, two grids
     accuracy:vs09    12's time against 09's in the tour's sweep
 fill(results_dir, root) does the same from Python (for tools/fill_docs.py). Every number
-written comes from those files. Python 3 standard library only (SVG by tools/svg.py).
+written comes from those files. Python 3 standard library only; the plots need matplotlib
+(tools/plots.py), and are skipped with a note where it is missing.
 """
 
 import csv
@@ -33,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from results import fill_file, fill_main  # noqa: E402
-from svg import Svg, write  # noqa: E402
+import plots  # noqa: E402
 
 README = os.path.join("12_accuracy", "README.md")
 TUNING = os.path.join("docs", "tuning.md")  # the study's tables beyond the README's
@@ -309,13 +310,9 @@ def ncu_block(folder, device):
 
 # ----------------------------------------------------------------------------- the plot
 
-def nice_decades(lo, hi):
-    return list(range(math.floor(lo), math.ceil(hi) + 1))
-
-
 def plot(kind, rows, path, device):
     """Relative error against N, log-log: a solid line per method, its bound dashed; exact
-    results (error 0) on a row of their own under the axis."""
+    results (error 0) on a row of their own under the decades (tools/plots.py)."""
     by_method = {}
     for row in rows:
         by_method.setdefault(row["method"], []).append((int(row["n"]), num(row["rel_error"]), num(row["bound"])))
@@ -327,71 +324,33 @@ def plot(kind, rows, path, device):
     hi = min(math.ceil(math.log10(max(errors + bounds + [1e-6]))), 0)
     ns = sorted({int(r["n"]) for r in rows})
     k_lo, k_hi = ns[0].bit_length() - 1, ns[-1].bit_length() - 1
-
-    width, height = 820, 470
-    left, right, top, bottom = 80, 230, 62, 70
-    plot_h = height - top - bottom - 36  # the log scale; under it, a row for exact results
-    plot_w = width - left - right
-    exact_y = top + plot_h + 20
-    frame_bottom = top + plot_h + 36
-
-    def x_of(n):
-        k = n.bit_length() - 1
-        return left + (k - k_lo) / max(k_hi - k_lo, 1) * plot_w
-
-    def y_of(e):
-        return top + (hi - math.log10(e)) / max(hi - lo, 1) * plot_h
-
-    svg = Svg(width, height, f"Relative error against N ({kind} data)",
-              f"{KINDS[kind]}; {device['device']}, {device['date']}")
-    svg.text(left, 22, f"Relative error against N: {kind} data", size=15, weight="bold")
-    svg.text(left, 40, KINDS[kind], size=12, color="#333")
-    svg.text(left, 56, f"{device['device']}, CUDA {device['cuda']}, {device['date']}; dashed: the bound from "
-             "each method's chain length", size=11, color="#555")
-    for d in nice_decades(lo, hi):
-        y = y_of(10.0 ** d)
-        svg.line(left, y, left + plot_w, y, stroke="#e5e5e5")
-        svg.raw_text(left - 8, y + 4, f"10<tspan dy=\"-6\" font-size=\"9\">{d}</tspan>", size=12, anchor="end")
-    for k in range(k_lo, k_hi + 1, 2):
-        x = x_of(1 << k)
-        svg.line(x, top, x, frame_bottom, stroke="#f0f0f0")
-        svg.raw_text(x, frame_bottom + 20, f"2<tspan dy=\"-6\" font-size=\"9\">{k}</tspan>", size=12,
-                     anchor="middle")
-    svg.rect(left, top, plot_w, frame_bottom - top, stroke="#888")
-    svg.line(left, top + plot_h + 6, left + plot_w, top + plot_h + 6, stroke="#bbb", stroke_dasharray="3,3")
-    svg.text(left - 8, exact_y + 4, "0 (exact)", size=11, anchor="end")
-    svg.text(left + plot_w / 2, frame_bottom + 44, "N (elements)", size=13, anchor="middle")
-    svg.add(f'<text x="18" y="{top + plot_h / 2:.0f}" font-size="13" text-anchor="middle" '
-            f'transform="rotate(-90 18 {top + plot_h / 2:.0f})" font-family="sans-serif">relative error</text>')
-
-    legend_y = top + 6
+    exact = 10.0 ** (lo - 1)  # where an error of 0 is drawn, under a gap
+    series = []
     for method, (label, colour) in METHODS.items():
-        points = by_method.get(method)
+        points = [(n, e, b) for n, e, b in by_method.get(method, []) if math.isfinite(e)]
         if not points:
             continue
-        segment = []  # consecutive nonzero errors are joined; exact results are dots on their own row
-        for n, e, _ in points:
-            if not math.isfinite(e):
-                continue
-            if e == 0:
-                svg.circle(x_of(n), exact_y, 3.5, fill="#ffffff", stroke=colour, stroke_width="1.5")
-                if len(segment) > 1:
-                    svg.polyline(segment, stroke=colour, width=1.8)
-                segment = []
-                continue
-            y = y_of(min(e, 10.0 ** hi))  # an error past the top is drawn at the top
-            segment.append((x_of(n), y))
-            svg.circle(x_of(n), y, 3, fill=colour)
-        if len(segment) > 1:
-            svg.polyline(segment, stroke=colour, width=1.8)
-        bound = [(x_of(n), y_of(b)) for n, _, b in points if math.isfinite(b) and 0 < b <= 10.0 ** hi]
+        # Consecutive nonzero errors are joined; exact results are hollow dots on their own row.
+        series.append({"x": [n for n, _, _ in points], "y": [min(e, 10.0 ** hi) if e > 0 else None for n, e, _ in points],
+                       "color": colour, "label": label, "width": 1.8})
+        zeros = [n for n, e, _ in points if e == 0]
+        if zeros:
+            series.append({"x": zeros, "y": [exact] * len(zeros), "color": colour, "label": label + " (exact)",
+                           "width": 0, "marker_size": 5.5, "hollow": True, "in_legend": False})
+        bound = [(n, b) for n, _, b in points if math.isfinite(b) and 0 < b <= 10.0 ** hi]
         if len(bound) > 1:
-            svg.polyline(bound, stroke=colour, width=1.2, stroke_dasharray="5,4", opacity="0.7")
-        lx = left + plot_w + 16
-        svg.line(lx, legend_y, lx + 24, legend_y, stroke=colour, width=2)
-        svg.text(lx + 30, legend_y + 4, label, size=12)
-        legend_y += 20
-    write(svg, path)
+            series.append({"x": [n for n, _ in bound], "y": [b for _, b in bound], "color": colour, "width": 1.2,
+                           "label": label + " (bound)", "style": "--", "marker_size": 0, "alpha": 0.7,
+                           "in_legend": False})
+    decades = list(range(lo, hi + 1))
+    plots.line_plot(path, f"Relative error against N: {kind} data",
+                    [KINDS[kind], f"{device['device']}, CUDA {device['cuda']}, {device['date']}; dashed: the bound "
+                     "from each method's chain length"], series, "N (elements)", "relative error",
+                    [1 << k for k in range(k_lo, k_hi + 1, 2)], plots.power_labels(2, range(k_lo, k_hi + 1, 2)),
+                    (10.0 ** (lo - 1.5), 10.0 ** (hi + 0.2)), y_log=True, y_ticks=[exact] + [10.0 ** d for d in decades],
+                    y_labels=["0 (exact)"] + [label if len(decades) <= 10 or (d - lo) % 2 == 0 else ""
+                                                 for d, label in zip(decades, plots.power_labels(10, decades))], y_gap=10.0 ** (lo - 0.5),
+                    size=(10.0, 5.6))
 
 
 # ----------------------------------------------------------------------------- fill
@@ -422,13 +381,10 @@ def fill(results_dir, root=REPO):
     tuning = os.path.join(root, TUNING)
     images = os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
-    written = []
-    for kind in KINDS:
-        rows = [r for r in errors if r["kind"] == kind]
-        if rows:
-            path = os.path.join(images, f"accuracy_error_{kind}.svg")
-            plot(kind, rows, path, device)
-            written.append(path)
+    jobs = [(os.path.join(images, f"accuracy_error_{kind}.svg"), plot,
+             (kind, [r for r in errors if r["kind"] == kind], os.path.join(images, f"accuracy_error_{kind}.svg"),
+              device)) for kind in KINDS if any(r["kind"] == kind for r in errors)]
+    written = plots.draw(jobs, "fill_accuracy.py")
     blocks = {  # marker: (the page it is in, its text)
         "accuracy:errors": (tuning, errors_block(errors, device, os.path.dirname(tuning), root)),
         "accuracy:time": (tuning, time_block(times, errors, device) if times else None),

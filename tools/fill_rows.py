@@ -24,7 +24,8 @@ each machine's median) and RESULTS_DIR/rows/example.txt, and writes
     python3 tools/fill_rows.py RUN_1 RUN_2 RUN_3
 
 fill(results_dirs) does the same from Python (tools/fill_docs.py style). Python 3
-standard library only.
+standard library only; the plots need matplotlib (tools/plots.py), and are skipped with a
+note where it is missing.
 """
 
 import json
@@ -37,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 from results import fill_file  # noqa: E402
-from svg import Svg, write  # noqa: E402
+import plots  # noqa: E402
 
 CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows", "18_split_rows")
 SPLIT = "18_split_rows"  # few long rows: M from 1 to 4096 at M x K = 2^26
@@ -125,7 +126,8 @@ def table(header, aligns, rows):
 def combine(sweeps):
     """One sweep from the sweeps of several separately started machines: each point's time
     (and GB/s) is the median over the machines of each machine's median; "ok" only if every
-    machine's run was. The largest relative spread of a point's times goes in "spread"."""
+    machine's run was. The largest relative spread of a point's times goes in "spread"; each
+    row keeps every machine's ms and GB/s in run_ms and run_gbps (the plots' bands)."""
     if len(sweeps) == 1:
         return sweeps[0]
     combined = dict(sweeps[0])
@@ -142,6 +144,7 @@ def combine(sweeps):
         row["ms"] = statistics.median(times)
         row["gbps"] = statistics.median(r["gbps"] for r in same)
         row["ok"] = all(r["ok"] for r in same)
+        row["run_ms"], row["run_gbps"] = times, [r["gbps"] for r in same]
         spread = max(spread, (max(times) - min(times)) / row["ms"])
         rows.append(row)
     combined["rows"] = rows
@@ -312,66 +315,36 @@ def ops_block(sweep, readme, root, previous=None, targets=True):
 # ----------------------------------------------------------------------------- the plot
 
 def plot(sweep, dtype, path):
-    width, height = 980.0, 560.0
-    x0, x1, y0, y1 = 84.0, width - 245.0, 88.0, height - 70.0
+    """GB/s against K (log scale), one line per method, auto thickest; with several machines,
+    the median line and the machines' range as a light band (tools/plots.py)."""
     ks = sweep["ks"]
-    k_lo, k_hi = math.log2(min(ks)), math.log2(max(ks))
     peak = sweep["peak_gbps"]
     rows = [r for (t, _), group in sweep["table"].items() if t == dtype for r in group.values()]
     top = max([peak] + [r["gbps"] for r in rows])
-    step = 500.0 if top > 2000 else 200.0 if top > 800 else 100.0
-    y_max = step * math.ceil(top * 1.05 / step)
-
-    def px(k):
-        return x0 + (math.log2(k) - k_lo) / max(k_hi - k_lo, 1e-9) * (x1 - x0)
-
-    def py(gbps):
-        return y1 - min(gbps, y_max) / y_max * (y1 - y0)
-
     title = f"{dtype} row sums, GB/s against K at M × K = 2^26: {sweep['device']}, CUDA {sweep['cuda']}, {sweep['date']}"
     subtitle = (f"median of {sweep.get('reps', '?')} runs, every method interleaved; GB/s = input bytes / time "
-                "(the results written are not counted)")
-    svg = Svg(width, height, title, subtitle)
-    svg.text(20, 30, title, size=16, weight="bold")
-    svg.text(20, 52, subtitle, size=12.5, color="#444")
-    svg.y_grid(x0, x1, y_max, step, py)
-    last_label = -1e9
-    for k in ks:
-        x = px(k)
-        svg.line(x, y0, x, y1, stroke="#efefef", width=1.0)
-        lower = x - last_label < 34  # a neighbour too close (32 and 33): one row lower
-        svg.text(x, y1 + (34 if lower else 20), str(k), size=12, anchor="middle", color="#444")
-        if not lower:
-            last_label = x
-    svg.gbps_axes(x0, y0, x1, y1, "K, elements per row (log scale)", height - 14, peak, py(peak))
-    methods = ["floor"] + list(OURS) + list(CUB) + ["auto"]
-    for method in methods:
+                "(the results written are not counted)" +
+                (f"; band: the {sweep['machines']} machines' range" if sweep.get("machines", 1) > 1 else ""))
+    labels = {"floor": "read-only floor", "thread": "thread per row (16)", "group": "group of lanes (15)",
+              "warp": "warp per row (15)", "block": "block per row (14)", "cub_segmented": "cub::DeviceSegmentedReduce",
+              "cub_block": "cub Warp/BlockReduce", "auto": "auto (the whole rule)"}
+    series = []
+    for method in ["floor"] + list(OURS) + list(CUB) + ["auto"]:  # auto drawn last, on top
         points = [(k, get(sweep, dtype, k, method)) for k in ks]
         points = [(k, r) for k, r in points if r is not None]
         if not points:
             continue
-        color = METHOD_COLORS[method]
-        thick = 4.0 if method == "auto" else 2.0
-        dash = "2 4" if method == "floor" else "6 4" if method.startswith("cub") else None
-        svg.polyline([(px(k), py(r["gbps"])) for k, r in points], stroke=color, width=thick, stroke_dasharray=dash)
-        for k, r in points:
-            if r["ok"]:
-                svg.circle(px(k), py(r["gbps"]), 3.0, fill=color)
-            else:
-                x, y = px(k), py(r["gbps"])
-                svg.line(x - 5, y - 5, x + 5, y + 5, stroke="#d00000", width=2.2)
-                svg.line(x - 5, y + 5, x + 5, y - 5, stroke="#d00000", width=2.2)
-    labels = {"floor": "read-only floor", "thread": "thread per row (16)", "group": "group of lanes (15)",
-              "warp": "warp per row (15)", "block": "block per row (14)", "cub_segmented": "cub::DeviceSegmentedReduce",
-              "cub_block": "cub Warp/BlockReduce", "auto": "auto (the whole rule)"}
-    lx, ly = x1 + 20, y0 + 4
-    svg.text(lx, ly, "method", size=13, weight="bold")
-    for i, method in enumerate(["auto"] + list(OURS) + list(CUB) + ["floor"]):
-        y = ly + 22 + 21 * i
-        svg.line(lx, y - 4, lx + 28, y - 4, stroke=METHOD_COLORS[method], width=4.0 if method == "auto" else 2.0,
-                 stroke_dasharray="2 4" if method == "floor" else "6 4" if method.startswith("cub") else None)
-        svg.text(lx + 36, y, labels[method], size=11.5, weight="bold" if method == "auto" else None)
-    write(svg, path)
+        ranges = [plots.band(r.get("run_gbps", [])) for _, r in points]
+        series.append({"x": [k for k, _ in points], "y": [r["gbps"] for _, r in points],
+                       "color": METHOD_COLORS[method], "label": labels[method], "bold": method == "auto",
+                       "width": 3.2 if method == "auto" else 1.6,
+                       "style": ":" if method == "floor" else "--" if method.startswith("cub") else "-",
+                       "lo": [lo for lo, _ in ranges], "hi": [hi for _, hi in ranges],
+                       "wrong": [not r["ok"] for _, r in points]})
+    order = [labels[m] for m in ["auto"] + list(OURS) + list(CUB) + ["floor"]]
+    plots.line_plot(path, title, [subtitle], series, "K, elements per row (log scale)",
+                    "GB/s (input bytes / median time)", ks, plots.spaced_labels(ks), (0, top * 1.05), peak=peak,
+                    legend_title="method", legend_order=order)
 
 
 # ----------------------------------------------------------------------------- 18: few long rows
@@ -499,57 +472,42 @@ def dates(dirs):
 
 
 def plot_split(sweep, dtype, path):
-    """Each operator's share of the read-only floor against M (log scale), with 16's rule and CUB."""
-    width, height = 980.0, 520.0
-    x0, x1, y0, y1 = 84.0, width - 245.0, 88.0, height - 70.0
+    """Each operator's share of the read-only floor against M (log scale), with 16's rule and CUB;
+    with several machines, the machines' range of each share as a light band."""
     ks = sorted(sweep["ks"], reverse=True)
     ms = [sweep["table"][(dtype, k)][("floor", "-")]["m"] for k in ks if (dtype, k) in sweep["table"]]
-    lo, hi = math.log2(min(ms)), math.log2(max(ms))
-
-    def px(m):
-        return x0 + (math.log2(m) - lo) / max(hi - lo, 1e-9) * (x1 - x0)
-
-    def py(percent):
-        return y1 - min(percent, 110.0) / 110.0 * (y1 - y0)
-
     title = (f"{dtype}: M rows of K at M × K = 2^26, % of the read-only floor: {sweep['device']}, CUDA "
              f"{sweep['cuda']}, {', '.join(sweep.get('dates', [sweep['date']]))}")
-    subtitle = "floor time / method time; 100% is the speed of a kernel that only reads the input"
-    svg = Svg(width, height, title, subtitle)
-    svg.text(20, 30, title, size=15, weight="bold")
-    svg.text(20, 52, subtitle, size=12.5, color="#444")
-    svg.y_grid(x0, x1, 100.0, 20.0, py)
-    for m in ms:
-        svg.line(px(m), y0, px(m), y1, stroke="#efefef", width=1.0)
-        svg.text(px(m), y1 + 20, str(m), size=12, anchor="middle", color="#444")
-    svg.line(x0, y1, x1, y1, stroke="#444", width=1.2)
-    svg.line(x0, y0, x0, y1, stroke="#444", width=1.2)
-    svg.text((x0 + x1) / 2, height - 20, "M, rows (log scale); K = 2^26 / M", size=13, anchor="middle")
-    svg.text(22, (y0 + y1) / 2, "% of the read-only floor", size=13, anchor="middle",
-             transform=f"rotate(-90 22 {(y0 + y1) / 2:.1f})")
-    lines = [("auto", "sum", "#6a3d9a", "18: sum", 4.0, None), ("auto", "max", "#1f77b4", "18: max", 2.0, None),
-             ("auto", "argmax", "#d62728", "18: argmax", 2.0, None),
-             ("auto", "meanvar", "#2ca02c", "18: mean, variance", 2.0, None),
-             ("previous", "sum", "#ff7f0e", "16's rule: sum", 2.0, "6 4"),
-             ("cluster", "sum", "#8c564b", "18 in a cluster: sum", 2.0, "2 3"),
-             ("cub_segmented", "sum", "#111111", "cub::DeviceSegmentedReduce", 2.0, "6 4")]
-    legend_y = y0 + 4
-    svg.text(x1 + 20, legend_y, "method", size=13, weight="bold")
-    for i, (method, op, color, label, thick, dash) in enumerate(lines):
-        points = []
+    subtitle = ("floor time / method time; 100% is the speed of a kernel that only reads the input" +
+                (f"; band: the {sweep['machines']} machines' range" if sweep.get("machines", 1) > 1 else ""))
+    lines = [("auto", "sum", "#6a3d9a", "18: sum", 3.2, "-"), ("auto", "max", "#1f77b4", "18: max", 1.6, "-"),
+             ("auto", "argmax", "#d62728", "18: argmax", 1.6, "-"),
+             ("auto", "meanvar", "#2ca02c", "18: mean, variance", 1.6, "-"),
+             ("previous", "sum", "#ff7f0e", "16's rule: sum", 1.6, "--"),
+             ("cluster", "sum", "#8c564b", "18 in a cluster: sum", 1.6, ":"),
+             ("cub_segmented", "sum", "#111111", "cub::DeviceSegmentedReduce", 1.6, "--")]
+    series = []
+    for method, op, color, label, thick, style in lines:
+        xs, ys, los, his = [], [], [], []
         for k in ks:
             row, floor = get(sweep, dtype, k, method, op), get(sweep, dtype, k, "floor")
             share = of_floor(row, floor)
-            if share is not None:
-                points.append((px(row["m"]), py(share)))
-        if points:
-            svg.polyline(points, stroke=color, width=thick, stroke_dasharray=dash)
-            for x, y in points:
-                svg.circle(x, y, 3.0, fill=color)
-        y = legend_y + 22 + 21 * i
-        svg.line(x1 + 20, y - 4, x1 + 48, y - 4, stroke=color, width=thick, stroke_dasharray=dash)
-        svg.text(x1 + 56, y, label, size=11.5)
-    write(svg, path)
+            if share is None:
+                continue
+            xs.append(row["m"])
+            ys.append(min(share, 110.0))
+            lo, hi = plots.band([100.0 * f / t for f, t in zip(floor.get("run_ms", []), row.get("run_ms", []))
+                                 if t > 0])
+            los.append(lo)
+            his.append(hi)
+        if xs:
+            series.append({"x": xs, "y": ys, "color": color, "label": label, "width": thick, "style": style,
+                           "lo": los, "hi": his})
+    series.reverse()  # 18's sum drawn last, on top
+    plots.line_plot(path, title, [subtitle], series, "M, rows (log scale); K = 2^26 / M", "% of the read-only floor",
+                    sorted(ms), [str(m) for m in sorted(ms)], (0, 110), y_ticks=[0, 20, 40, 60, 80, 100],
+                    legend_title="method", legend_order=[label for _, _, _, label, _, _ in lines],
+                    size=(11.0, 5.6))
 
 
 # ----------------------------------------------------------------------------- entry points
@@ -572,10 +530,8 @@ def fill(results_dir, root=ROOT):
     whole, tuning = sweeps[WHOLE], os.path.join(root, "docs", "tuning.md")
     images = os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
-    for dtype in whole["types"]:
-        path = os.path.join(images, f"rows_crossover_{dtype}.svg")
-        plot(whole, dtype, path)
-        written.append(path)
+    jobs = [(path, plot, (whole, dtype, path)) for dtype in whole["types"]
+            for path in [os.path.join(images, f"rows_crossover_{dtype}.svg")]]
     readme = {c: path_of(root, c) for c in CHAPTERS}
     blocks.append((readme["13_rows"], "results:13_rows",
                    crossover_block(sweeps["13_rows"], root, readme["13_rows"], ("warp", "block"))))
@@ -587,10 +543,9 @@ def fill(results_dir, root=ROOT):
     blocks.append((readme[WHOLE], "results:16_short_rows",
                    crossover_block(whole, root, readme[WHOLE], OURS, plots=True)))
     split = sweeps[SPLIT]
-    for dtype in split["types"]:
-        path = os.path.join(images, f"rows_split_{dtype}.svg")
-        plot_split(split, dtype, path)
-        written.append(path)
+    jobs += [(path, plot_split, (split, dtype, path)) for dtype in split["types"]
+             for path in [os.path.join(images, f"rows_split_{dtype}.svg")]]
+    written += plots.draw(jobs, "fill_rows.py")
     blocks.append((readme[SPLIT], "results:18_split_rows", split_block(split, readme[SPLIT], root)))
     blocks.append((tuning, "results:rows_split_targets", split_targets_block(split, tuning, root)))
     blocks.append((tuning, "results:rows_argmax_copy", argmax_copy_block(dirs, tuning, root)))

@@ -50,7 +50,8 @@ which replaces what lies between `<!-- MARKER -->` and `<!-- /KIND -->` (KIND is
 MARKER up to its colon: `ncu:04_shared_tree` ends at `<!-- /ncu -->`) with the text
 read from standard input, in every such block of FILE.
 
-Python 3 standard library only.
+Python 3 standard library only; the plots need matplotlib (tools/plots.py), and are skipped
+with a note where it is missing.
 """
 
 import argparse
@@ -64,7 +65,6 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svg import Svg, write  # noqa: E402
 
 TYPES = ("int", "float")
 TYPE_BYTES = {"int": 4, "float": 4, "double": 8}
@@ -1033,34 +1033,18 @@ RESULTS_MARKER = re.compile(r"^\s*<!--\s*(results:[A-Za-z0-9_\-]+)\s*-->\s*$", r
 
 # ----------------------------------------------------------------------------- the plot
 
-PALETTE = ["#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#17becf", "#1f77b4", "#9467bd", "#8c564b", "#e377c2"]
-
-
-def nice_step(span, ticks=6):
-    raw = span / ticks
-    power = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 2.5, 5, 10):
-        if raw <= m * power:
-            return m * power
-    return 10 * power
+PALETTE = ["#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#17becf", "#1f77b4", "#9467bd", "#8c564b", "#e377c2",
+           "#393b79"]
 
 
 def plot(dtype, sweep, path):
-    width, height = 980.0, 580.0
-    x0, x1, y0, y1 = 84.0, width - 230.0, 92.0, height - 70.0
+    """GB/s against N (log scale), one line per chapter, CUB thickest; with several runs, the
+    median line and the runs' range as a light band around it (tools/plots.py)."""
+    import plots
     k_min, k_max = 10, 30
     peak = sweep["peak_gbps"]
     top_value = max([peak] + [r["gbps"] for r in sweep["rows"]])
-    step = nice_step(top_value * 1.08, ticks=8)
-    y_max = step * math.ceil(top_value * 1.08 / step)
     runs = run_count(sweep)
-
-    def px(n):
-        return x0 + (math.log2(n) - k_min) / (k_max - k_min) * (x1 - x0)
-
-    def py(gbps):
-        return y1 - min(gbps, y_max) / y_max * (y1 - y0)
-
     facts = describe_runs(sweep.get("runs") or [{"gpu": sweep["device"], "cuda": sweep["cuda"],
                                                 "date": sweep["date"]}])
     gpu = facts.split(",")[0]
@@ -1068,27 +1052,11 @@ def plot(dtype, sweep, path):
     machine = facts[len(gpu):].lstrip(", ")
     each = f"each a median of {sweep['reps']} repetitions" if isinstance(sweep.get("reps"), int) else ""
     if runs >= 2:
-        how = f"median of {runs} runs ({each}{'; ' if each else ''}bars: the runs' range)"
+        how = f"median of {runs} runs ({each}{'; ' if each else ''}band: the runs' range)"
     else:
         how = f"median of {sweep['reps']} runs" if isinstance(sweep.get("reps"), int) else "median of the timed runs"
     method = (f"every chapter at its default launch shape; {how}; "
               f"{'L2 flushed before each' if sweep.get('flush', True) else 'L2 not flushed'}")
-    svg = Svg(width, height, title, f"{machine}. {method}")
-    svg.text(20, 30, title, size=18, weight="bold")
-    svg.text(20, 52, machine, size=13 if len(machine) < 120 else 11, color="#444")
-    svg.text(20, 72, method, size=12 if len(method) < 135 else 10, color="#444")
-
-    # Grid and axes.
-    svg.y_grid(x0, x1, y_max, step, py)
-    for k in range(k_min, k_max + 1, 2):
-        x = px(1 << k)
-        svg.line(x, y0, x, y1, stroke="#efefef", width=1.0)
-        svg.raw_text(x, y1 + 20, f'2<tspan dy="-6" font-size="10">{k}</tspan>', size=13, anchor="middle",
-                     color="#444")
-    svg.gbps_axes(x0, y0, x1, y1, "N (elements, log scale)", height - 22, peak, py(peak))
-
-    # One line per chapter, CUB last and thickest, on top.
-    chapters = [c for c in sweep["chapters"] if c != CUB] + ([CUB] if CUB in sweep["table"] else [])
     colors, k = {}, 0
     for chapter in sweep["chapters"]:
         if chapter == CUB:
@@ -1098,45 +1066,29 @@ def plot(dtype, sweep, path):
         else:
             colors[chapter] = PALETTE[k % len(PALETTE)]
             k += 1
-    for chapter in chapters:
+    series = []
+    for chapter in sweep["chapters"]:
         points = [p for p in sorted(sweep["table"][chapter].items()) if p[0] >= 1 << k_min]
-        xy = [(px(n), py(r["gbps"])) for n, r in points]
-        color = colors[chapter]
-        thick = 4.0 if chapter == CUB else 2.0
-        dash = "2 4" if chapter == CPU else None
-        if len(xy) > 1:
-            svg.polyline(xy, stroke=color, width=thick, stroke_dasharray=dash)
-        for (x, y), (n, r) in zip(xy, points):
-            if r.get("n_runs", 1) >= 2 and r["lo"] > 0:
-                nbytes = n * TYPE_BYTES.get(dtype, 4)
-                top, bottom = py(nbytes / (r["lo"] * 1e6)), py(nbytes / (r["hi"] * 1e6))
-                if bottom - top >= 2.0:  # the runs' range, where it shows
-                    svg.line(x, top, x, bottom, stroke=color, width=1.2)
-            if r["ok"]:
-                svg.circle(x, y, 3.5 if chapter == CUB else 2.6, fill=color)
-            else:
-                svg.line(x - 5, y - 5, x + 5, y + 5, stroke="#d00000", width=2.2)
-                svg.line(x - 5, y + 5, x + 5, y - 5, stroke="#d00000", width=2.2)
-
-    # Legend.
-    lx, ly = x1 + 24, y0 + 4
-    svg.text(lx, ly, "chapter", size=13, weight="bold")
-    for i, chapter in enumerate(sweep["chapters"]):
-        y = ly + 22 + 21 * i
-        color = colors[chapter]
-        svg.line(lx, y - 4, lx + 28, y - 4, stroke=color, width=4.0 if chapter == CUB else 2.0,
-                 stroke_dasharray="2 4" if chapter == CPU else None)
-        label = chapter + (" (CPU)" if chapter == CPU else " (CUB)" if chapter == CUB else "")
-        svg.text(lx + 36, y, label, size=12, weight="bold" if chapter == CUB else None)
-    y = ly + 22 + 21 * len(sweep["chapters"]) + 8
-    svg.line(lx, y - 4, lx + 28, y - 4, stroke="#555", width=1.4, stroke_dasharray="7 5")
-    svg.text(lx + 36, y, "peak bandwidth", size=12)
+        nbytes = [n * TYPE_BYTES.get(dtype, 4) for n, _ in points]
+        ranges = [(b / (r["hi"] * 1e6), b / (r["lo"] * 1e6)) if r.get("n_runs", 1) >= 2 and r["lo"] > 0
+                  else (float("nan"), float("nan")) for b, (_, r) in zip(nbytes, points)]
+        series.append({
+            "x": [n for n, _ in points], "y": [r["gbps"] for _, r in points], "color": colors[chapter],
+            "label": chapter + (" (CPU)" if chapter == CPU else " (CUB)" if chapter == CUB else ""),
+            "width": 3.2 if chapter == CUB else 1.6, "style": ":" if chapter == CPU else "-",
+            "marker_size": 4.5 if chapter == CUB else 3.2, "bold": chapter == CUB,
+            "lo": [lo for lo, _ in ranges] if runs >= 2 else None, "hi": [hi for _, hi in ranges],
+            "wrong": [not r["ok"] for _, r in points]})
+    order = [s["label"] for s in series]  # the legend's order
+    series.sort(key=lambda s: s["bold"])  # CUB drawn last, on top
+    extra = [("peak bandwidth", {"color": "#555555", "linewidth": 1.2, "linestyle": (0, (6, 4))})]
     if any(not r["ok"] for r in sweep["rows"]):
-        y += 21
-        svg.line(lx + 9, y - 9, lx + 19, y + 1, stroke="#d00000", width=2.2)
-        svg.line(lx + 9, y + 1, lx + 19, y - 9, stroke="#d00000", width=2.2)
-        svg.text(lx + 36, y, "WRONG result", size=12)
-    write(svg, path)
+        extra.append(("WRONG result", {"color": plots.WRONG_COLOR, "marker": "x", "markersize": 9,
+                                       "markeredgewidth": 2.2, "linestyle": "none"}))
+    plots.line_plot(path, title, [machine, method], series, "N (elements, log scale)",
+                    "GB/s (input bytes / median time)", [1 << k for k in range(k_min, k_max + 1, 2)],
+                    plots.power_labels(2, range(k_min, k_max + 1, 2)), (0, top_value * 1.08), peak=peak,
+                    legend_title="chapter", extra_legend=extra, legend_order=order)
 
 
 # ----------------------------------------------------------------------------- commands
@@ -1162,11 +1114,9 @@ def update(data_dirs, root, readmes=True, allow_suspect=False):
         raise SuspectError(suspects)
     images = os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
-    written = []
-    for dtype, sweep in sweeps.items():
-        path = os.path.join(images, f"results_{dtype}.svg")
-        plot(dtype, sweep, path)
-        written.append(path)
+    import plots
+    written = plots.draw([(path, plot, (dtype, sweep, path)) for dtype, sweep in sweeps.items()
+                          for path in [os.path.join(images, f"results_{dtype}.svg")]], "results.py")
     page = os.path.join(root, "docs", "results.md")
     with open(page, "w", encoding="utf-8") as f:
         f.write(results_page(sweeps, root, page, suspects))

@@ -1,4 +1,5 @@
-"""A few helpers for writing SVG by hand (used by draw_schemes.py and results.py).
+"""A few helpers for writing SVG by hand (draw_schemes.py, draw_rows.py, accuracy/draw_chain.py;
+the results plots are drawn with matplotlib: plots.py).
 
 Python 3 standard library only.
 """
@@ -55,36 +56,12 @@ class Svg:
         text = " ".join(f"{fmt(x)},{fmt(y)}" for x, y in points)
         self.add(f"<polygon {attributes(points=text, fill=fill, stroke=stroke, **extra)}/>")
 
-    def circle(self, cx, cy, r, fill, stroke="none", **extra):
-        self.add(f"<circle {attributes(cx=float(cx), cy=float(cy), r=float(r), fill=fill, stroke=stroke, **extra)}/>")
-
     def text(self, x, y, content, size=13, anchor="start", color="#222", weight=None, family=SANS, **extra):
         self.add(f"<text {attributes(x=float(x), y=float(y), font_size=size, text_anchor=anchor, fill=color, font_weight=weight, font_family=family, **extra)}>{escape(content)}</text>")
 
     def raw_text(self, x, y, markup, size=13, anchor="start", color="#222", weight=None, family=SANS, **extra):
         """Text whose content is already SVG markup (e.g. <tspan> for superscripts)."""
         self.add(f"<text {attributes(x=float(x), y=float(y), font_size=size, text_anchor=anchor, fill=color, font_weight=weight, font_family=family, **extra)}>{markup}</text>")
-
-    def y_grid(self, x0, x1, y_max, step, py):
-        """Horizontal grid lines with their values at 0, step, 2*step, ... up to y_max; py
-        maps a value to its y coordinate."""
-        value = 0.0
-        while value <= y_max + 1e-9:
-            y = py(value)
-            self.line(x0, y, x1, y, stroke="#e6e6e6", width=1.0)
-            self.text(x0 - 8, y + 4, f"{value:g}", size=12, anchor="end", color="#444")
-            value += step
-
-    def gbps_axes(self, x0, y0, x1, y1, x_label, x_label_y, peak, peak_y):
-        """The frame of a GB/s plot (results.py, fill_rows.py): the two axes, their labels,
-        and the datasheet peak as a dashed line at height peak_y."""
-        self.line(x0, y1, x1, y1, stroke="#444", width=1.2)
-        self.line(x0, y0, x0, y1, stroke="#444", width=1.2)
-        self.text((x0 + x1) / 2, x_label_y, x_label, size=13, anchor="middle")
-        self.text(22, (y0 + y1) / 2, "GB/s (input bytes / median time)", size=13, anchor="middle",
-                  transform=f"rotate(-90 22 {(y0 + y1) / 2:.1f})")
-        self.line(x0, peak_y, x1, peak_y, stroke="#555", width=1.4, stroke_dasharray="7 5")
-        self.text(x1 - 4, peak_y - 6, f"peak {peak:.0f} GB/s", size=12, anchor="end", color="#444")
 
     def arrow_marker(self, color):
         """The id of an arrowhead marker in this colour (SVG 1.1 markers cannot take the line's colour)."""
