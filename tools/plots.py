@@ -19,7 +19,7 @@ def pyplot():
     """matplotlib.pyplot, set up for deterministic SVG files; raises ImportError without matplotlib."""
     import matplotlib
     matplotlib.use("Agg")
-    matplotlib.rcParams.update({"svg.hashsalt": "cuda-reduction", "font.family": "DejaVu Sans",
+    matplotlib.rcParams.update({"svg.hashsalt": "cuda-reduction", "svg.fonttype": "none", "font.family": "DejaVu Sans",
                                 "path.simplify": False})
     import matplotlib.pyplot as plt
     return plt
