@@ -3,23 +3,25 @@
 
 - draw_schemes.py: each scheme adds the right pairs and ends with the sum; the SVGs in
   docs/images are what the script draws with its defaults;
-- results.py: on a made-up sweep (written to a temporary folder, never to the repo) it
+- publish.py (results.py): on a made-up sweep (written to a temporary folder, never to the repo) it
   writes results.md, the plots and the README blocks, and leaves other blocks alone;
-  `fill` replaces one marker block; the plots (matplotlib, tools/plots.py) are the same bytes
+  fill_file replaces one marker block; the plots (matplotlib, tools/plots.py) are the same bytes
   when drawn again, and without matplotlib the blocks are written, no plot, one line says so;
 - merge_answers.py: merges answer files with a table of contents; docs/answers.md is current;
-- several runs (results.py combine, fill_docs.py RUN_DIR...): the published time of a point is
+- several runs (results.py combine, publish.py RUN_DIR...): the published time of a point is
   the median of the runs' medians and its spread the run farthest from it, with two and three
   made-up runs; a ratio against a time whose spread is over 10 % is printed as the range the
   runs allow;
-- the check (results.py check): an outlier within a run and between runs, int and float
+- the check (publish.py check): an outlier within a run and between runs, int and float
   disagreeing, a time that falls and a GB/s that drops when N doubles are each flagged, and
   clean runs pass; `remeasure` replaces a point and records it;
-- fill_docs.py refuses to publish a suspect point (exit 1, nothing written) unless
+- publish.py refuses to publish a suspect point (exit 1, nothing written) unless
   --allow-suspect, and takes every run fact (GPU, driver, CUDA, date, repetitions, link type)
   from the run's files: filled from made-up runs with made-up values, the output shows those
   values and none of a real run's;
-- fill_docs.py calls the fill(results_dirs) of the other tools/fill_*.py modules.
+- publish.py's BLOCKS and the docs agree: every generated block of every *.md is listed, and
+  every listed block is in its page; a folder without some kinds of input says which blocks
+  it left; 17's table from bench_reproducible files.
 Everything is written to temporary copies of the repository's Markdown, never to the repo.
 
 Run: python3 tests/test_doc_tools.py -v   (Python 3 standard library; matplotlib for the plot checks)
@@ -167,7 +169,7 @@ class Results(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_update_writes_the_page_the_plots_and_the_blocks(self):
-        result = run("results.py", self.data, "--root", self.root)
+        result = run("publish.py", self.data, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         page = read(os.path.join(self.root, "docs", "results.md"))
         self.assertIn("Test GPU", page)
@@ -197,15 +199,15 @@ class Results(unittest.TestCase):
         self.assertIn("<!-- ncu:04_shared_tree -->\nkeep me\n<!-- /ncu -->", chapter)
         # Running again changes nothing.
         before = read(os.path.join(self.root, "04_shared_tree", "README.md"))
-        run("results.py", self.data, "--root", self.root)
+        run("publish.py", self.data, "--root", self.root)
         self.assertEqual(read(os.path.join(self.root, "04_shared_tree", "README.md")), before)
 
     @unittest.skipUnless(HAVE_MATPLOTLIB, "matplotlib is not importable")
     def test_plots_are_the_same_bytes_when_drawn_again(self):
-        run("results.py", self.data, "--root", self.root)
+        run("publish.py", self.data, "--root", self.root)
         path = os.path.join(self.root, "docs", "images", "results_int.svg")
         first = read(path)
-        run("results.py", self.data, "--root", self.root)
+        run("publish.py", self.data, "--root", self.root)
         self.assertEqual(read(path), first)
 
     def test_without_matplotlib_the_blocks_are_written_and_no_plot(self):
@@ -215,7 +217,8 @@ class Results(unittest.TestCase):
         err = io.StringIO()
         with mock.patch.object(plots, "pyplot", side_effect=ImportError("no matplotlib")), \
                 contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            results.update([self.data], self.root)
+            results.update([self.data], self.root, [("README.md", "results:main"),
+                                                     ("04_shared_tree/README.md", "results:04_shared_tree")])
         self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "images", "results_int.svg")))
         lines = [line for line in err.getvalue().splitlines() if "matplotlib" in line]
         self.assertEqual(len(lines), 1, err.getvalue())
@@ -226,21 +229,20 @@ class Results(unittest.TestCase):
 
     def test_fill_replaces_one_marker_block(self):
         path = os.path.join(self.root, "04_shared_tree", "README.md")
-        result = run("results.py", "fill", path, "ncu:04_shared_tree", stdin="| metric | value |\n")
-        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(results.fill_file(path, "ncu:04_shared_tree", "| metric | value |\n"), 1)
         text = read(path)
         self.assertIn("<!-- ncu:04_shared_tree -->\n\n| metric | value |\n\n<!-- /ncu -->", text)
         self.assertIn("stale", text)  # the results block is not touched
-        self.assertEqual(run("results.py", "fill", path, "ncu:05_pow2ceil", stdin="x").returncode, 1)
+        self.assertEqual(results.fill_file(path, "ncu:05_pow2ceil", "x"), 0)
 
     def test_fill_text_needs_a_closing_marker(self):
         with self.assertRaises(ValueError):
             results.fill_text("<!-- ncu:x -->\nno end\n", "ncu:x", "text")
 
     def test_missing_or_bad_data_is_a_usage_error(self):
-        self.assertEqual(run("results.py", os.path.join(self.tmp.name, "nowhere"), "--root", self.root).returncode, 2)
+        self.assertEqual(run("publish.py", os.path.join(self.tmp.name, "nowhere"), "--root", self.root).returncode, 2)
         write(os.path.join(self.data, "sweep_int.json"), "{}")
-        self.assertEqual(run("results.py", self.data, "--root", self.root).returncode, 2)
+        self.assertEqual(run("publish.py", self.data, "--root", self.root).returncode, 2)
 
 
 # ----------------------------------------------------------------------------- several runs, the check, fill_docs
@@ -349,7 +351,7 @@ class Combining(unittest.TestCase):
         self.assertAlmostEqual(row["gbps"], N24 * 4 / (base * 1e6), places=9)
         self.assertEqual(row["n_runs"], 3)
 
-        result = run("fill_docs.py", *dirs, "--root", self.root, "--no-other-fills")
+        result = run("publish.py", *dirs, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         readme = block(read(os.path.join(self.root, "README.md")), "results:main")
         # 27.37 µs published (the mean would print 27.5 µs, the first run 27.9 µs), ±2.0 %.
@@ -367,7 +369,7 @@ class Combining(unittest.TestCase):
         self.assertIn("[how these are measured](../docs/README.md#how-the-numbers-are-measured)", chapter)
         # Regenerating from docs/data/run* gives the same pages.
         before = read(os.path.join(self.root, "docs", "results.md"))
-        result = run("results.py", "--root", self.root)
+        result = run("publish.py", os.path.join(self.root, "docs", "data"), "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(read(os.path.join(self.root, "docs", "results.md")), before)
 
@@ -478,17 +480,17 @@ class Check(unittest.TestCase):
     def test_check_command_lists_the_sizes_to_measure_again(self):
         with tempfile.TemporaryDirectory() as tmp:
             clean = write_run(os.path.join(tmp, "clean"))
-            result = run("results.py", "check", clean, "--list")
+            result = run("publish.py", "check", clean, "--list")
             self.assertEqual((result.returncode, result.stdout), (0, ""), result.stderr)
 
             def change(dtype, sweep):
                 if dtype == "float":
                     scale_point(sweep, "04_shared_tree", 1 << 26, 1.10)
             bad = write_run(os.path.join(tmp, "bad"), change=change)
-            result = run("results.py", "check", bad, "--list")
+            result = run("publish.py", "check", bad, "--list")
             self.assertEqual(result.returncode, 1, result.stderr)
             self.assertEqual(result.stdout.split("\n"), [f"float {1 << 26} 7", f"int {1 << 26} 7", ""])
-            result = run("results.py", "check", bad)
+            result = run("publish.py", "check", bad)
             self.assertEqual(result.returncode, 1)
             self.assertIn("float 04_shared_tree", result.stdout.replace("int 04_shared_tree at N = 2^26: int and float",
                                                                          "float 04_shared_tree"))
@@ -499,7 +501,7 @@ class Check(unittest.TestCase):
                 dict(r, result=1, note="", percent_of_peak=None) for r in fresh["rows"] if r["n"] == 1 << 26]}
             write(os.path.join(tmp, "tour.json"), json.dumps(tour))
             write(os.path.join(tmp, "broken.json"), "{\"device\": ")
-            result = run("results.py", "remeasure", bad, os.path.join(tmp, "tour.json"),
+            result = run("publish.py", "remeasure", bad, os.path.join(tmp, "tour.json"),
                          os.path.join(tmp, "broken.json"), "--attempt", "2")
             self.assertEqual(result.returncode, 0, result.stderr)
             self.assertIn("broken.json: not a tour --json output", result.stderr)
@@ -508,7 +510,7 @@ class Check(unittest.TestCase):
             self.assertEqual(row["remeasured"], 2)
             self.assertAlmostEqual(row["ms"], clean_ms(2, 1 << 26), places=12)
             self.assertAlmostEqual(row["sweep_ms"], 1.10 * clean_ms(2, 1 << 26), places=12)
-            self.assertEqual(run("results.py", "check", bad).returncode, 0)
+            self.assertEqual(run("publish.py", "check", bad).returncode, 0)
 
 
 class FillDocs(unittest.TestCase):
@@ -526,12 +528,12 @@ class FillDocs(unittest.TestCase):
                 scale_point(sweep, "04_shared_tree", 1 << 26, 1.10)
         bad = write_run(os.path.join(self.tmp.name, "bad"), change=change)
         readme = read(os.path.join(self.root, "README.md"))
-        result = run("fill_docs.py", bad, "--root", self.root, "--no-other-fills")
+        result = run("publish.py", bad, "--root", self.root)
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
         self.assertIn("int 04_shared_tree at N = 2^26: int and float disagree", result.stderr)
         self.assertEqual(read(os.path.join(self.root, "README.md")), readme)  # nothing written
         self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "data", "run1")))
-        result = run("fill_docs.py", bad, "--root", self.root, "--allow-suspect", "--no-other-fills")
+        result = run("publish.py", bad, "--root", self.root, "--allow-suspect")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         page = read(os.path.join(self.root, "docs", "results.md"))
         # Both sides of the disagreement are marked: int 94.5 µs, float 104 µs (x 1.10).
@@ -556,7 +558,7 @@ class FillDocs(unittest.TestCase):
                 for i, variant in enumerate(variants):
                     steps.append(f"{group} {variant} {dtype} {N24} {50.0 - i:.2f} {49.0 - i:.2f} {1300.0 + i:.1f} ok")
         write(os.path.join(run_dir, "tune_steps.txt"), "\n".join(steps) + "\n")
-        result = run("fill_docs.py", run_dir, "--root", self.root, "--no-other-fills")
+        result = run("publish.py", run_dir, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         blocks = {
             "README.md": block(read(os.path.join(self.root, "README.md")), "results:main"),
@@ -597,7 +599,7 @@ class FillDocs(unittest.TestCase):
               "11_multi_gpu (one process): 3000000000 float values in 2 shards, one per GPU; 09 on each\n"
               "gpu 0      Test GPU (sm_90, 2 SMs, 1 MiB L2, 1.0 GiB) (0000:00:06.0), peak 100 GB/s, shard [0, 1)\n")
         write(os.path.join(mg, "multigpu_mpi.txt"), "time 1 ms (median of 17, L2 flushed)\n")
-        result = run("fill_docs.py", "--multigpu", mg, "--root", self.root, "--no-other-fills")
+        result = run("publish.py", mg, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         text = block(read(os.path.join(self.root, "11_multi_gpu", "README.md")), "results:11_multi_gpu")
         for wanted in ("2 × Test GPU", "between GPU0 and GPU1: NV7, connection traversing a bonded set of 7 NVLinks",
@@ -609,7 +611,7 @@ class FillDocs(unittest.TestCase):
 
     def test_the_scripts_type_no_run_facts(self):
         # The code of the docs scripts, without docstrings and comment lines (which may name examples).
-        for script in ("fill_docs.py", "results.py", "ncu_table.py", os.path.join("tuning", "tables.py")):
+        for script in ("publish.py", "fill_docs.py", "results.py", "ncu_table.py", os.path.join("tuning", "tables.py")):
             source = read(os.path.join(TOOLS, script))
             docs = set()
             for node in ast.walk(ast.parse(source)):
@@ -623,31 +625,26 @@ class FillDocs(unittest.TestCase):
             for fact in ("CUDA 13", "2026-", "NV18", "median of 30", "580.1", "H100", "H200", "132 SMs", "396"):
                 self.assertNotIn(fact, code, f"{script} types '{fact}'")
 
-    def test_other_fill_modules_are_called_with_the_run_folders(self):
-        import fill_docs
-        tools = os.path.join(self.tmp.name, "tools")
-        out = os.path.join(self.tmp.name, "called.json")
-        write(os.path.join(tools, "fill_zz.py"),
-              "import json\nROOT = 'the repository of this file'\nMARKER = 'results:09_vs_cub'\n"
-              f"def fill(results_dirs, root=None):\n    json.dump([results_dirs, root, ROOT], open({out!r}, 'w'))\n")
-        write(os.path.join(tools, "fill_aa.py"), "VALUE = 1  # no fill(): not called\n")
-        write(os.path.join(tools, "fill_bb.py"), "def fill(results_dirs):\n    raise RuntimeError('broken')\n")
-        saved = fill_docs.HERE, fill_docs.ROOT
-        fill_docs.HERE, fill_docs.ROOT = tools, self.root
-        try:
-            with open(os.devnull, "w") as quiet:
-                stdout, stderr = sys.stdout, sys.stderr
-                sys.stdout = sys.stderr = quiet
-                try:
-                    ran, failed = fill_docs.run_plugins(["/runs/a", "/runs/b"])
-                    claimed = fill_docs.claimed_markers()  # fill_docs.py leaves these blocks to them
-                finally:
-                    sys.stdout, sys.stderr = stdout, stderr
-        finally:
-            fill_docs.HERE, fill_docs.ROOT = saved
-        self.assertEqual((ran, failed), (["fill_zz"], ["fill_bb"]))
-        self.assertEqual(claimed, {"results:09_vs_cub": "fill_zz.py"})
-        self.assertEqual(json.loads(read(out)), [["/runs/a", "/runs/b"], self.root, self.root])
+    def test_the_list_of_blocks_and_the_docs_agree(self):
+        import re
+        import publish
+        listed = {(page, marker) for page, marker, _, _ in publish.BLOCKS}
+        self.assertEqual(len(listed), len(publish.BLOCKS), "a block listed twice")
+        found = set()
+        for path in results.find_markdown(REPO):
+            for marker in re.findall(r"^\s*<!--\s*(\w+:[\w-]+)\s*-->\s*$", read(path), re.M):
+                if not marker.startswith("snippet:"):  # tools/snippets.py's, not a run's
+                    found.add((os.path.relpath(path, REPO).replace(os.sep, "/"), marker))
+        self.assertEqual(found - listed, set(), "generated blocks missing from tools/publish.py's BLOCKS")
+        self.assertEqual(listed - found, set(), "BLOCKS entries whose marker is not in their page")
+
+    def test_a_folder_without_some_inputs_says_which_blocks_it_left(self):
+        run_dir = write_run(os.path.join(self.tmp.name, "run"))
+        result = run("publish.py", run_dir, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        for kind in ("rows", "accuracy", "reproducible", "multigpu"):
+            self.assertIn(f"publish: no {kind} run among the inputs; left as they were:", result.stdout)
+        self.assertIn("results:17_reproducible", result.stdout)
 
 
 class Answers(unittest.TestCase):
@@ -706,7 +703,7 @@ class Reproducible(unittest.TestCase):
         runs = [os.path.join(self.root, f"run{k}.jsonl") for k in (1, 2)]
         reproducible_run(runs[0], 1.2)
         reproducible_run(runs[1], 1.6)
-        result = run("fill_reproducible.py", *runs, "--root", self.root)
+        result = run("publish.py", *runs, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stderr)
         table = block(read(os.path.join(self.root, "17_reproducible", "README.md")), "results:17_reproducible")
         self.assertIn("| 2^16 | 10.0 | 11.0 | 12.0 | 14.0 | 9.0 | 1.20–1.60× |", table)
@@ -716,12 +713,14 @@ class Reproducible(unittest.TestCase):
         self.assertIn("| 2^30 | 1.03× | 1.200, 1.600 | no |", targets)
 
     def test_missing_or_bad_runs_are_a_usage_error(self):
-        self.assertEqual(run("fill_reproducible.py", os.path.join(self.root, "nowhere.jsonl"),
+        self.assertEqual(run("publish.py", os.path.join(self.root, "nowhere.jsonl"),
                              "--root", self.root).returncode, 2)
         bad = os.path.join(self.root, "bad.jsonl")
         write(bad, "{}\n")
-        self.assertEqual(run("fill_reproducible.py", bad, "--root", self.root).returncode, 2)
-        self.assertEqual(run("fill_reproducible.py", "--root", self.root).returncode, 2)
+        result = run("publish.py", bad, "--root", self.root)  # not the bench's output: skipped, and said
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("bad.jsonl holds no run files that a block reads", result.stderr)
+        self.assertEqual(run("publish.py", "--root", self.root).returncode, 2)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
 #   ncu_09_single_pass_float.csv, ncu_12_accuracy_float.csv  Nsight Compute, 2^24 floats,
 #                                                            the metrics of gpu_suite.sh's ncu
 #                                                            step (skipped without ncu)
-# tools/fill_accuracy.py RESULTS turns them into 12's README block, docs/tuning.md's 12
+# tools/publish.py RESULTS turns them into 12's README block, docs/tuning.md's 12
 # section and the plots.
 # Prints one summary line; exits with accuracy_study's exit code.
 set -u

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fill_accuracy.py RESULTS_DIR: puts chapter 12's error study into its README and plots.
 
-    python3 tools/fill_accuracy.py RESULTS_DIR [--root ROOT]
+    python3 tools/publish.py RESULTS_DIR       (tools/publish.py calls fill(results_dirs, root))
 
 reads the files of one GPU run (tools/accuracy_study.sh writes them):
   RESULTS_DIR/accuracy/errors.csv, times.csv, reproducibility.csv, device.txt
@@ -17,7 +17,7 @@ reads the files of one GPU run (tools/accuracy_study.sh writes them):
     accuracy:time    time and error side by side
     accuracy:repro   the same bits or not: 100 runs, two grids
     accuracy:vs09    12's time against 09's in the tour's sweep
-fill(results_dir, root) does the same from Python (for tools/fill_docs.py). Every number
+Every number
 written comes from those files. Python 3 standard library only; the plots need matplotlib
 (tools/plots.py), and are skipped with a note where it is missing.
 """
@@ -33,7 +33,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results import fill_file, fill_main  # noqa: E402
+from results import fill_file, table  # noqa: E402
 import plots  # noqa: E402
 
 README = os.path.join("12_accuracy", "README.md")
@@ -124,13 +124,6 @@ def fmt_us(ms):
     return f"{us:.0f}" if us >= 100 else f"{us:.1f}"
 
 
-def table(header, rows, aligns=None):
-    aligns = aligns or ["---"] + ["---:"] * (len(header) - 1)
-    out = ["| " + " | ".join(header) + " |", "| " + " | ".join(aligns) + " |"]
-    out += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
-    return "\n".join(out)
-
-
 def measured_on(device):
     cc = device.get("compute_capability", "?")
     sms = device.get("sms", "?")
@@ -163,7 +156,7 @@ def errors_block(errors, device, readme_dir, root):
         for n in sorted(data[kind]):
             rows.append([power(n)] + [fmt_error(num(data[kind][n][m]["rel_error"])) if m in data[kind][n] else "—"
                                       for m in methods])
-        out += [table(["N"] + [METHODS[m][0] for m in methods], rows), ""]
+        out += [table(["N"] + [METHODS[m][0] for m in methods], None, rows), ""]
         image = os.path.join(root, "docs", "images", f"accuracy_error_{kind}.svg")
         out += [f"![relative error against N, {kind} data]({os.path.relpath(image, readme_dir)})", ""]
     twelve = [r for r in errors if r["method"] == "12"]
@@ -190,7 +183,7 @@ def time_block(times, errors, device):
         cells = [power(n)] + [fmt_us(num(r[m]["median_ms"])) if m in r else "—" for m in methods]
         ratio = num(r["12"]["median_ms"]) / num(r["09"]["median_ms"]) if "12" in r and "09" in r else math.nan
         rows.append(cells + ["—" if math.isnan(ratio) else f"{ratio:.3f}×"])
-    out += [table(["N"] + [METHODS[m][0] for m in methods] + ["12 / 09"], rows), ""]
+    out += [table(["N"] + [METHODS[m][0] for m in methods] + ["12 / 09"], None, rows), ""]
     # Time against error at the largest size.
     data = errors_by(errors)
     n = max(by_n) if by_n else None
@@ -203,7 +196,7 @@ def time_block(times, errors, device):
                       else "—" for k in KINDS]
             rows.append(cells)
         out += [f"Time and error at N = {power(n)}:", "",
-                table(["method", "µs"] + [f"error, {k}" for k in KINDS], rows)]
+                table(["method", "µs"] + [f"error, {k}" for k in KINDS], None, rows)]
     return "\n".join(out)
 
 
@@ -220,14 +213,12 @@ def repro_block(repro, device):
         rows = [[METHODS.get(r["method"], (r["method"],))[0], shape(r), r["runs"], r["distinct"],
                  r["values"].replace(";", ", ")] for r in runs]
         out += ["", f"The same input, N = {n}, run again and again:", "",
-                table(["method", "block × grid", "runs", "distinct results (bit patterns)", "results"], rows,
-                      ["---", "---:", "---:", "---:", "---"])]
+                table(["method", "block × grid", "runs", "distinct results (bit patterns)", "results"], ["---", "---:", "---:", "---:", "---"], rows)]
     if grids:
         rows = [[METHODS.get(r["method"], (r["method"],))[0], f"{r['block']} × {r['grid']}", r["value"], f"`{r['bits']}`",
                  fmt_error(num(r["rel_error"]))] for r in grids]
         out += ["", f"The same input, N = {power(grids[0]['n'])}, with the default grid and half of it:", "",
-                table(["method", "block × grid", "result", "bits", "relative error"], rows,
-                      ["---", "---:", "---:", "---", "---:"])]
+                table(["method", "block × grid", "result", "bits", "relative error"], ["---", "---:", "---:", "---", "---:"], rows)]
         verdicts = []
         for method in dict.fromkeys(r["method"] for r in grids):
             bits = {r["bits"] for r in grids if r["method"] == method}
@@ -278,8 +269,7 @@ def vs09_block(results_dirs):
                          f"{worst:.3f}×", "met" if worst <= TIME_TARGET else "**missed**"])
     if not rows:
         return None
-    out += ["", table(["type", "N", "09 µs", "12 µs", "12 / 09, worst machine", "target"], rows,
-                      ["---", "---:", "---:", "---:", "---:", "---"])]
+    out += ["", table(["type", "N", "09 µs", "12 µs", "12 / 09, worst machine", "target"], ["---", "---:", "---:", "---:", "---:", "---"], rows)]
     return "\n".join(out)
 
 
@@ -357,7 +347,7 @@ def plot(kind, rows, path, device):
 
 def fill(results_dir, root=REPO):
     """Writes the plots and the README blocks from one run's files (given a list of run
-    folders, as tools/fill_docs.py does, the first that holds the study). Returns the paths
+    folders, as tools/publish.py does, the first that holds the study). Returns the paths
     written."""
     all_runs = None  # every run's tour sweep, for the 12-against-09 table
     if isinstance(results_dir, (list, tuple)):
@@ -402,13 +392,3 @@ def fill(results_dir, root=REPO):
             continue
         written.append(f"{page} ({marker})")
     return written
-
-
-def main(argv=None):
-    return fill_main("fill_accuracy.py", "Write 12_accuracy's README blocks and plots from the error study.",
-                     "the GPU run's results folder (with accuracy/ in it), or accuracy/ itself", fill, REPO,
-                     DataError, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

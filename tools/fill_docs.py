@@ -1,68 +1,39 @@
 #!/usr/bin/env python3
-"""fill_docs.py RUN_DIR [RUN_DIR ...]: puts the measurements of GPU runs (tools/gpu_suite.sh) into the docs.
+"""fill_docs.py: the blocks that a GPU run's own files fill (tools/gpu_suite.sh), for tools/publish.py.
 
-    python3 tools/fill_docs.py RESULTS_1 RESULTS_2 RESULTS_3 [--allow-suspect] [--root DIR]
-    python3 tools/fill_docs.py --multigpu RESULTS_X2 [--root DIR]
+    fill_suite(dirs)       tune_steps.txt (every run that has it) -> 04's and 06's step tables
+                           (combined over the runs); from the first run that has them:
+                           ncu_*.csv -> the <!-- ncu:NN_name --> blocks, docs/profiling.md;
+                           sass_08.txt -> 08's <!-- sass:08_vectorized --> block;
+                           pitfalls.txt -> docs/pitfalls.md's <!-- output:N -->, 06's sanitizer block;
+                           chapters.jsonl, cpu_300M_float.txt -> 00's block;
+                           tune_single_pass.txt, blocks.jsonl -> docs/tuning.md;
+                           and tools/fill_small_n.py's blocks (tune_small_n.txt, gpu.txt)
+    multigpu_block(dir)    chapter 11: gpu_x2.txt (or gpu.txt), topo.txt, multigpu*.txt,
+                           multigpu.jsonl, ctest_multigpu.log
+    publish_data(dirs)     docs/data/runK/: each run's sweep files and its facts (run.json)
 
-Each RUN_DIR is the unpacked results.tgz of one separately started machine (`bash
-tools/gpu_suite.sh build test sanitize tour sweep chapters ncu sass tuning steps pitfalls`).
-Every number in the chapter READMEs, docs/results.md, docs/profiling.md, docs/pitfalls.md
-and docs/tuning.md comes from here, from the files of those runs; the run facts (GPU,
-driver, CUDA version, date, repetitions, link type) are read from them too:
-  data/sweep_{int,float}.json (every run) -> docs/data/runK/, docs/results.md, plots, README
-                                 result blocks: per point the median of the runs' medians, and
-                                 the spread between runs (tools/results.py)
-  tune_steps.txt (every run that has it) -> 04's and 06's step tables, combined the same way
-  gpu.txt                      -> the "measured on" lines
-From the first run that has them (files one run is enough for):
-  ncu_*.csv                    -> the <!-- ncu:NN_name --> blocks, docs/profiling.md
-  sass_08.txt                  -> 08's <!-- sass:08_vectorized --> block
-  pitfalls.txt                 -> docs/pitfalls.md's <!-- output:N --> blocks, 06's sanitizer block
-  chapters.jsonl, cpu_300M_float.txt -> 00's block
-  tune_single_pass.txt, blocks.jsonl -> docs/tuning.md
-For --multigpu (chapter 11): gpu_x2.txt (or gpu.txt), topo.txt, multigpu*.txt, multigpu.jsonl,
-ctest_multigpu.log.
-
-Before writing anything it checks the sweep points (tools/results.py check): a suspect point
-(a large spread within or between runs, int and float disagreeing, a time that falls or a
-GB/s that drops when N doubles) makes it refuse, exit 1 and list them; --allow-suspect
-publishes them marked with †. After its own blocks it imports every tools/fill_*.py (sorted
-by name) that defines fill(results_dirs) and calls it with the list of run folders, and says
-which ones ran (--no-other-fills: none). The repository to write reaches them as root=ROOT
-where their fill() takes a `root` argument, and as their module-level ROOT where they have one.
-A block that another tools/fill_*.py names in its source ("results:09_vs_cub") is left to it.
-
-Exit codes: 0 written; 1 suspect points (nothing written) or a fill_*.py module failed;
-2 bad usage or unreadable data.
+The run facts (GPU, driver, CUDA version, date, repetitions, link type) are read from the
+runs' files (gpu.txt); nothing is typed here. A kind of file that no run has leaves its
+blocks as they were, and one line says so. ROOT is the repository written (publish.py sets it).
 """
-import argparse
 import glob
-import importlib.util
-import inspect
 import json
 import os
 import re
 import shutil
 import statistics
 import sys
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)  # --root changes it (tests fill a copy of the repository)
+ROOT = os.path.dirname(HERE)  # publish.py --root changes it (tests fill a copy of the repository)
 sys.path.insert(0, HERE)
 import results  # noqa: E402
 from results import fill_file  # noqa: E402
+import fill_small_n  # noqa: E402
 import ncu_table  # noqa: E402
-
-
-def load_module(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tuning_tables = load_module("tuning_tables", os.path.join(HERE, "tuning", "tables.py"))
+sys.path.insert(0, os.path.join(HERE, "tuning"))
+import tables as tuning_tables  # noqa: E402
 
 
 def read(path):
@@ -70,24 +41,7 @@ def read(path):
         return f.read()
 
 
-CLAIMED = {}  # marker -> the other tools/fill_*.py that fills it (main() finds them)
-
-
-def claimed_markers():
-    """The marker blocks the other tools/fill_*.py name in their source: those are theirs to fill."""
-    claimed = {}
-    for path in sorted(glob.glob(os.path.join(HERE, "fill_*.py"))):
-        name = os.path.basename(path)
-        if name != "fill_docs.py":
-            for marker in re.findall(r"[\"'](\w+:[\w-]+)[\"']", read(path)):
-                claimed.setdefault(marker, name)
-    return claimed
-
-
 def fill(relpath, marker, text):
-    if marker in CLAIMED:
-        print(f"fill_docs: {marker} is left to tools/{CLAIMED[marker]}", file=sys.stderr)
-        return
     path = os.path.join(ROOT, relpath)
     if not os.path.exists(path):
         print(f"fill_docs: no {relpath}; block {marker} not filled", file=sys.stderr)
@@ -285,54 +239,6 @@ def steps_blocks(dirs):
                 f"running every kernel once, in turn; L2 flushed before each run; {stats}; every result checked "
                 f"against the CPU sum. {intro}\n\n" + "\n".join(lines))
         fill(readme, f"results:{group}_steps", text)
-
-
-# ----------------------------------------------------------------------------- 09 against CUB
-
-def vs_cub(sweeps):
-    """09 against CUB at the sizes of its targets, from the published (combined) sweep."""
-    lines = ["| N | type | 09 µs | CUB µs | 09's speed-up | target |", "|---|---|---|---|---|---|"]
-    targets = {16: "≥ 1.3×", 20: "≥ 1.3×", 22: "≥ 1.2×", 24: "≥ 1×", 26: "≥ 1×", 28: "≥ 1×", 30: "≥ 1×, ≥ 93% of peak"}
-    first = None
-    for dtype in ("int", "float"):
-        sweep = sweeps.get(dtype)
-        if sweep is None or "09_single_pass" not in sweep["table"] or "10_cub" not in sweep["table"]:
-            continue
-        first = first or sweep
-        for k, target in targets.items():
-            a, c = sweep["table"]["09_single_pass"].get(1 << k), sweep["table"]["10_cub"].get(1 << k)
-            if a is None or c is None or a["ms"] <= 0:
-                continue
-            speed = c["ms"] / a["ms"]
-            need = float(re.search(r"([\d.]+)×", target).group(1))
-            (a_lo, a_hi), (c_lo, c_hi) = results.band(a), results.band(c)
-            unsure = a_lo > 0 and c_lo / a_hi <= need <= c_hi / a_lo  # the target inside the speed-up's spread
-            met = speed >= need
-            extra = ""
-            if k == 30:
-                percent = a["percent_of_peak"]
-                peak_need = float(re.search(r"([\d.]+)% of peak", target).group(1))
-                met = met and percent >= peak_need
-                scale = percent * a["ms"]  # percent × time is constant: the bytes over the peak
-                unsure = unsure or (a_lo > 0 and scale / a_hi <= peak_need <= scale / a_lo)
-                extra = f" ({percent:.1f}% of peak; CUB {c['percent_of_peak']:.1f}%)"
-            within = results.WITHIN_TEXT if results.within_spread(a, c) else ""
-            lines.append(f"| 2^{k} | {dtype} | {a['ms'] * 1000:.1f} {results.fmt_spread(results.spread_percent(a))} | "
-                         f"{c['ms'] * 1000:.1f} {results.fmt_spread(results.spread_percent(c))} | "
-                         f"{speed:.2f}×{within}{extra} | "
-                         f"{target}: {'met' if met else '**missed**'}{results.WITHIN_TEXT if unsure else ''} |")
-    if first is None:
-        print("fill_docs: no 09 and CUB rows in the sweep; 09's block against CUB left as it was", file=sys.stderr)
-        return
-    runs = results.run_count(first)
-    how = (f"each point the median of the {runs} runs' medians" if runs >= 2 else "each size one `tour` run")
-    reps = first.get("reps")
-    how += f", {'each ' if runs >= 2 else ''}{median_text(reps if isinstance(reps, int) else None)}"
-    on = results.describe_runs(first.get("runs") or [])
-    fill("docs/tuning.md", "results:09_vs_cub",
-         f"From the sweep of docs/results.md ({on}), {how}. {results.spread_note(first)} \"Within the spread\": "
-         "the two times' spreads overlap (for a target: the target lies inside the spread of the speed-up or of "
-         "the % of peak).\n\n" + "\n".join(lines))
 
 
 # ----------------------------------------------------------------------------- single-run tables
@@ -574,7 +480,7 @@ def multigpu_block(results_dir):
     return 0
 
 
-# ----------------------------------------------------------------------------- docs/data and the other fill_*.py
+# ----------------------------------------------------------------------------- docs/data and the suite's blocks
 
 def publish_data(dirs):
     """docs/data/runK/: each run's sweep files and its facts (run.json: GPU, driver, CUDA,
@@ -616,102 +522,13 @@ def publish_data(dirs):
     return targets
 
 
-def run_plugins(dirs):
-    """Every tools/fill_*.py but this one, sorted by name, that defines fill(results_dirs).
-    Returns (ran, failed)."""
-    ran, failed, without = [], [], []
-    for path in sorted(glob.glob(os.path.join(HERE, "fill_*.py"))):
-        name = os.path.splitext(os.path.basename(path))[0]
-        if name == "fill_docs":
-            continue
-        try:
-            module = load_module(name, path)
-        except Exception:  # noqa: BLE001 - a broken helper must not stop the others
-            print(f"fill_docs: cannot import tools/{name}.py:\n{traceback.format_exc()}", file=sys.stderr)
-            failed.append(name)
-            continue
-        function = getattr(module, "fill", None)
-        if not callable(function):
-            without.append(name)
-            continue
-        if isinstance(getattr(module, "ROOT", None), str):
-            module.ROOT = ROOT  # a module that keeps its repository in ROOT writes where --root says
-        try:
-            parameters = inspect.signature(function).parameters
-        except (TypeError, ValueError):
-            parameters = {}
-        try:
-            function(list(dirs), **({"root": ROOT} if "root" in parameters else {}))
-        except Exception:  # noqa: BLE001
-            print(f"fill_docs: tools/{name}.py fill() failed:\n{traceback.format_exc()}", file=sys.stderr)
-            failed.append(name)
-            continue
-        ran.append(name)
-    print("fill_docs: ran " + (", ".join(f"tools/{n}.py" for n in ran) if ran else "no other tools/fill_*.py")
-          + (f"; without fill(results_dirs): {', '.join(without)}" if without else "")
-          + (f"; FAILED: {', '.join(failed)}" if failed else ""))
-    return ran, failed
-
-
-def main(argv=None):
-    global ROOT
-    sys.modules.setdefault("fill_docs", sys.modules[__name__])  # fill_*.py modules that import us see this ROOT
-    parser = argparse.ArgumentParser(description="Put the measurements of GPU runs (tools/gpu_suite.sh) into the docs.")
-    parser.add_argument("runs", nargs="*", help="unpacked results folders, one per separately started machine")
-    parser.add_argument("--multigpu", metavar="DIR", help="fill chapter 11 from a multi-GPU run instead")
-    parser.add_argument("--root", default=ROOT, help="repository to write (default: this script's repository)")
-    parser.add_argument("--allow-suspect", action="store_true",
-                        help="publish suspect points, marked with †, instead of refusing")
-    parser.add_argument("--no-other-fills", action="store_true",
-                        help="do not call the other tools/fill_*.py (the tests of this script use it)")
-    args = parser.parse_args(argv)
-    ROOT = os.path.abspath(args.root)
-    if args.multigpu:
-        if args.runs:
-            parser.error("--multigpu takes one folder and no run folders")
-        return multigpu_block(args.multigpu)
-    if not args.runs:
-        parser.error("give at least one run folder (the unpacked results of tools/gpu_suite.sh)")
-    dirs = [os.path.abspath(d) for d in args.runs]
-    for d in dirs:
-        if not os.path.isdir(d):
-            print(f"fill_docs: '{d}' is not a folder", file=sys.stderr)
-            return 2
-    try:
-        runs = results.load_runs(dirs)
-        suspects = results.check(runs)
-    except results.DataError as e:
-        print(f"fill_docs: {e}", file=sys.stderr)
-        return 2
-    if suspects and not args.allow_suspect:
-        print(f"fill_docs: {len(suspects)} suspect point{'s' if len(suspects) != 1 else ''}; nothing written. Measure "
-              "them again (tools/gpu_suite.sh sweep does), or publish them marked with --allow-suspect:",
-              file=sys.stderr)
-        for s in suspects:
-            print("  " + results.describe_suspect(s), file=sys.stderr)
-        return 1
-    if not args.no_other_fills:
-        CLAIMED.update(claimed_markers())
-    published = publish_data(dirs)
-    try:
-        results.update(published, ROOT, allow_suspect=args.allow_suspect)
-    except (results.DataError, results.SuspectError) as e:  # the copies say what the runs said: not expected
-        print(f"fill_docs: {e}", file=sys.stderr)
-        return 2
-    sweeps = results.combine(results.load_runs(published))
+def fill_suite(dirs):
+    """Every block of a gpu_suite run's own files (see the docstring)."""
     steps_blocks(dirs)
-    vs_cub(sweeps)
     cpu_block(dirs)
     bank_conflicts(dirs)
     sass(dirs)
     pitfalls(dirs)
     profiling_table(dirs)
     tuning(dirs)
-    if args.no_other_fills:
-        return 0
-    _, failed = run_plugins(dirs)
-    return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    fill_small_n.fill(dirs)

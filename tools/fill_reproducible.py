@@ -10,11 +10,10 @@ bench.cu) on one separately started machine. Fills:
                            gave over five launch shapes (random input / cancelling pairs)
   results:17_targets       docs/tuning.md: the issue's targets for 17 / 09, met or not on
                            every run
-Not called by fill_docs.py (it reads its own files):
-  python3 tools/fill_reproducible.py docs/data/reproducible/run*.jsonl [--root DIR]
-Exit codes: 0 written; 2 bad usage or a run file that is missing or not the bench's output.
+tools/publish.py calls publish(paths, root) with the files is_run() recognizes:
+  python3 tools/publish.py docs/data/reproducible/run*.jsonl
+A file that is not the bench's output raises ValueError or KeyError.
 """
-import argparse
 import json
 import os
 import statistics
@@ -120,26 +119,18 @@ def targets(runs):
     return "\n".join(lines) + "\n\n" + measured_on([h for h, _, _ in runs]) + ".\n"
 
 
+def is_run(path):
+    """Whether path is bench_reproducible's output: its first line the run's head."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            head = json.loads(f.readline())
+    except (OSError, ValueError):
+        return False
+    return isinstance(head, dict) and "cuda_runtime" in head and "peak_gbps" in head
+
+
 def publish(paths, root=ROOT):
     runs = [load(p) for p in paths]
     count = fill_file(os.path.join(root, "17_reproducible", "README.md"), "results:17_reproducible", table(runs))
     count += fill_file(os.path.join(root, "docs", "tuning.md"), "results:17_targets", targets(runs))
     return count
-
-
-def main(argv):
-    parser = argparse.ArgumentParser(description="Fill 17's yardstick table from bench_reproducible runs.")
-    parser.add_argument("runs", nargs="+", help="one bench_reproducible output (JSON lines) per machine")
-    parser.add_argument("--root", default=ROOT, help="the repository to write (default: this one)")
-    args = parser.parse_args(argv)
-    try:
-        count = publish(args.runs, args.root)
-    except (ValueError, KeyError) as error:
-        print(f"fill_reproducible: {error}", file=sys.stderr)
-        return 2
-    print(f"fill_reproducible: {count} blocks filled from {len(args.runs)} run(s)")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -21,9 +21,9 @@ each machine's median) and RESULTS_DIR/rows/example.txt, and writes
                             its copy of the winning vector (RESULTS_DIR/rows/18_split_rows/
                             argmax_copy.jsonl)
 
-    python3 tools/fill_rows.py RUN_1 RUN_2 RUN_3
+    python3 tools/publish.py RUN_1 RUN_2 RUN_3     (tools/publish.py calls fill(results_dirs))
 
-fill(results_dirs) does the same from Python (tools/fill_docs.py style). Python 3
+Python 3
 standard library only; the plots need matplotlib (tools/plots.py), and are skipped with a
 note where it is missing.
 """
@@ -37,7 +37,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results import fill_file  # noqa: E402
+from results import fill_file, table  # noqa: E402
 import plots  # noqa: E402
 
 CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows", "18_split_rows")
@@ -116,11 +116,6 @@ def ratio_text(r):
 
 def verdict(ok):
     return "met" if ok else "**missed**"
-
-
-def table(header, aligns, rows):
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(aligns) + " |"]
-    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows])
 
 
 def combine(sweeps):
@@ -518,7 +513,7 @@ def path_of(root, chapter):
 
 def fill(results_dir, root=ROOT):
     """Writes the plots and fills the rows chapters' blocks from the runs' files (one results
-    folder, or a list of them, as tools/fill_docs.py passes: every one with rows/ is
+    folder, or a list of them, as tools/publish.py passes: every one with rows/ is
     combined); returns what it wrote."""
     dirs = list(results_dir) if isinstance(results_dir, (list, tuple)) else [results_dir]
     dirs = [d for d in dirs if os.path.isdir(os.path.join(d, "rows"))] or dirs[:1]
@@ -561,25 +556,3 @@ def fill(results_dir, root=ROOT):
         else:
             print(f"fill_rows: no block {marker} in {os.path.relpath(path, root)}", file=sys.stderr)
     return written
-
-
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if not argv or argv[0] in ("-h", "--help"):
-        print(__doc__)
-        return 0 if argv else 2
-    root = ROOT
-    if "--root" in argv:
-        i = argv.index("--root")
-        root, argv = os.path.abspath(argv[i + 1]), argv[:i] + argv[i + 2:]
-    try:
-        for path in fill(argv, root):
-            print("wrote", os.path.relpath(path.split(" (")[0], root) + (" (" + path.split(" (")[1] if " (" in path else ""))
-    except DataError as e:
-        print(f"fill_rows.py: {e}", file=sys.stderr)
-        return 2
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

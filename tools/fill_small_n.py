@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fill_small_n.py RUN_DIR...: 09's small-n numbers, from one or more gpu_suite runs.
 
-Called by fill_docs.py (fill(results_dirs)); runs alone too. Reads, in every run dir:
+Called by tools/publish.py (fill(results_dirs)). Reads, in every run dir:
   data/sweep_{int,float}.json   the tour's sweep (09, CUB and the read-only floor side by side)
   tune_small_n.txt              tools/tuning/small_n.cu: 09 at many shapes, cut short after
                                 each step, the classic ticket, an empty kernel, the floor
@@ -222,10 +222,3 @@ def fill(results_dirs):
         else:
             print(f"fill_small_n: no block {marker} in {page}", file=sys.stderr)
     return done
-
-
-if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        print(__doc__.strip(), file=sys.stderr)
-        sys.exit(2)
-    print("filled:", ", ".join(fill(sys.argv[1:])))

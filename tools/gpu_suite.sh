@@ -9,7 +9,7 @@
 #   sanitize  ctest: compute-sanitizer's four tools on every chapter
 #   tour      the tour for int and float at 2^24 and 2^28
 #   sweep     tour --sweep for int and float (docs/results.md, the plot); then the suspect points
-#             (tools/results.py check) measured again with the tour, up to twice
+#             (tools/publish.py check) measured again with the tour, up to twice
 #   chapters  every chapter's --json at the seeds' settings (2^24 and 2^28 ints)
 #   ncu       Nsight Compute metrics for every chapter at 2^24 ints
 #   sass      cuobjdump -sass of 08: the 128-bit loads
@@ -22,7 +22,7 @@
 #   multigpu  chapter 11 on 2+ GPUs: ctest --preset multigpu, scaling runs, MPI runs (one rank
 #             per GPU, two ranks placed as two nodes, a rank that stops answering); topo.txt
 #             (nvidia-smi topo -m) and gpu_x2.txt for 11's "measured on" line
-# The run's facts for the docs (tools/fill_docs.py reads them; nothing is typed there):
+# The run's facts for the docs (tools/publish.py reads them; nothing is typed there):
 # gpu.txt (GPU, driver, memory, UUID, nvcc --version, the date), written by the build step.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -106,18 +106,18 @@ for step in "$@"; do
         $BIN/tour --sweep --type $type --out "$RESULTS/data" >"$RESULTS/sweep_$type.log" 2>&1
         note "tour --sweep --type $type: exit $?"
       done
-      # Suspect points (tools/results.py check: a large spread of the repetitions, int and float
+      # Suspect points (tools/publish.py check: a large spread of the repetitions, int and float
       # disagreeing at one N, a time that falls or a GB/s that drops when N doubles) are measured
       # again by the tour at that type and N, up to twice; each re-measurement replaces the
       # sweep's rows there (the rows record "remeasured" and the sweep's own "sweep_ms"). What
       # is still suspect afterwards goes to check.txt and summary.txt.
       if ! command -v python3 >/dev/null; then
-        note "sweep check: no python3 here; suspect points not checked (tools/fill_docs.py will check them)"
+        note "sweep check: no python3 here; suspect points not checked (tools/publish.py will check them)"
       else
         mkdir -p "$RESULTS/remeasure"
         for attempt in 1 2; do
           points="$RESULTS/remeasure/points_$attempt.txt"
-          python3 tools/results.py check "$RESULTS" --list >"$points" 2>>"$RESULTS/remeasure/check.log"
+          python3 tools/publish.py check "$RESULTS" --list >"$points" 2>>"$RESULTS/remeasure/check.log"
           [ -s "$points" ] || break
           note "sweep check, attempt $attempt: $(wc -l <"$points") size(s) to measure again"
           files=()
@@ -127,10 +127,10 @@ for step in "$@"; do
             note "  tour --type $type --n $n --reps $reps --json: exit $?"
             [ -s "$out" ] && files+=("$out")
           done <"$points"
-          python3 tools/results.py remeasure "$RESULTS" ${files[@]+"${files[@]}"} --attempt $attempt 2>&1 |
+          python3 tools/publish.py remeasure "$RESULTS" ${files[@]+"${files[@]}"} --attempt $attempt 2>&1 |
             tee -a "$summary"
         done
-        python3 tools/results.py check "$RESULTS" >"$RESULTS/check.txt" 2>&1
+        python3 tools/publish.py check "$RESULTS" >"$RESULTS/check.txt" 2>&1
         note "sweep check after re-measuring: exit $? (0: no suspect point left; 1: see below)"
         grep -v "^0 suspect" "$RESULTS/check.txt" | tee -a "$summary"
       fi

@@ -1,10 +1,6 @@
 #!/usr/bin/env python3
-"""ncu_table.py: turn Nsight Compute CSV output (tools/gpu_suite.sh ncu) into Markdown.
-
-    python3 tools/ncu_table.py RESULTS_DIR            # prints one table per chapter
-    python3 tools/ncu_table.py RESULTS_DIR --fill     # and fills the <!-- ncu:NN_name --> blocks
-        [--meta TEXT]   the line above each table (tools/fill_docs.py: the run's GPU, CUDA, driver, date)
-        [--root DIR]    the repository whose READMEs are filled (default: this script's)
+"""ncu_table.py: turn Nsight Compute CSV output (tools/gpu_suite.sh ncu) into Markdown: the
+<!-- ncu:NN_name --> blocks (fill_readmes) and docs/profiling.md's table, for tools/publish.py.
 
 Each chapter was profiled with `--n 2^24 --reps 1 --no-flush`, which runs the launcher
 three times (the verified run, the warm-up, one timed run); the table lists the distinct
@@ -14,7 +10,6 @@ import csv
 import glob
 import os
 import re
-import sys
 
 
 SHARED_INSTRUCTION_KEYS = ("smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum")
@@ -163,23 +158,3 @@ def fill_readmes(results, root, meta):
         if fill_file(readme, f"ncu:{chapter}", text):
             filled.append(chapter)
     return filled
-
-
-def main():
-    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
-        print(__doc__)
-        return 2
-    results = sys.argv[1]
-    fill = "--fill" in sys.argv
-    meta = sys.argv[sys.argv.index("--meta") + 1] if "--meta" in sys.argv else ""
-    root = (sys.argv[sys.argv.index("--root") + 1] if "--root" in sys.argv
-            else os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    for chapter, launches in chapter_tables(results).items():
-        print(f"## {chapter}\n\n{table(launches, columns_for(chapter, launches))}\n")
-    if fill:
-        fill_readmes(results, root, meta)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,60 +1,41 @@
 #!/usr/bin/env python3
-"""Turns the tour's sweep files of one or more runs into the results pages, the plots and the README tables.
+"""The tour's sweep files of one or more runs -> the results page, the plots and the README
+result blocks; and the helpers every page writer shares (fill_file, table). A module:
+tools/publish.py is the command (publish.py check / remeasure / noise too).
 
-    python3 tools/results.py RUN_DIR [RUN_DIR ...]     (or: results.py update RUN_DIR ...)
-    python3 tools/results.py                           docs/data/run1, run2, ... (or docs/data)
-
-A RUN_DIR holds sweep_int.json and sweep_float.json (written by
+A run folder holds sweep_int.json and sweep_float.json (written by
 `build/release/bin/tour --sweep --type int --out DIR`), directly or in its data/ folder
 (the layout of tools/gpu_suite.sh's results), and optionally the run's facts: gpu.txt
-(gpu_suite.sh) or run.json (what tools/fill_docs.py keeps in docs/data/runK). Each run is
+(gpu_suite.sh) or run.json (what publish.py keeps in docs/data/runK). Each run is
 one separately started machine. For every point (chapter, type, N) the published time is
-the median over the runs of each run's median; its spread is stated beside it. It writes
+the median over the runs of each run's median; its spread is stated beside it. update() writes
 
     docs/results.md                 every chapter at N = 2^16 .. 2^30, and every size in
                                     a collapsible table, for each type, with the spread
     docs/images/results_int.svg     GB/s against N, one line per chapter (and _float)
     README.md                       the block <!-- results:main --> ... <!-- /results -->:
                                     the 2^24 and 2^28 int tables and the plot
-    NN_name/README.md (any *.md)    each block <!-- results:NN_name --> ... <!-- /results -->:
-                                    that chapter's times, GB/s and % of peak
+    NN_name/README.md               each block <!-- results:NN_name --> ... <!-- /results -->
+                                    that publish.py's BLOCKS gives it: that chapter's times,
+                                    GB/s and % of peak
 
 A speed-up against a time whose spread is over LARGE_SPREAD (10 %; the CPU's) is printed
 as the range its runs allow ("LO–HI×"), not as one number, and the caption says so.
 
-It first checks the points (see `check` below) and refuses to write anything while a
-point is suspect, unless --allow-suspect is given: then the suspect points are published
-with the mark †.
+check() finds the suspect points: a large spread within a run or between runs, int and
+float disagreeing at the same N, a time that falls when N doubles, GB/s that drops when N
+doubles. remeasure() puts the tour's --json rows in place of the sweep's rows at that type
+and N and records it in the rows: "remeasured": K, "sweep_ms": the sweep's own median.
+noise_report() prints what the noise model below is derived from.
 
-    python3 tools/results.py check RUN_DIR [RUN_DIR ...] [--list]
-
-lists the suspect points (exit 1 if any, 0 if none): a large spread within a run or
-between runs, int and float disagreeing at the same N, a time that falls when N doubles,
-GB/s that drops when N doubles. With --list it prints "TYPE N REPS" for every size to
-measure again (tools/gpu_suite.sh's sweep step does, with the tour, then calls
-
-    python3 tools/results.py remeasure RUN_DIR TOUR_JSON... --attempt K
-
-which puts the tour's --json rows in place of the sweep's rows at that type and N and
-records it in the rows: "remeasured": K, "sweep_ms": the sweep's own median).
-
-    python3 tools/results.py noise RUN_DIR [RUN_DIR ...]
-
-prints what the noise model below is derived from, measured on those runs.
-
-Other marker blocks (<!-- ncu:... --> and so on) are left alone; fill them with
-
-    python3 tools/results.py fill FILE MARKER < text.md
-
-which replaces what lies between `<!-- MARKER -->` and `<!-- /KIND -->` (KIND is
-MARKER up to its colon: `ncu:04_shared_tree` ends at `<!-- /ncu -->`) with the text
-read from standard input, in every such block of FILE.
+fill_file(path, MARKER, text) replaces what lies between `<!-- MARKER -->` and
+`<!-- /KIND -->` (KIND is MARKER up to its colon: `ncu:04_shared_tree` ends at
+`<!-- /ncu -->`), in every such block of the file.
 
 Python 3 standard library only; the plots need matplotlib (tools/plots.py), and are skipped
 with a note where it is missing.
 """
 
-import argparse
 import datetime
 import hashlib
 import json
@@ -231,13 +212,6 @@ def load_runs(run_dirs):
     return runs
 
 
-def default_run_dirs(root):
-    """docs/data/run1, run2, ... when they exist, else docs/data itself."""
-    data = os.path.join(root, "docs", "data")
-    found = [d for d in os.listdir(data) if re.fullmatch(r"run\d+", d)] if os.path.isdir(data) else []
-    return [os.path.join(data, d) for d in sorted(found, key=lambda d: int(d[3:]))] or [data]
-
-
 # ----------------------------------------------------------------------------- combining runs
 
 def combine(runs):
@@ -336,7 +310,7 @@ def describe_runs(facts):
 #
 # What counts as noise is derived from the reference run behind the docs until now
 # (docs/data as of 2026-11-22: tour --sweep on an H100, 30 repetitions per point, int and
-# float, N = 2^10 .. 2^30, 252 rows per type; `results.py noise DIR` prints these figures
+# float, N = 2^10 .. 2^30, 252 rows per type; `publish.py noise DIR` prints these figures
 # for any run):
 # - GPU rows (chapters 01-10 and the floor). Where the median is under 20 µs (143 rows
 #   per type) the interquartile range (IQR) of the repetitions is at most 1.12 µs (int) and
@@ -664,8 +638,10 @@ def measured_on(sweep, dtype=None):
 
 
 def table(header, aligns, rows):
+    """A Markdown table; aligns None: the first column left, the others right."""
+    aligns = aligns or ["---"] + ["---:"] * (len(header) - 1)
     lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(aligns) + " |"]
-    lines += ["| " + " | ".join(cells) + " |" for cells in rows]
+    lines += ["| " + " | ".join(str(c) for c in cells) + " |" for cells in rows]
     return "\n".join(lines)
 
 
@@ -674,7 +650,7 @@ def any_wrong(sweeps):
 
 
 WRONG_NOTE = "⚠: the chapter's result was WRONG at that size; the time is shown but does not count."
-SUSPECT_NOTE = (f"{SUSPECT_MARK.strip()}: a suspect point (`tools/results.py check`: spread or neighbours out of "
+SUSPECT_NOTE = (f"{SUSPECT_MARK.strip()}: a suspect point (`tools/publish.py check`: spread or neighbours out of "
                 "line), published only because --allow-suspect was given; docs/results.md lists the reasons.")
 
 
@@ -721,7 +697,7 @@ def results_page(sweeps, root, page, suspects=()):
         out += section(dtype, sweep, root, page, marks)
     if suspects:
         out += ["## Suspect points", "",
-                "Published with --allow-suspect; `python3 tools/results.py check` on the runs lists them:", ""]
+                "Published with --allow-suspect; `python3 tools/publish.py check` on the runs lists them:", ""]
         out += [f"- {describe_suspect(s)}" for s in suspects] + [""]
     allow = " --allow-suspect" if suspects else ""  # as this page was made
     out += ["## How to reproduce", "",
@@ -730,15 +706,16 @@ def results_page(sweeps, root, page, suspects=()):
             "bash tools/gpu_suite.sh build sweep      # writes build/gpu-results/ (data/sweep_*.json, gpu.txt)",
             "```", "",
             "then, with the runs' folders side by side on one machine:", "", "```sh",
-            f"python3 tools/fill_docs.py RESULTS_1 RESULTS_2 RESULTS_3{allow}   # docs/data/runK, this page, the "
+            f"python3 tools/publish.py RESULTS_1 RESULTS_2 RESULTS_3{allow}   # docs/data/runK, this page, the "
             "plots, the READMEs",
-            f"python3 tools/results.py{allow}                                   # again from docs/data/run*", "```", "",
-            "Both refuse (exit 1, listing them) while any point is suspect; `--allow-suspect` publishes such "
+            "python3 tools/publish.py docs/data".ljust(len(f"python3 tools/publish.py RESULTS_1 RESULTS_2 RESULTS_3{allow}"))
+            + "   # again from docs/data", "```", "",
+            "The first refuses (exit 1, listing them) while any point is suspect; `--allow-suspect` publishes such "
             "points marked †" + (", as this page does for those listed above." if suspects else "."), "",
             "One sweep by hand (`--out` creates the folder):", "", "```sh",
             "cmake --preset release && cmake --build --preset release"]
     out += [REPRODUCE.replace("--type int", f"--type {t}") for t in TYPES]
-    out += ["python3 tools/results.py docs/data/run1", "```", "",
+    out += ["python3 tools/publish.py docs/data/run1", "```", "",
             "A sweep runs every chapter at N = 2^10 .. 2^30 (stopping early if the GPU's memory runs out) and takes "
             "a while. Keep the machine otherwise idle while it runs.", ""]
     return "\n".join(out)
@@ -957,23 +934,6 @@ def chapter_block(chapter, sweeps, root, readme, suspects=()):
 
 # ----------------------------------------------------------------------------- marker blocks
 
-def fill_main(prog, description, results_help, fill, root, error, argv=None):
-    """The command line of the tools/fill_*.py scripts: RESULTS [--root DIR]; runs
-    fill(results, root), prints what it wrote; exit 2 on `error` (their DataError)."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("results", help=results_help)
-    parser.add_argument("--root", default=root, help="repository root (default: this script's repository)")
-    args = parser.parse_args(argv)
-    try:
-        for path in fill(args.results, os.path.abspath(args.root)):
-            file, _, marker = path.partition(" (")
-            print("wrote", os.path.relpath(file, args.root) + (" (" + marker if marker else ""))
-    except error as e:
-        print(f"{prog}: {e}", file=sys.stderr)
-        return 2
-    return 0
-
-
 def marker_patterns(marker):
     kind = marker.split(":", 1)[0]
     start = re.compile(r"^\s*<!--\s*" + re.escape(marker) + r"\s*-->\s*$")
@@ -1009,8 +969,13 @@ def fill_text(text, marker, content):
     return "\n".join(out), count
 
 
+DECLARED = None  # publish.py: the (page, marker) pairs of BLOCKS the running job may fill
+
+
 def fill_file(path, marker, content):
     """Fills every block MARKER of a file. Returns the number of blocks; writes only on change."""
+    if DECLARED is not None and (os.path.abspath(path), marker) not in DECLARED:
+        raise ValueError(f"{path}: block {marker} is not in tools/publish.py's BLOCKS for this kind of run")
     with open(path, encoding="utf-8") as f:
         text = f.read()
     new_text, count = fill_text(text, marker, content)
@@ -1026,9 +991,6 @@ def find_markdown(root):
         subdirs[:] = sorted(d for d in subdirs if d not in SKIP_DIRS and not d.startswith("."))
         found.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(".md"))
     return found
-
-
-RESULTS_MARKER = re.compile(r"^\s*<!--\s*(results:[A-Za-z0-9_\-]+)\s*-->\s*$", re.M)
 
 
 # ----------------------------------------------------------------------------- the plot
@@ -1101,12 +1063,11 @@ class SuspectError(Exception):
         self.suspects = suspects
 
 
-def update(data_dirs, root, readmes=True, allow_suspect=False):
-    """Writes results.md, the plots and the README blocks from one or more runs. Raises
-    SuspectError (writing nothing) when the check finds suspect points and allow_suspect is
-    False. Returns the list of suspect points that were published with their mark."""
-    if isinstance(data_dirs, str):
-        data_dirs = [data_dirs]
+def update(data_dirs, root, blocks, allow_suspect=False):
+    """Writes results.md, the plots and the blocks [(page, marker)] (pages under root, or
+    absolute) from one or more runs. Raises SuspectError (writing nothing) when the check
+    finds suspect points and allow_suspect is False. Returns the suspect points published
+    with their mark."""
     runs = load_runs(data_dirs)
     sweeps = combine(runs)
     suspects = check(runs, sweeps)
@@ -1122,28 +1083,26 @@ def update(data_dirs, root, readmes=True, allow_suspect=False):
         f.write(results_page(sweeps, root, page, suspects))
     written.append(page)
     warnings = []
-    if readmes:
-        for path in find_markdown(root):
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-            for marker in sorted(set(RESULTS_MARKER.findall(text))):
-                key = marker.split(":", 1)[1]
-                if key == "main":
-                    content = main_block(sweeps, root, path, suspects)
-                else:
-                    content = chapter_block(key, sweeps, root, path, suspects)
-                if content is None:
-                    # Blocks of other scripts (results:tuning_blocks, ...) are not ours;
-                    # a chapter's own block without sweep data (11_multi_gpu: fill_docs.py --multigpu) is noted.
-                    if os.path.isdir(os.path.join(root, key)):
-                        print(f"note: {os.path.relpath(path, root)}: no sweep data for '{key}'; block left as it was")
-                    continue
-                try:
-                    fill_file(path, marker, content)
-                except ValueError as e:
-                    warnings.append(f"{os.path.relpath(path, root)}: {e}")
-                    continue
-                written.append(f"{path} ({marker})")
+    for path, marker in blocks:
+        path = os.path.join(root, path)
+        if not os.path.exists(path):
+            continue
+        key = marker.split(":", 1)[1]
+        if key == "main":
+            content = main_block(sweeps, root, path, suspects)
+        else:
+            content = chapter_block(key, sweeps, root, path, suspects)
+        if content is None:
+            print(f"note: {os.path.relpath(path, root)}: no sweep data for '{key}'; block left as it was")
+            continue
+        try:
+            if not fill_file(path, marker, content):
+                warnings.append(f"{os.path.relpath(path, root)}: no block {marker}")
+                continue
+        except ValueError as e:
+            warnings.append(f"{os.path.relpath(path, root)}: {e}")
+            continue
+        written.append(f"{path} ({marker})")
     for w in written:
         print("wrote", os.path.relpath(w, root))
     for w in warnings:
@@ -1227,112 +1186,3 @@ def write_sweep(path, sweep):
                 f.write(f"{sweep['type']},{r['n']},{r['chapter']},{r['ms']},{r.get('min_ms', '')},"
                         f"{r.get('iqr_ms', '')},{r['gbps']},{r.get('percent_of_peak', '')},"
                         f"{'ok' if r['ok'] else 'WRONG'}\n")
-
-
-def check_command(argv):
-    parser = argparse.ArgumentParser(prog="results.py check",
-                                     description="List the suspect points of one or more runs (exit 1 if any).")
-    parser.add_argument("runs", nargs="+", help="run folders (sweep_*.json in them or in their data/)")
-    parser.add_argument("--list", action="store_true",
-                        help="print only 'TYPE N REPS' for each size to measure again (tools/gpu_suite.sh)")
-    args = parser.parse_args(argv)
-    try:
-        runs = load_runs(args.runs)
-        suspects = check(runs)
-    except DataError as e:
-        print(f"results.py check: {e}", file=sys.stderr)
-        return 2
-    if args.list:
-        sizes = []
-        for s in suspects:
-            for size in s["sizes"]:
-                if size not in sizes:
-                    sizes.append(size)
-        for dtype, n in sorted(sizes):
-            reps = next((run["sweeps"][dtype].get("reps") for run in runs if dtype in run["sweeps"]), None)
-            print(f"{dtype} {n} {reps if isinstance(reps, int) else 30}")
-    else:
-        for s in suspects:
-            print(describe_suspect(s))
-        print(f"{len(suspects)} suspect point{'s' if len(suspects) != 1 else ''} in {len(runs)} "
-              f"run{'s' if len(runs) != 1 else ''}" + ("" if suspects else ": all clean"))
-    return 1 if suspects else 0
-
-
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    root_default = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    if argv and argv[0] == "fill":
-        parser = argparse.ArgumentParser(prog="results.py fill",
-                                         description="Replace the inside of every <!-- MARKER --> ... <!-- /KIND --> "
-                                                     "block of FILE with standard input.")
-        parser.add_argument("file")
-        parser.add_argument("marker", help="e.g. ncu:04_shared_tree (the block ends at <!-- /ncu -->)")
-        args = parser.parse_args(argv[1:])
-        content = sys.stdin.read()
-        try:
-            count = fill_file(args.file, args.marker, content)
-        except (OSError, ValueError) as e:
-            print(f"results.py fill: {e}", file=sys.stderr)
-            return 2
-        if count == 0:
-            print(f"results.py fill: no '<!-- {args.marker} -->' line in {args.file}", file=sys.stderr)
-            return 1
-        print(f"filled {count} block{'s' if count != 1 else ''} '{args.marker}' in {args.file}")
-        return 0
-    if argv and argv[0] == "check":
-        return check_command(argv[1:])
-    if argv and argv[0] == "noise":
-        try:
-            print(noise_report(load_runs(argv[1:] or default_run_dirs(root_default))))
-        except DataError as e:
-            print(f"results.py noise: {e}", file=sys.stderr)
-            return 2
-        return 0
-    if argv and argv[0] == "remeasure":
-        parser = argparse.ArgumentParser(prog="results.py remeasure",
-                                         description="Put tour --json outputs in place of a sweep's rows at their "
-                                                     "type and N (tools/gpu_suite.sh's sweep step).")
-        parser.add_argument("run")
-        parser.add_argument("tour_json", nargs="*")
-        parser.add_argument("--attempt", type=int, default=1)
-        args = parser.parse_args(argv[1:])
-        replaced, warnings = remeasure(args.run, args.tour_json, args.attempt)
-        for w in warnings:
-            print("warning:", w, file=sys.stderr)
-        points = sorted({(t, n) for t, _, n in replaced})
-        print(f"re-measured (attempt {args.attempt}): " + (", ".join(f"{t} {power_label(n)}" for t, n in points)
-                                                          or "nothing"))
-        return 0
-    if argv and argv[0] == "update":
-        argv = argv[1:]
-    parser = argparse.ArgumentParser(
-        description="Write docs/results.md, the plots and the README results blocks from the tour's sweep files of "
-                    "one or more runs. (Also: results.py fill FILE MARKER < text; results.py check RUN...; "
-                    "results.py remeasure RUN TOUR_JSON...; results.py noise RUN...)")
-    parser.add_argument("data", nargs="*",
-                        help="run folders with sweep_int.json and sweep_float.json (in them or in their data/); "
-                             "default docs/data/run1, run2, ... or docs/data")
-    parser.add_argument("--root", default=root_default, help="repository root (default: this script's repository)")
-    parser.add_argument("--no-readmes", action="store_true", help="write results.md and the plots only")
-    parser.add_argument("--allow-suspect", action="store_true",
-                        help="publish suspect points (marked †) instead of refusing")
-    args = parser.parse_args(argv)
-    root = os.path.abspath(args.root)
-    try:
-        update(args.data or default_run_dirs(root), root, readmes=not args.no_readmes,
-               allow_suspect=args.allow_suspect)
-    except DataError as e:
-        print(f"results.py: {e}", file=sys.stderr)
-        return 2
-    except SuspectError as e:
-        print(f"results.py: {e}; nothing written (measure them again, or publish them marked with "
-              "--allow-suspect):", file=sys.stderr)
-        for s in e.suspects:
-            print("  " + describe_suspect(s), file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

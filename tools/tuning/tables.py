@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
-"""tables.py RESULTS_DIR [--root DIR] [--on TEXT]: fills docs/tuning.md's two tables from a GPU
-run's files: tune_single_pass.txt (the bench's output) and blocks.jsonl (01-03 at each block
-size). --on names the machine (tools/fill_docs.py passes the run's GPU, CUDA, driver and date,
-read from its gpu.txt); --root is the repository to write (default: this script's)."""
+"""tables.py: fills docs/tuning.md's two tables from a GPU run's files: tune_single_pass.txt (the
+bench's output) and blocks.jsonl (01-03 at each block size); tools/publish.py calls
+fill_tables(run, root, on), `on` naming the machine (the run's GPU, CUDA, driver and date)."""
 import json
 import os
 import sys
@@ -70,18 +69,3 @@ def fill_tables(results, root, on=None):
         if fill_file(page, "results:tuning_blocks", text + "\n"):
             filled.append("results:tuning_blocks")
     return filled
-
-
-def main(argv):
-    if not argv or argv[0].startswith("-"):
-        print(__doc__)
-        return 2
-    root = argv[argv.index("--root") + 1] if "--root" in argv else os.path.dirname(os.path.dirname(HERE))
-    on = argv[argv.index("--on") + 1] if "--on" in argv else None
-    for marker in fill_tables(argv[0], root, on):
-        print(f"filled {marker} in docs/tuning.md")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""publish.py: one command that puts the runs' measurements into every README and doc.
+
+    python3 tools/publish.py [--allow-suspect] [--root DIR] INPUT...
+    python3 tools/publish.py docs/data          # again from what docs/data holds (pages unchanged)
+
+Each INPUT is recognized by what it holds (several kinds may share a folder, as in the
+unpacked results.tgz of tools/gpu_suite.sh):
+  sweep         data/sweep_{int,float}.json (gpu_suite) or sweep_*.json + run.json (docs/data/runK)
+  suite         the other gpu_suite files: tune_steps.txt, ncu_*.csv, sass_08.txt, pitfalls.txt,
+                chapters.jsonl + cpu_300M_float.txt, tune_single_pass.txt, blocks.jsonl,
+                tune_small_n.txt (with gpu.txt: the run's GPU, driver, CUDA, date)
+  rows          rows/NN_name/rows_sweep.json (tools/rows_bench.sh; docs/data/rows_runK)
+  accuracy      accuracy/errors.csv ... (tools/accuracy_study.sh)
+  reproducible  a bench_reproducible JSON-lines file (docs/data/reproducible/runK.jsonl)
+  multigpu      multigpu.jsonl + gpu_x2.txt or gpu.txt (tools/gpu_suite.sh multigpu)
+A folder that holds none of these but has such folders or files in it (docs/data) stands for
+them. BLOCKS below says which block of which page each kind fills; a kind not among the
+inputs leaves its blocks as they were, and one line says so.
+
+Sweep runs from outside docs/data are copied to docs/data/runK (run.json: the run's facts).
+Before anything is written the sweep points are checked (`check` below): a suspect point
+(a large spread within or between runs, int and float disagreeing, a time that falls or a
+GB/s that drops when N doubles) makes it refuse, exit 1 and list them; --allow-suspect
+publishes them marked with †. Runs already in docs/data passed that when they were published,
+so republishing them keeps their marks.
+
+    python3 tools/publish.py check RUN... [--list]      the suspect points (exit 1 if any);
+                                                        --list: "TYPE N REPS" to measure again
+    python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K
+                                                        the tour's --json rows in place of the
+                                                        sweep's (tools/gpu_suite.sh sweep)
+    python3 tools/publish.py noise RUN...               what the noise model is derived from
+
+Exit codes: 0 written; 1 suspect points (nothing written); 2 bad usage or unreadable data.
+Python 3 standard library; the plots need matplotlib (skipped with one line where missing).
+"""
+import argparse
+import glob
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import fill_accuracy  # noqa: E402
+import fill_docs  # noqa: E402
+import fill_reproducible  # noqa: E402
+import fill_rows  # noqa: E402
+import fill_small_n  # noqa: E402
+import results  # noqa: E402
+
+SWEEP_CHAPTERS = ["00_cpu_baseline", "01_global_naive", "02_neighbored_less", "03_interleaved", "04_shared_tree",
+                  "05_pow2ceil", "06_warp_unroll", "07_warp_shuffle", "08_vectorized", "09_single_pass", "10_cub",
+                  "12_accuracy"]
+NCU_CHAPTERS = ["01_global_naive", "02_neighbored_less", "03_interleaved", "04_shared_tree", "05_pow2ceil",
+                "06_warp_unroll", "07_warp_shuffle", "08_vectorized", "09_single_pass", "10_cub"]
+TUNING = "docs/tuning.md"
+
+# Every generated block: (page, marker, the function that writes it, the run files it reads).
+BLOCKS = [
+    ("README.md", "results:main", "results.main_block", "sweep"),
+    *[(f"{c}/README.md", f"results:{c}", "results.chapter_block", "sweep") for c in SWEEP_CHAPTERS],
+    ("04_shared_tree/README.md", "results:04_steps", "fill_docs.steps_blocks", "suite: tune_steps.txt"),
+    ("06_warp_unroll/README.md", "results:06_steps", "fill_docs.steps_blocks", "suite: tune_steps.txt"),
+    ("00_cpu_baseline/README.md", "output:00_cpu_methods", "fill_docs.cpu_block",
+     "suite: chapters.jsonl, cpu_300M_float.txt"),
+    ("04_shared_tree/README.md", "ncu:04_bank_conflicts", "fill_docs.bank_conflicts",
+     "suite: ncu_04_shared_tree{,_strided}.csv"),
+    *[(f"{c}/README.md", f"ncu:{c}", "ncu_table.fill_readmes", "suite: ncu_*.csv") for c in NCU_CHAPTERS],
+    ("docs/profiling.md", "ncu:all", "fill_docs.profiling_table", "suite: ncu_*.csv"),
+    ("08_vectorized/README.md", "sass:08_vectorized", "fill_docs.sass", "suite: sass_08.txt"),
+    *[("docs/pitfalls.md", f"output:{k}", "fill_docs.pitfalls", "suite: pitfalls.txt") for k in range(1, 7)],
+    ("06_warp_unroll/README.md", "sanitize:06_warp_unroll", "fill_docs.pitfalls", "suite: pitfalls.txt"),
+    (TUNING, "results:tuning_single_pass", "tuning/tables.fill_tables", "suite: tune_single_pass.txt"),
+    (TUNING, "results:tuning_blocks", "tuning/tables.fill_tables", "suite: blocks.jsonl"),
+    (TUNING, "results:09_vs_cub", "fill_small_n.vs_cub", "suite: data/sweep_*.json, gpu.txt"),
+    ("09_single_pass/README.md", "results:09_small_n", "fill_small_n.breakdown", "suite: tune_small_n.txt, gpu.txt"),
+    (TUNING, "results:09_shape", "fill_small_n.shape_table", "suite: tune_small_n.txt, gpu.txt"),
+    ("13_rows/README.md", "results:13_rows", "fill_rows.crossover_block", "rows"),
+    ("14_row_stats/README.md", "results:14_row_stats", "fill_rows.ops_block", "rows"),
+    ("15_lane_groups/README.md", "results:15_lane_groups", "fill_rows.crossover_block", "rows"),
+    ("16_short_rows/README.md", "results:16_short_rows", "fill_rows.crossover_block", "rows"),
+    ("16_short_rows/README.md", "results:16_short_rows_example", "fill_rows.fill", "rows: rows/example.txt"),
+    ("18_split_rows/README.md", "results:18_split_rows", "fill_rows.split_block", "rows"),
+    (TUNING, "results:rows_targets", "fill_rows.targets_block", "rows"),
+    (TUNING, "results:rows_ops", "fill_rows.ops_block", "rows"),
+    (TUNING, "results:rows_split_targets", "fill_rows.split_targets_block", "rows"),
+    (TUNING, "results:rows_argmax_copy", "fill_rows.argmax_copy_block", "rows: rows/18_split_rows/argmax_copy.jsonl"),
+    ("12_accuracy/README.md", "accuracy:ncu", "fill_accuracy.ncu_block", "accuracy"),
+    (TUNING, "accuracy:errors", "fill_accuracy.errors_block", "accuracy"),
+    (TUNING, "accuracy:time", "fill_accuracy.time_block", "accuracy"),
+    (TUNING, "accuracy:repro", "fill_accuracy.repro_block", "accuracy"),
+    (TUNING, "accuracy:vs09", "fill_accuracy.vs09_block", "accuracy (+ sweep)"),
+    ("17_reproducible/README.md", "results:17_reproducible", "fill_reproducible.table", "reproducible"),
+    (TUNING, "results:17_targets", "fill_reproducible.targets", "reproducible"),
+    ("11_multi_gpu/README.md", "results:11_multi_gpu", "fill_docs.multigpu_block", "multigpu"),
+    ("11_multi_gpu/README.md", "output:11_silent_peer", "fill_docs.multigpu_block",
+     "multigpu: multigpu_mpi_silent_peer.txt"),
+]
+# Besides the blocks: docs/results.md (the whole page) and docs/images/results_{int,float}.svg
+# from the sweep; rows_crossover_*.svg, rows_split_*.svg from rows; accuracy_error_*.svg from accuracy.
+
+SUITE_FILES = ("gpu.txt", "tune_steps.txt", "chapters.jsonl", "sass_08.txt", "pitfalls.txt", "tune_single_pass.txt",
+               "blocks.jsonl", "tune_small_n.txt")
+
+
+def kinds_of(path):
+    """The kinds of run files a folder or file holds (see the docstring)."""
+    if os.path.isfile(path):
+        return ["reproducible"] if fill_reproducible.is_run(path) else []
+    found = []
+    if glob.glob(os.path.join(results.sweep_dir(path), "sweep_*.json")):
+        found.append("sweep")
+    if any(os.path.exists(os.path.join(path, f)) for f in SUITE_FILES) or glob.glob(os.path.join(path, "ncu_*.csv")):
+        found.append("suite")
+    if os.path.isdir(os.path.join(path, "rows")):
+        found.append("rows")
+    if os.path.exists(os.path.join(path, "accuracy", "errors.csv")):
+        found.append("accuracy")
+    if os.path.exists(os.path.join(path, "multigpu.jsonl")):
+        found.append("multigpu")
+    return found
+
+
+def classify(paths):
+    """{kind: [paths]}, and the paths that are no input (said on one line each)."""
+    by_kind, unknown = {}, []
+    todo = list(paths)
+    while todo:
+        path = os.path.abspath(todo.pop(0))
+        kinds = kinds_of(path)
+        if not kinds and os.path.isdir(path):
+            inside = sorted(os.path.join(path, name) for name in os.listdir(path) if not name.startswith("."))
+            if any(kinds_of(p) or os.path.isdir(p) for p in inside):
+                todo[:0] = inside  # docs/data: its run folders and files
+                continue
+        if not kinds:
+            unknown.append(path)
+        for kind in kinds:
+            by_kind.setdefault(kind, []).append(path)
+    return by_kind, unknown
+
+
+def declared(root, kind):
+    """The (absolute page, marker) pairs of BLOCKS that the inputs of this kind fill."""
+    return {(os.path.join(root, page), marker) for page, marker, _, needs in BLOCKS
+            if needs.split(":")[0].split(" ")[0] == kind}
+
+
+def publish(paths, root, allow_suspect=False):
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        print(f"publish: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    by_kind, unknown = classify(paths)
+    for path in unknown:
+        print(f"publish: {os.path.relpath(path)} holds no run files that a block reads; skipped", file=sys.stderr)
+    data = os.path.join(root, "docs", "data") + os.sep
+    sweeps = by_kind.get("sweep", [])
+    committed = bool(sweeps) and all(d.startswith(data) for d in sweeps)
+    if sweeps:
+        try:
+            suspects = results.check(results.load_runs(sweeps))
+        except results.DataError as e:
+            print(f"publish: {e}", file=sys.stderr)
+            return 2
+        if suspects and not (allow_suspect or committed):
+            print(f"publish: {len(suspects)} suspect point{'s' if len(suspects) != 1 else ''}; nothing written. "
+                  "Measure them again (tools/gpu_suite.sh sweep does), or publish them marked with --allow-suspect:",
+                  file=sys.stderr)
+            for s in suspects:
+                print("  " + results.describe_suspect(s), file=sys.stderr)
+            return 1
+    for module in (fill_docs, fill_small_n):
+        module.ROOT = root
+    jobs = [("sweep", lambda dirs: results.update(
+                dirs if committed else fill_docs.publish_data(dirs), root,
+                sorted((p, m) for p, m in declared(root, "sweep")), allow_suspect=True)),
+            ("suite", fill_docs.fill_suite),
+            ("rows", lambda dirs: fill_rows.fill(dirs, root)),
+            ("accuracy", lambda dirs: fill_accuracy.fill(dirs + [d for d in sweeps if d not in dirs], root)),
+            ("reproducible", lambda files: fill_reproducible.publish(files, root)),
+            ("multigpu", lambda dirs: fill_docs.multigpu_block(dirs[0]))]
+    status = 0
+    for kind, job in jobs:
+        if kind not in by_kind:
+            left = sorted({m for p, m in declared(root, kind) if os.path.exists(p)})
+            if left:
+                print(f"publish: no {kind} run among the inputs; left as they were: {', '.join(left)}")
+            continue
+        results.DECLARED = declared(root, kind)
+        try:
+            out = job(by_kind[kind])
+            status = max(status, out) if isinstance(out, int) and kind == "multigpu" else status
+            for written in out if isinstance(out, list) else []:
+                if isinstance(written, str):
+                    print("wrote", os.path.relpath(written.split(" (")[0], root)
+                          + (" (" + written.split(" (", 1)[1] if " (" in written else ""))
+        except (results.DataError, fill_rows.DataError, fill_accuracy.DataError, ValueError, KeyError) as e:
+            print(f"publish: {kind}: {e}", file=sys.stderr)
+            status = 2
+        finally:
+            results.DECLARED = None
+    return status
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    command = argv[0] if argv and argv[0] in ("check", "remeasure", "noise") else None
+    parser = argparse.ArgumentParser(prog="publish.py" + (f" {command}" if command else ""),
+                                     description=__doc__.split("\n\n")[0])
+    if command == "remeasure":
+        parser.add_argument("run")
+        parser.add_argument("tour_json", nargs="*")
+        parser.add_argument("--attempt", type=int, default=1)
+        args = parser.parse_args(argv[1:])
+        replaced, warnings = results.remeasure(args.run, args.tour_json, args.attempt)
+        for w in warnings:
+            print("warning:", w, file=sys.stderr)
+        points = sorted({(t, n) for t, _, n in replaced})
+        print(f"re-measured (attempt {args.attempt}): "
+              + (", ".join(f"{t} {results.power_label(n)}" for t, n in points) or "nothing"))
+        return 0
+    parser.add_argument("inputs", nargs="+", help="run folders and files (see the docstring), or docs/data")
+    if command == "check":
+        parser.add_argument("--list", action="store_true", help="print only 'TYPE N REPS' for each size to measure "
+                                                                "again (tools/gpu_suite.sh)")
+    elif not command:
+        parser.add_argument("--root", default=os.path.dirname(HERE), help="the repository to write (default: this one)")
+        parser.add_argument("--allow-suspect", action="store_true",
+                            help="publish suspect points, marked with †, instead of refusing")
+    args = parser.parse_args(argv[1:] if command else argv)
+    if not command:
+        return publish(args.inputs, os.path.abspath(args.root), args.allow_suspect)
+    try:
+        runs = results.load_runs(args.inputs)
+        if command == "noise":
+            print(results.noise_report(runs))
+            return 0
+        suspects = results.check(runs)
+    except results.DataError as e:
+        print(f"publish.py {command}: {e}", file=sys.stderr)
+        return 2
+    if args.list:
+        sizes = []
+        for s in suspects:
+            sizes += [size for size in s["sizes"] if size not in sizes]
+        for dtype, n in sorted(sizes):
+            reps = next((run["sweeps"][dtype].get("reps") for run in runs if dtype in run["sweeps"]), None)
+            print(f"{dtype} {n} {reps if isinstance(reps, int) else 30}")
+    else:
+        for s in suspects:
+            print(results.describe_suspect(s))
+        print(f"{len(suspects)} suspect point{'s' if len(suspects) != 1 else ''} in {len(runs)} "
+              f"run{'s' if len(runs) != 1 else ''}" + ("" if suspects else ": all clean"))
+    return 1 if suspects else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
