@@ -717,8 +717,8 @@ class Reproducible(unittest.TestCase):
                              "--root", self.root).returncode, 2)
         bad = os.path.join(self.root, "bad.jsonl")
         write(bad, "{}\n")
-        result = run("publish.py", bad, "--root", self.root)  # not the bench's output: skipped, and said
-        self.assertEqual(result.returncode, 0, result.stderr)
+        result = run("publish.py", bad, "--root", self.root)  # not the bench's output: refused, and said
+        self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn("bad.jsonl holds no run files that a block reads", result.stderr)
         self.assertEqual(run("publish.py", "--root", self.root).returncode, 2)
 

@@ -29,7 +29,6 @@ note where it is missing.
 """
 
 import json
-import math
 import os
 import statistics
 import sys

@@ -123,8 +123,10 @@ def kinds_of(path):
 
 
 def classify(paths):
-    """{kind: [paths]}, and the paths that are no input (said on one line each)."""
+    """{kind: [paths]}, and the paths that are no input: those given (an error) and those
+    found inside a folder such as docs/data (skipped, said on one line each)."""
     by_kind, unknown = {}, []
+    given = {os.path.abspath(p) for p in paths}
     todo = list(paths)
     while todo:
         path = os.path.abspath(todo.pop(0))
@@ -135,7 +137,7 @@ def classify(paths):
                 todo[:0] = inside  # docs/data: its run folders and files
                 continue
         if not kinds:
-            unknown.append(path)
+            unknown.append((path, path in given))
         for kind in kinds:
             by_kind.setdefault(kind, []).append(path)
     return by_kind, unknown
@@ -153,8 +155,11 @@ def publish(paths, root, allow_suspect=False):
         print(f"publish: no such file or folder: {', '.join(missing)}", file=sys.stderr)
         return 2
     by_kind, unknown = classify(paths)
-    for path in unknown:
-        print(f"publish: {os.path.relpath(path)} holds no run files that a block reads; skipped", file=sys.stderr)
+    for path, given in unknown:
+        print(f"publish: {os.path.relpath(path)} holds no run files that a block reads"
+              + ("" if given else "; skipped"), file=sys.stderr)
+    if any(given for _, given in unknown):
+        return 2  # a mistyped or wrong input: nothing is written
     data = os.path.join(root, "docs", "data") + os.sep
     sweeps = by_kind.get("sweep", [])
     committed = bool(sweeps) and all(d.startswith(data) for d in sweeps)

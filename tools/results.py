@@ -39,7 +39,6 @@ with a note where it is missing.
 import datetime
 import hashlib
 import json
-import math
 import os
 import re
 import statistics
