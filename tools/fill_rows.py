@@ -152,9 +152,14 @@ def combine(sweeps):
     return combined
 
 
+def how_link(readme, root):
+    """HOW, relative to the page that links to it."""
+    page, anchor = HOW.split("#")
+    return os.path.relpath(os.path.join(root, page), os.path.dirname(readme)).replace(os.sep, "/") + "#" + anchor
+
+
 def measured_on(sweep, readme, root):
-    how = os.path.relpath(os.path.join(root, HOW.split("#")[0]), os.path.dirname(readme)).replace(os.sep, "/")
-    how += "#" + HOW.split("#")[1]
+    how = how_link(readme, root)
     flush = "L2 flushed" if sweep.get("flush", True) else "L2 not flushed"
     program = f"`{sweep.get('chapter', '?')} --sweep`"
     if sweep.get("machines", 1) > 1:
@@ -416,11 +421,11 @@ def split_targets_block(sweep, readme, root):
     return "\n".join(out).rstrip()
 
 
-def argmax_copy_block(dirs, readme, root):
+def argmax_copy_block(dirs, split, readme, root):
     """18's ArgMax with a copy of each thread's winning vector in shared memory against the same
     kernel reading the winning vector again from memory (the copy unit of commit ae396f5, which
     tools/rows_bench.sh builds beside it): each run's argmax_copy.jsonl, the median over the
-    machines."""
+    machines (the dates: those of 18's sweeps, `split`, made on the same machines)."""
     runs = []
     for d in dirs:
         path = os.path.join(d, "rows", SPLIT, "argmax_copy.jsonl")
@@ -434,35 +439,26 @@ def argmax_copy_block(dirs, readme, root):
             if not row["ok"]:
                 raise DataError(f"argmax_copy.jsonl: a WRONG result ({row['type']}, M = {row['rows']}, {row['variant']})")
             points.setdefault((row["type"], row["rows"], row["variant"]), []).append(row)
-    spread = max((max(r["ms"] for r in same) - min(r["ms"] for r in same)) / statistics.median(r["ms"] for r in same)
-                 for same in points.values())
+    median = {key: statistics.median(r["ms"] for r in same) for key, same in points.items()}
+    spread = max((max(r["ms"] for r in same) - min(r["ms"] for r in same)) / median[key] for key, same in points.items())
     first = runs[0][0]
-    how = os.path.relpath(os.path.join(root, HOW.split("#")[0]), os.path.dirname(readme)).replace(os.sep, "/")
     out = [f"`18_split_rows --op argmax --method split --json` on {len(runs)} separately started machines, "
-           f"**{first['device']}**, CUDA {first['cuda']}, {', '.join(sorted({d for d in dates(dirs)}))}: "
+           f"**{first['device']}**, CUDA {first['cuda']}, {', '.join(split.get('dates', [split['date']]))}: "
            f"M × K = 2^26, {first['reps']} repetitions with the read-only floor interleaved, L2 flushed; the median "
-           f"over the machines, which differ by at most {100 * spread:.1f}% ([how these are measured]({how}#"
-           f"{HOW.split('#')[1]})). Times in µs with the share of the floor.", ""]
+           f"over the machines, which differ by at most {100 * spread:.1f}% ([how these are measured]"
+           f"({how_link(readme, root)})). Times in µs with the share of the floor.", ""]
     for dtype in ("float", "bf16"):
         rows = []
         for m in sorted({key[1] for key in points if key[0] == dtype}):
             cells = [str(m)]
             for variant in ("reread", "copy"):
-                same = points[(dtype, m, variant)]
-                ms = statistics.median(r["ms"] for r in same)
-                cells.append(f"{ms * 1000:.1f} ({statistics.median(r['percent_of_floor'] for r in same):.0f}%)")
-            reread = statistics.median(r["ms"] for r in points[(dtype, m, "reread")])
-            cells.append(ratio_text(reread / statistics.median(r["ms"] for r in points[(dtype, m, "copy")])))
+                share = statistics.median(r["percent_of_floor"] for r in points[(dtype, m, variant)])
+                cells.append(f"{median[(dtype, m, variant)] * 1000:.1f} ({share:.0f}%)")
+            cells.append(ratio_text(median[(dtype, m, "reread")] / median[(dtype, m, "copy")]))
             rows.append(cells)
         out += [f"**{dtype}**", "", table(["M", "read again", "copy in shared memory", "× faster"], ["---:"] * 4, rows),
                 ""]
     return "\n".join(out).rstrip()
-
-
-def dates(dirs):
-    for d in dirs:
-        with open(sweep_path(d, SPLIT), encoding="utf-8") as f:
-            yield json.load(f)["date"]
 
 
 def plot_split(sweep, dtype, path):
@@ -542,7 +538,7 @@ def fill(results_dir, root=ROOT):
     written += plots.draw(jobs, "fill_rows.py")
     blocks.append((readme[SPLIT], "results:18_split_rows", split_block(split, readme[SPLIT], root)))
     blocks.append((tuning, "results:rows_split_targets", split_targets_block(split, tuning, root)))
-    blocks.append((tuning, "results:rows_argmax_copy", argmax_copy_block(dirs, tuning, root)))
+    blocks.append((tuning, "results:rows_argmax_copy", argmax_copy_block(dirs, split, tuning, root)))
     blocks.append((tuning, "results:rows_targets", targets_block(whole, tuning, root)))
     blocks.append((tuning, "results:rows_ops", ops_block(whole, tuning, root)))
     example = os.path.join(dirs[0], "rows", "example.txt")
