@@ -1,11 +1,11 @@
-// multi_gpu_harness.h: the plumbing of chapter 11's two programs (11_multi_gpu/main.cu,
-// one process for all local GPUs; 11_multi_gpu/main_mpi.cpp, one rank per GPU)
-// around its copy unit (11_multi_gpu/multi_gpu.cuh): the command line, each GPU's input
+// multi_gpu_harness.h: the plumbing of chapter 11's two programs (main.cu, one process
+// for all local GPUs; main_mpi.cpp, one rank per GPU) around its copy unit
+// (multi_gpu.cuh), not part of it: the command line, each GPU's input
 // (generated on the GPU or copied from --input), the CPU reference of each shard, the
 // L2 flush and the timers, the check of every GPU's total and the report. The copy
 // unit's calls return a multi_gpu::Status; here a failed one becomes an exception
 // (NcclError or CudaError, exit 3) whose message names the step and, for a timeout,
-// REDUCTION_NCCL_TIMEOUT. Built only where NCCL is found (11_multi_gpu/CMakeLists.txt).
+// REDUCTION_NCCL_TIMEOUT. Built only where NCCL is found (CMakeLists.txt).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -1,5 +1,5 @@
-// multi_gpu_mpi.cpp: the program 11_multi_gpu_mpi (11_multi_gpu/main_mpi.cpp), one process
-// per GPU, started by MPI (see 11_multi_gpu/README.md). This is the form that spans
+// multi_gpu_mpi.cpp: the program 11_multi_gpu_mpi (main_mpi.cpp), one process per GPU,
+// started by MPI (see README.md). This is the form that spans
 // nodes: each rank owns one GPU and one shard, rank 0 creates NCCL's unique id and MPI
 // broadcasts it, and every rank joins the communicator with it.
 //
