@@ -102,23 +102,22 @@ int run_typed(const Options& options) {
   const CpuMethodResult& fastest = results.back();
 
   if (options.json) {
-    std::printf("{\"chapter\": \"00_cpu_baseline\", \"type\": \"%s\", \"n\": %zu, \"result\": %s, \"reference\": %s, "
-                "\"ok\": %s, \"note\": \"%s\", \"non_finite\": %s, \"ms\": %.6f, \"gbps\": %.3f, "
-                "\"peak_gbps\": null, \"threads\": %u, \"reps\": %d, \"seed\": %llu, \"methods\": [",
-                dtype_name(options.type), n, json_number(fastest.value_text).c_str(),
-                json_number(ref_text).c_str(), all_ok ? "true" : "false",
-                json_escape(notes).c_str(), json_non_finite(ref).c_str(), fastest.median_ms,
-                fastest.gbps, cpu_baseline::threaded_sum_threads(n), options.reps, static_cast<unsigned long long>(options.seed));
-    for (std::size_t i = 0; i < results.size(); ++i) {
-      const auto& m = results[i];
-      std::printf("%s{\"name\": \"%s\", \"result\": %s, \"error\": %s, \"tolerance\": %s, \"ok\": %s, "
-                  "\"ms\": %.6f, \"min_ms\": %.6f, \"iqr_ms\": %.6f, \"gbps\": %.3f}",
-                  i ? ", " : "", m.name.c_str(), json_number(m.value_text).c_str(),
-                  json_number(format_value(m.error)).c_str(),
-                  m.bounded ? json_number(format_value(m.tolerance)).c_str() : "null",
-                  m.ok ? "true" : "false", m.median_ms, m.min_ms, m.iqr_ms, m.gbps);
+    std::vector<std::string> methods;
+    for (const auto& m : results) {
+      methods.push_back(JsonObject().str("name", m.name).raw("result", json_number(m.value_text))
+                            .raw("error", json_number(format_value(m.error)))
+                            .raw("tolerance", m.bounded ? json_number(format_value(m.tolerance)) : "null")
+                            .flag("ok", m.ok).num("ms", m.median_ms, "%.6f").num("min_ms", m.min_ms, "%.6f")
+                            .num("iqr_ms", m.iqr_ms, "%.6f").num("gbps", m.gbps, "%.3f").text());
     }
-    std::printf("]}\n");
+    JsonObject json;
+    json.str("chapter", "00_cpu_baseline").str("type", dtype_name(options.type)).num("n", n)
+        .raw("result", json_number(fastest.value_text)).raw("reference", json_number(ref_text)).flag("ok", all_ok)
+        .str("note", notes).raw("non_finite", json_non_finite(ref)).num("ms", fastest.median_ms, "%.6f")
+        .num("gbps", fastest.gbps, "%.3f").raw("peak_gbps", "null")
+        .num("threads", cpu_baseline::threaded_sum_threads(n)).num("reps", options.reps).num("seed", options.seed)
+        .raw("methods", json_list(methods));
+    std::printf("%s\n", json.text().c_str());
     return all_ok ? 0 : 1;
   }
   std::printf("00_cpu_baseline: CPU sums, the reference and the number to beat\n");

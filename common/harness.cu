@@ -12,27 +12,8 @@ namespace reduction {
 
 // ---------------------------------------------------------------- formatting
 
-std::string json_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      out += ' ';
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-std::string json_number(const std::string& formatted) {
-  const bool finite = formatted != "nan" && formatted != "inf" && formatted != "-inf";
-  return finite ? formatted : "\"" + formatted + "\"";
-}
-
 std::string json_non_finite(const Reference& ref) {
-  return "{\"nan\": " + std::to_string(ref.nans) + ", \"inf\": " + std::to_string(ref.pos_infs) +
-         ", \"-inf\": " + std::to_string(ref.neg_infs) + "}";
+  return JsonObject().num("nan", ref.nans).num("inf", ref.pos_infs).num("-inf", ref.neg_infs).text();
 }
 
 std::string sweep_folder(const std::string& out_dir) {
@@ -272,22 +253,21 @@ void print_report(const Chapter& chapter, const Variant& variant, const Options&
   // A shape the library chose (CUB) is not ours to report: null in JSON.
   auto shape = [&](int value) { return variant.chooses_shape ? std::string("null") : std::to_string(value); };
   if (options.json) {
-    std::printf(
-        "{\"chapter\": \"%s\", \"variant\": \"%s\", \"type\": \"%s\", \"op\": \"%s\", \"n\": %zu, "
-        "\"block\": %s, \"grid\": %s, \"result\": %s, \"reference\": %s, %s\"error\": %s, \"tolerance\": %s, "
-        "\"ok\": %s, \"note\": \"%s\", \"non_finite\": %s, "
-        "\"ms\": %.6f, \"gbps\": %.3f, \"peak_gbps\": %.3f, \"percent_of_peak\": %.2f, \"reps\": %d, "
-        "\"flush\": %s, \"seed\": %llu, \"input\": \"%s\", \"converted_from\": %s, \"device\": \"%s\", "
-        "\"cuda\": \"%s\"}\n",
-        chapter.id.c_str(), variant.name.c_str(), dtype_name(options.type), op_name(options.op), ref.n, shape(measurement.block).c_str(),
-        shape(measurement.grid).c_str(), json_number(measurement.result_text).c_str(), json_number(ref_text).c_str(),
-        ref.overflows_int() ? ("\"true_sum\": " + std::to_string(ref.int_value) + ", ").c_str() : "",
-        json_number(format_value(measurement.verdict.error)).c_str(), json_number(format_value(measurement.verdict.tolerance)).c_str(),
-        measurement.verdict.ok ? "true" : "false", json_escape(measurement.verdict.note).c_str(), json_non_finite(ref).c_str(),
-        measurement.median_ms, measurement.gbps, peak, 100.0 * measurement.gbps / peak, measurement.reps, measurement.flush ? "true" : "false",
-        static_cast<unsigned long long>(options.seed), json_escape(options.input).c_str(),
-        converted_from.empty() ? "null" : ("\"" + converted_from + "\"").c_str(), json_escape(device.name).c_str(),
-        json_escape(cuda_version_string()).c_str());
+    JsonObject json;
+    json.str("chapter", chapter.id).str("variant", variant.name).str("type", dtype_name(options.type))
+        .str("op", op_name(options.op)).num("n", ref.n).raw("block", shape(measurement.block))
+        .raw("grid", shape(measurement.grid)).raw("result", json_number(measurement.result_text))
+        .raw("reference", json_number(ref_text));
+    if (ref.overflows_int()) json.num("true_sum", ref.int_value);
+    json.raw("error", json_number(format_value(measurement.verdict.error)))
+        .raw("tolerance", json_number(format_value(measurement.verdict.tolerance))).flag("ok", measurement.verdict.ok)
+        .str("note", measurement.verdict.note).raw("non_finite", json_non_finite(ref))
+        .num("ms", measurement.median_ms, "%.6f").num("gbps", measurement.gbps, "%.3f").num("peak_gbps", peak, "%.3f")
+        .num("percent_of_peak", 100.0 * measurement.gbps / peak, "%.2f").num("reps", measurement.reps)
+        .flag("flush", measurement.flush).num("seed", options.seed).str("input", options.input)
+        .raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from))
+        .str("device", device.name).str("cuda", cuda_version_string());
+    std::printf("%s\n", json.text().c_str());
     return;
   }
   std::printf("%s: %s\n", variant.label().c_str(), variant.summary.c_str());

@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "device_buffer.h"
 #include "device_info.h"
+#include "json.h"
 #include "l2_flush.h"
 #include "reference.h"
 #include "timer.h"
@@ -96,9 +97,6 @@ std::string describe_input(const Options& options, std::size_t n, const std::str
 // Picks the variant named by --variant (the chapter's own when none is given).
 const Variant& select_variant(const Chapter& chapter, const std::string& name);
 
-std::string json_escape(const std::string& text);
-// A number formatted by format_value, as JSON: itself, or "nan", "inf", "-inf" quoted.
-std::string json_number(const std::string& formatted);
 // The input's non-finite values as a JSON object: {"nan": 1, "inf": 0, "-inf": 2}.
 std::string json_non_finite(const Reference& ref);
 std::string format_ms(double ms);

@@ -903,23 +903,21 @@ void print_report(const RowsProgram& program, const RowsOptions& options, const 
   const double of_floor = run.times.median > 0 ? 100.0 * floor.times.median / run.times.median : 0.0;
   const std::string wrong = run.check.ok ? "" : std::to_string(run.check.wrong_rows) + " of " + std::to_string(m.rows);
   if (options.json) {
-    auto number = [](double x) { return json_number(text(x)); };
-    std::printf(
-        "{\"chapter\": \"%s\", \"rows\": %zu, \"cols\": %zu, \"type\": \"%s\", \"op\": \"%s\", \"method\": \"%s\", "
-        "\"plan\": \"%s\", \"depth\": %zu, \"ok\": %s, \"wrong_rows\": %zu, \"first_wrong\": \"%s\", "
-        "\"worst_error_over_tolerance\": %s, \"row0_result\": \"%s\", \"row0_reference\": \"%s\", \"ms\": %.6f, "
-        "\"min_ms\": %.6f, \"iqr_ms\": %.6f, \"gbps\": %.3f, \"traffic_gbps\": %.3f, \"peak_gbps\": %.3f, "
-        "\"percent_of_peak\": %.2f, \"floor_ms\": %.6f, \"floor_gbps\": %.3f, \"percent_of_floor\": %.2f, "
-        "\"input_bytes\": %zu, \"output_bytes\": %zu, \"reps\": %d, \"flush\": %s, \"seed\": %llu, \"input\": \"%s\", "
-        "\"device\": \"%s\", \"cuda\": \"%s\"}\n",
-        program.id.c_str(), m.rows, m.cols, element_name(m.type), op_name(run.job.op), method_name(run.job.method),
-        json_escape(run.job.plan).c_str(), run.job.depth, run.ok ? "true" : "false", run.check.wrong_rows,
-        json_escape(run.check.first_wrong).c_str(), number(run.check.worst).c_str(),
-        json_escape(run.check.row0_result).c_str(), json_escape(run.check.row0_reference).c_str(), run.times.median,
-        run.times.min, run.times.iqr, run.gbps, run.traffic_gbps, peak, peak > 0 ? 100.0 * run.gbps / peak : 0.0,
-        floor.times.median, floor.gbps, of_floor, m.bytes.size(), m.rows * result_bytes(run.job.op), options.reps,
-        options.flush ? "true" : "false", static_cast<unsigned long long>(options.seed),
-        json_escape(options.input).c_str(), json_escape(device.name).c_str(), json_escape(cuda_version_string()).c_str());
+    JsonObject json;
+    json.str("chapter", program.id).num("rows", m.rows).num("cols", m.cols).str("type", element_name(m.type))
+        .str("op", op_name(run.job.op)).str("method", method_name(run.job.method)).str("plan", run.job.plan)
+        .num("depth", run.job.depth).flag("ok", run.ok).num("wrong_rows", run.check.wrong_rows)
+        .str("first_wrong", run.check.first_wrong).raw("worst_error_over_tolerance", json_number(text(run.check.worst)))
+        .str("row0_result", run.check.row0_result).str("row0_reference", run.check.row0_reference)
+        .num("ms", run.times.median, "%.6f").num("min_ms", run.times.min, "%.6f").num("iqr_ms", run.times.iqr, "%.6f")
+        .num("gbps", run.gbps, "%.3f").num("traffic_gbps", run.traffic_gbps, "%.3f").num("peak_gbps", peak, "%.3f")
+        .num("percent_of_peak", peak > 0 ? 100.0 * run.gbps / peak : 0.0, "%.2f")
+        .num("floor_ms", floor.times.median, "%.6f").num("floor_gbps", floor.gbps, "%.3f")
+        .num("percent_of_floor", of_floor, "%.2f").num("input_bytes", m.bytes.size())
+        .num("output_bytes", m.rows * result_bytes(run.job.op)).num("reps", options.reps).flag("flush", options.flush)
+        .num("seed", options.seed).str("input", options.input).str("device", device.name)
+        .str("cuda", cuda_version_string());
+    std::printf("%s\n", json.text().c_str());
     return;
   }
   std::printf("%s: %s\n", program.id.c_str(), program.summary.c_str());
@@ -961,11 +959,12 @@ int sweep(const RowsProgram& program, const RowsOptions& options, const DeviceIn
   std::ofstream csv(dir + "/rows_sweep.csv"), json(dir + "/rows_sweep.json");
   if (!csv || !json) throw UsageError("cannot write the sweep files in '" + dir + "'");
   csv << "type,k,m,op,method,plan,ms,min_ms,iqr_ms,gbps,traffic_gbps,percent_of_peak,percent_of_floor,ok\n";
-  json << "{\"chapter\": \"" << program.id << "\", \"device\": \"" << json_escape(device.name) << "\", \"cuda\": \""
-       << json_escape(cuda_version_string()) << "\", \"date\": \"" << today() << "\", \"peak_gbps\": "
-       << device.peak_gbps() << ", \"elements\": " << kDefaultElements << ", \"reps\": " << options.reps
-       << ", \"flush\": " << (options.flush ? "true" : "false") << ", \"seed\": " << options.seed << ", \"rows\": [";
-  bool all_ok = true, first_row = true;
+  JsonObject head;
+  head.str("chapter", program.id).str("device", device.name).str("cuda", cuda_version_string()).str("date", today())
+      .num("peak_gbps", device.peak_gbps()).num("elements", kDefaultElements).num("reps", options.reps)
+      .flag("flush", options.flush).num("seed", options.seed);
+  std::vector<std::string> items;  // the rows, one line each
+  bool all_ok = true;
   for (ElementType type : kSweepTypes) {
     if (std::find(program.types.begin(), program.types.end(), type) == program.types.end()) continue;
     for (std::size_t k : program.sweep_cols) {
@@ -993,13 +992,11 @@ int sweep(const RowsProgram& program, const RowsOptions& options, const DeviceIn
             << r.job.plan << "\"," << r.times.median << ',' << r.times.min << ',' << r.times.iqr << ',' << r.gbps << ','
             << r.traffic_gbps << ',' << percent_of_peak << ',' << percent_of_floor << ',' << (r.ok ? "ok" : "WRONG")
             << '\n';
-        json << (first_row ? "" : ",") << "\n  {\"type\": \"" << element_name(type) << "\", \"k\": " << k
-             << ", \"m\": " << m_rows << ", \"op\": \"" << op << "\", \"method\": \"" << r.job.label
-             << "\", \"plan\": \"" << json_escape(r.job.plan) << "\", \"ms\": " << r.times.median
-             << ", \"min_ms\": " << r.times.min << ", \"iqr_ms\": " << r.times.iqr << ", \"gbps\": " << r.gbps
-             << ", \"traffic_gbps\": " << r.traffic_gbps << ", \"percent_of_peak\": " << percent_of_peak
-             << ", \"percent_of_floor\": " << percent_of_floor << ", \"ok\": " << (r.ok ? "true" : "false") << "}";
-        first_row = false;
+        items.push_back(JsonObject().str("type", element_name(type)).num("k", k).num("m", m_rows).str("op", op)
+                            .str("method", r.job.label).str("plan", r.job.plan).num("ms", r.times.median)
+                            .num("min_ms", r.times.min).num("iqr_ms", r.times.iqr).num("gbps", r.gbps)
+                            .num("traffic_gbps", r.traffic_gbps).num("percent_of_peak", percent_of_peak)
+                            .num("percent_of_floor", percent_of_floor).flag("ok", r.ok).text());
         if (!r.ok) {
           all_ok = false;
           std::fprintf(stderr, "%s: %s --op %s WRONG at %s K = %zu: %s\n", program.id.c_str(), r.job.label.c_str(),
@@ -1009,7 +1006,7 @@ int sweep(const RowsProgram& program, const RowsOptions& options, const DeviceIn
       std::fprintf(stderr, "%s: %s K = %zu done\n", program.id.c_str(), element_name(type), k);
     }
   }
-  json << "\n]}\n";
+  json << head.raw("rows", json_list(items, ",\n  ")).text() << "\n";
   if (!csv || !json) throw UsageError("cannot write the sweep files in '" + dir + "'");
   std::printf("wrote %s/rows_sweep.csv and %s/rows_sweep.json\n", dir.c_str(), dir.c_str());
   return all_ok ? 0 : 1;

@@ -133,34 +133,27 @@ void print_json(const std::vector<Row>& rows, const DeviceInfo* device, const Op
                 const std::string& converted_from) {
   bool all_ok = true;
   for (const Row& row : rows) all_ok = all_ok && row.ok;
-  auto fixed = [](const char* format, double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, format, value);
-    return std::string(text);
-  };
-  const std::string peak = device ? fixed("%.3f", device->peak_gbps()) : "null";
-  std::printf("{\"device\": %s, \"cuda\": \"%s\", \"peak_gbps\": %s, \"type\": \"%s\", \"n\": %zu, \"seed\": %llu, "
-              "\"input\": \"%s\", \"converted_from\": %s, \"reps\": %d, \"flush\": %s, \"reference\": %s, "
-              "\"notes\": [",
-              device ? ("\"" + json_escape(device->name) + "\"").c_str() : "null",
-              json_escape(cuda_version_string()).c_str(), peak.c_str(), dtype_name(options.type), ref.n,
-              static_cast<unsigned long long>(options.seed), json_escape(options.input).c_str(),
-              converted_from.empty() ? "null" : ("\"" + converted_from + "\"").c_str(), options.reps,
-              options.flush ? "true" : "false", json_number(expected_text(ref)).c_str());
-  const std::vector<std::string> notes = input_notes(ref);
-  for (std::size_t i = 0; i < notes.size(); ++i) std::printf("%s\"%s\"", i ? ", " : "", json_escape(notes[i]).c_str());
-  std::printf("], \"ok\": %s, \"rows\": [", all_ok ? "true" : "false");
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& row = rows[i];
-    const bool gpu_row = device && row.chapter != "00_cpu_baseline";
-    std::printf("%s{\"chapter\": \"%s\", \"result\": %s, \"ms\": %.6f, \"min_ms\": %.6f, \"iqr_ms\": %.6f, "
-                "\"gbps\": %.3f, \"percent_of_peak\": %s, \"ok\": %s, \"note\": \"%s\"}",
-                i ? ", " : "", row.chapter.c_str(), json_number(row.result == "-" ? "null" : row.result).c_str(), row.ms,
-                row.min_ms, row.iqr_ms, row.gbps,
-                gpu_row ? fixed("%.2f", 100 * row.gbps / device->peak_gbps()).c_str() : "null", row.ok ? "true" : "false",
-                json_escape(row.note).c_str());
+  JsonObject json;
+  json.raw("device", device ? json_string(device->name) : "null").str("cuda", cuda_version_string());
+  if (device) json.num("peak_gbps", device->peak_gbps(), "%.3f");
+  else json.raw("peak_gbps", "null");
+  json.str("type", dtype_name(options.type)).num("n", ref.n).num("seed", options.seed).str("input", options.input)
+      .raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from)).num("reps", options.reps)
+      .flag("flush", options.flush).raw("reference", json_number(expected_text(ref)));
+  std::vector<std::string> notes;
+  for (const std::string& note : input_notes(ref)) notes.push_back(json_string(note));
+  json.raw("notes", json_list(notes)).flag("ok", all_ok);
+  std::vector<std::string> items;
+  for (const Row& row : rows) {
+    JsonObject item;
+    item.str("chapter", row.chapter).raw("result", json_number(row.result == "-" ? "null" : row.result))
+        .num("ms", row.ms, "%.6f").num("min_ms", row.min_ms, "%.6f").num("iqr_ms", row.iqr_ms, "%.6f")
+        .num("gbps", row.gbps, "%.3f");
+    if (device && row.chapter != "00_cpu_baseline") item.num("percent_of_peak", 100 * row.gbps / device->peak_gbps(), "%.2f");
+    else item.raw("percent_of_peak", "null");
+    items.push_back(item.flag("ok", row.ok).str("note", row.note).text());
   }
-  std::printf("]}\n");
+  std::printf("%s\n", json.raw("rows", json_list(items)).text().c_str());
 }
 
 template <typename T>
@@ -182,11 +175,12 @@ int sweep(const Options& options, const DeviceInfo& device, const std::vector<Ch
   std::ofstream json(dir + "/sweep_" + dtype_name(options.type) + ".json");
   if (!csv || !json) throw UsageError("cannot write the sweep files in '" + dir + "'");
   csv << "type,n,chapter,ms,min_ms,iqr_ms,gbps,percent_of_peak,ok\n";
-  json << "{\"device\": \"" << json_escape(device.name) << "\", \"cuda\": \"" << json_escape(cuda_version_string())
-       << "\", \"date\": \"" << today() << "\", \"peak_gbps\": " << device.peak_gbps() << ", \"type\": \""
-       << dtype_name(options.type) << "\", \"reps\": " << options.reps << ", \"flush\": " << (options.flush ? "true" : "false")
-       << ", \"rows\": [";
-  bool ok = true, first = true;
+  JsonObject head;
+  head.str("device", device.name).str("cuda", cuda_version_string()).str("date", today())
+      .num("peak_gbps", device.peak_gbps()).str("type", dtype_name(options.type)).num("reps", options.reps)
+      .flag("flush", options.flush);
+  std::vector<std::string> items;  // the rows, one line each
+  bool ok = true;
   for (int k = 10; k <= 30; ++k) {
     const std::size_t n = std::size_t(1) << k;
     // Input + saved copy + flush buffer + scratch: stop where the device runs out.
@@ -200,17 +194,15 @@ int sweep(const Options& options, const DeviceInfo& device, const std::vector<Ch
       const double percent = row.chapter == "00_cpu_baseline" ? 0.0 : 100 * row.gbps / device.peak_gbps();
       csv << dtype_name(options.type) << ',' << n << ',' << row.chapter << ',' << row.ms << ',' << row.min_ms << ','
           << row.iqr_ms << ',' << row.gbps << ',' << percent << ',' << (row.ok ? "ok" : "WRONG") << '\n';
-      json << (first ? "" : ",") << "\n  {\"n\": " << n << ", \"chapter\": \"" << row.chapter << "\", \"ms\": " << row.ms
-           << ", \"min_ms\": " << row.min_ms << ", \"iqr_ms\": " << row.iqr_ms << ", \"gbps\": " << row.gbps
-           << ", \"percent_of_peak\": " << percent
-           << ", \"ok\": " << (row.ok ? "true" : "false") << "}";
-      first = false;
+      items.push_back(JsonObject().num("n", n).str("chapter", row.chapter).num("ms", row.ms).num("min_ms", row.min_ms)
+                          .num("iqr_ms", row.iqr_ms).num("gbps", row.gbps).num("percent_of_peak", percent)
+                          .flag("ok", row.ok).text());
       ok = ok && row.ok;
       if (!row.ok) std::fprintf(stderr, "tour: %s WRONG at n = %zu: %s\n", row.chapter.c_str(), n, row.note.c_str());
     }
     std::fprintf(stderr, "tour: n = 2^%d done\n", k);
   }
-  json << "\n]}\n";
+  json << head.raw("rows", json_list(items, ",\n  ")).text() << "\n";
   std::printf("wrote %s/sweep_%s.csv and %s/sweep_%s.json\n", dir.c_str(), dtype_name(options.type), dir.c_str(),
               dtype_name(options.type));
   return ok ? 0 : 1;

@@ -242,28 +242,21 @@ void print_report(const Options& options, std::size_t n, int k, const std::strin
   const std::string ref_text = reduction::expected_text(ref);  // an overflowing int sum: modulo 2^32
   const bool mpi = !participants.empty() && !participants[0].host.empty();
   if (options.json) {
-    std::string devices = "[";
-    for (std::size_t i = 0; i < participants.size(); ++i) {
-      const Participant& p = participants[i];
-      char entry[1024];
-      std::snprintf(entry, sizeof entry,
-                    "%s{\"rank\": %d, \"host\": \"%s\", \"local_rank\": %d, \"local_size\": %d, \"gpu\": %d, "
-                    "\"bus_id\": \"%s\", \"name\": \"%s\", \"peak_gbps\": %.3f}",
-                    i ? ", " : "", p.rank, reduction::json_escape(p.host).c_str(), p.local_rank, p.local_size,
-                    p.device.id, reduction::json_escape(p.bus_id).c_str(),
-                    reduction::json_escape(p.device.name).c_str(), p.device.peak_gbps());
-      devices += entry;
+    std::vector<std::string> devices;
+    for (const Participant& p : participants) {
+      devices.push_back(JsonObject().num("rank", p.rank).str("host", p.host).num("local_rank", p.local_rank)
+                            .num("local_size", p.local_size).num("gpu", p.device.id).str("bus_id", p.bus_id)
+                            .str("name", p.device.name).num("peak_gbps", p.device.peak_gbps(), "%.3f").text());
     }
-    devices += "]";
-    std::printf("{\"chapter\": \"11_multi_gpu\", \"mode\": \"%s\", \"gpus\": %d, \"type\": \"%s\", \"op\": \"%s\", "
-                "\"n\": %zu, \"result\": %s, \"reference\": %s, \"error\": %s, \"ok\": %s, \"ms\": %.6f, "
-                "\"gbps\": %.3f, \"peak_gbps\": %.3f, \"device\": \"%s\", \"devices\": %s, \"cuda\": \"%s\"}\n",
-                mode.c_str(), k, reduction::dtype_name(options.type), reduction::op_name(options.op), n,
-                reduction::json_number(result_text).c_str(), reduction::json_number(ref_text).c_str(),
-                reduction::json_number(reduction::format_value(verdict.error)).c_str(), verdict.ok ? "true" : "false",
-                ms, gbps, peak,
-                reduction::json_escape(participants.empty() ? "" : participants[0].device.name).c_str(),
-                devices.c_str(), reduction::cuda_version_string().c_str());
+    JsonObject json;
+    json.str("chapter", "11_multi_gpu").str("mode", mode).num("gpus", k).str("type", reduction::dtype_name(options.type))
+        .str("op", reduction::op_name(options.op)).num("n", n).raw("result", reduction::json_number(result_text))
+        .raw("reference", reduction::json_number(ref_text))
+        .raw("error", reduction::json_number(reduction::format_value(verdict.error))).flag("ok", verdict.ok)
+        .num("ms", ms, "%.6f").num("gbps", gbps, "%.3f").num("peak_gbps", peak, "%.3f")
+        .str("device", participants.empty() ? "" : participants[0].device.name)
+        .raw("devices", reduction::json_list(devices)).str("cuda", reduction::cuda_version_string());
+    std::printf("%s\n", json.text().c_str());
     return;
   }
   std::printf("11_multi_gpu (%s): %zu %s values in %d shards, one per GPU; 09 on each, then ncclAllReduce\n",

@@ -82,8 +82,8 @@ int main(int argc, char** /*argv*/) {
     const DeviceInfo device = query_device();
     int runtime = 0;
     cudaRuntimeGetVersion(&runtime);
-    std::printf("{\"device\": \"%s\", \"cuda_runtime\": %d, \"date\": \"%s\", \"peak_gbps\": %.1f, \"reps\": %d}\n",
-                device.name.c_str(), runtime, today().c_str(), device.peak_gbps(), reps);
+    std::printf("%s\n", JsonObject().str("device", device.name).num("cuda_runtime", runtime).str("date", today())
+                           .num("peak_gbps", device.peak_gbps(), "%.1f").num("reps", reps).text().c_str());
     const Chapter chapters[] = {single_pass_chapter(), cub_chapter(), accuracy_chapter(), reproducible_chapter()};
     static const Variant floor = read_floor_variant();
 #ifdef REDUCTION_HAVE_GPU_TO_GPU
@@ -105,10 +105,11 @@ int main(int argc, char** /*argv*/) {
       for (const Measurement& m : bench.run_interleaved(jobs, reps, true, ref)) {
         const bool floor_row = m.label == kReadFloor;
         all_ok = all_ok && (floor_row || m.verdict.ok);
-        std::printf("{\"n\": %zu, \"job\": \"%s\", \"block\": %d, \"grid\": %d, \"median_us\": %.3f, \"min_us\": %.3f, "
-                    "\"iqr_us\": %.3f, \"gbps\": %.1f, \"result\": \"%s\", \"ok\": %s}\n",
-                    n, m.label.c_str(), m.block, m.grid, 1e3 * m.median_ms, 1e3 * m.times.min, 1e3 * m.times.iqr,
-                    m.gbps, m.result_text.c_str(), floor_row ? "null" : m.verdict.ok ? "true" : "false");
+        std::printf("%s\n", JsonObject().num("n", n).str("job", m.label).num("block", m.block).num("grid", m.grid)
+                               .num("median_us", 1e3 * m.median_ms, "%.3f").num("min_us", 1e3 * m.times.min, "%.3f")
+                               .num("iqr_us", 1e3 * m.times.iqr, "%.3f").num("gbps", m.gbps, "%.1f")
+                               .str("result", m.result_text).raw("ok", floor_row ? "null" : m.verdict.ok ? "true" : "false")
+                               .text().c_str());
       }
       // Bits over launch shapes (the default and four others), on this input and on one
       // whose pairs cancel to a tiny fraction of sum|x| (12's hard case).
@@ -129,9 +130,9 @@ int main(int argc, char** /*argv*/) {
           results.insert(m.result_text);
           hard_results.insert(h.result_text);
         }
-        std::printf("{\"n\": %zu, \"job\": \"%s\", \"shapes\": 5, \"distinct_results\": %zu, "
-                    "\"distinct_results_cancelling\": %zu}\n",
-                    n, v.label().c_str(), results.size(), hard_results.size());
+        std::printf("%s\n", JsonObject().num("n", n).str("job", v.label()).num("shapes", 5)
+                               .num("distinct_results", results.size())
+                               .num("distinct_results_cancelling", hard_results.size()).text().c_str());
       }
       std::fflush(stdout);
     }
