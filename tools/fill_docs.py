@@ -29,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)  # publish.py --root changes it (tests fill a copy of the repository)
 sys.path.insert(0, HERE)
 import results  # noqa: E402
-from results import fill_file  # noqa: E402
+from results import fill_file, table  # noqa: E402
 import fill_small_n  # noqa: E402
 import ncu_table  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "tuning"))
@@ -249,14 +249,12 @@ def cpu_block(dirs):
         skipped("00's block", ["chapters.jsonl", "cpu_300M_float.txt"])
         return
     rows = [d for d in jsonl(os.path.join(run, "chapters.jsonl")) if d.get("chapter") == "00_cpu_baseline"]
-    lines = ["| n (int) | method | result | error | ms | GB/s | check |", "|---|---|---|---|---|---|---|"]
-    for d in rows:
-        for m in d["methods"]:
-            lines.append(f"| 2^{d['n'].bit_length() - 1} | {m['name']} | {m['result']} | {m['error']:.3g} | "
-                         f"{m['ms']:.3f} | {m['gbps']:.1f} | {'ok' if m['ok'] else 'WRONG'} |")
+    cells = [[f"2^{d['n'].bit_length() - 1}", m["name"], m["result"], f"{m['error']:.3g}", f"{m['ms']:.3f}",
+              f"{m['gbps']:.1f}", "ok" if m["ok"] else "WRONG"] for d in rows for m in d["methods"]]
     threads = rows[0]["threads"] if rows and "threads" in rows[0] else "?"
     text = (f"On the host of the {on_run(run, dirs)}, {threads} threads, {median_text(reps_of(rows))}:\n\n"
-            + "\n".join(lines) + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"
+            + table(["n (int)", "method", "result", "error", "ms", "GB/s", "check"], "compact", cells)
+            + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"
             + fenced(read(os.path.join(run, "cpu_300M_float.txt"))))
     fill("00_cpu_baseline/README.md", "output:00_cpu_methods", text)
 
@@ -267,7 +265,7 @@ def bank_conflicts(dirs):
     if run is None:
         skipped("04's bank-conflict block", names)
         return
-    lines = ["| kernel | tree | smem load bank conflicts | smem store bank conflicts | time µs |", "|---|---|---|---|---|"]
+    rows = []
     for name, scheme in (("04_shared_tree", "sequential addressing"), ("04_shared_tree_strided", "strided index")):
         launches = ncu_table.read_launches(os.path.join(run, f"ncu_{name}.csv"))
         if not launches:
@@ -276,16 +274,17 @@ def bank_conflicts(dirs):
             return
         first = launches[0]
         num = lambda key: ncu_table.number(first.get(key, "")) or 0  # noqa: E731
-        lines.append(f"| `{ncu_table.short_kernel(first['Kernel Name'])}` (first launch) | {scheme} | "
-                     f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'):,.0f} | "
-                     f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'):,.0f} | "
-                     f"{num('gpu__time_duration.sum') / 1000:.1f} |")
+        rows.append([f"`{ncu_table.short_kernel(first['Kernel Name'])}` (first launch)", scheme,
+                     f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'):,.0f}",
+                     f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'):,.0f}",
+                     f"{num('gpu__time_duration.sum') / 1000:.1f}"])
     command = ("ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,gpu__time_duration.sum "
                "build/release/bin/04_shared_tree --n 2^24 --reps 1 --no-flush")
     fill("04_shared_tree/README.md", "ncu:04_bank_conflicts",
          f"{on_run(run, dirs)}; `{command}` for the first row, the same with `--variant strided` added for the "
-         f"second, ints:\n\n" + "\n".join(lines))
+         f"second, ints:\n\n" + table(["kernel", "tree", "smem load bank conflicts", "smem store bank conflicts",
+                                        "time µs"], "compact", rows))
 
 
 def sass(dirs):
@@ -441,8 +440,7 @@ def multigpu_block(results_dir):
     flushes = {r["flush"] for r in runs if isinstance(r.get("flush"), bool)}
     flushed = flushes == {True} if flushes else (text_reps is None or text_reps.group(2) == "flushed")
     one = {(r["type"], r["n"]): r for r in runs if r["mode"] == "one process" and r["gpus"] == 1}
-    lines = ["| type | N | 1 GPU ms | 1 GPU GB/s | 2 GPUs ms | 2 GPUs GB/s | speed-up | parallel efficiency |",
-             "|---|---|---|---|---|---|---|---|"]
+    rows = []
     for r in runs:
         if r["gpus"] != 2:
             continue
@@ -451,13 +449,14 @@ def multigpu_block(results_dir):
             continue
         speed = base["ms"] / r["ms"]
         mode = "" if r["mode"] == "one process" else f" ({r['mode']})"
-        lines.append(f"| {r['type']}{mode} | 2^{r['n'].bit_length() - 1} | {base['ms']:.3f} | {base['gbps']:.0f} | "
-                     f"{r['ms']:.3f} | {r['gbps']:.0f} | {speed:.2f}× | {100 * speed / 2:.1f}% |")
+        rows.append([f"{r['type']}{mode}", f"2^{r['n'].bit_length() - 1}", f"{base['ms']:.3f}", f"{base['gbps']:.0f}",
+                     f"{r['ms']:.3f}", f"{r['gbps']:.0f}", f"{speed:.2f}×", f"{100 * speed / 2:.1f}%"])
     flush = "each GPU's L2 flushed" if flushed else "L2 not flushed"
     parts = [f"Measured on {gpus} × {name} ({between}), driver {facts.get('driver', '?')}, CUDA {cuda}, {date}; "
              f"{flush} before each run, "
              f"{median_text(reps)}, one run; every total verified against the CPU reference on every GPU. "
-             "Sums, `--json`:\n\n" + "\n".join(lines)]
+             "Sums, `--json`:\n\n" + table(["type", "N", "1 GPU ms", "1 GPU GB/s", "2 GPUs ms", "2 GPUs GB/s",
+                                             "speed-up", "parallel efficiency"], "compact", rows)]
     large = os.path.join(results_dir, "multigpu_large.txt")
     if os.path.exists(large):
         parts.append(large_run_sentence(read(large)) + "\n\n" + fenced(read(large), "text"))

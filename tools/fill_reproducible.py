@@ -22,6 +22,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+import results  # noqa: E402
 from results import fill_file  # noqa: E402
 
 JOBS = [("09_single_pass", "09"), ("12_accuracy", "12"), ("10_cub", "CUB Sum"),
@@ -74,8 +75,7 @@ def table(runs):
     jobs = [(job, name) for job, name in JOBS if any((sizes[0], job) in t for _, t, _ in runs)]
     header = ["n"] + [f"{name} µs" for _, name in jobs] + ["floor µs", "17 / 09", "17 % of floor",
                                                             "distinct bits 09 / 12 / 17"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    wrong = []
+    lines, wrong = [], []
     for n in sizes:
         cells = [power(n)]
         for job, name in jobs:
@@ -93,8 +93,7 @@ def table(runs):
             plain = max(d[(n, job)]["distinct_results"] for _, _, d in runs)
             hard = max(d[(n, job)]["distinct_results_cancelling"] for _, _, d in runs)
             counts.append(f"{plain}/{hard}")
-        cells.append(" · ".join(counts))
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(cells + [" · ".join(counts)])
     notes = [f"Float, random input; {measured_on(heads)}. Times: the median over the machines of each one's "
              "median; 17 / 09: the range of the machines' ratios. Distinct bits: how many different results "
              "each gave over five launch shapes (its default, 256 × 1000, 128 × 77, 1024 × 132, 64 × 4001), "
@@ -103,11 +102,11 @@ def table(runs):
     if wrong:
         notes.append("✗: outside the harness's check (a loose bound for CUB's gpu_to_gpu, which states none): "
                      + "; ".join(wrong) + ".")
-    return "\n".join(lines) + "\n\n" + "\n\n".join(notes) + "\n"
+    return results.table(header, "compact", lines) + "\n\n" + "\n\n".join(notes) + "\n"
 
 
 def targets(runs):
-    lines = ["| n | target 17 / 09 | 17 / 09 on each machine | met |", "|---|---|---|---|"]
+    rows = []
     for k, limit in sorted(TARGETS.items()):
         n = 1 << k
         ratios = [t[(n, "17_reproducible")]["median_us"] / t[(n, "09_single_pass")]["median_us"]
@@ -115,8 +114,8 @@ def targets(runs):
         if not ratios:
             continue
         met = "yes" if max(ratios) <= limit else "no"
-        lines.append(f"| {power(n)} | {limit:.2f}× | {', '.join(f'{r:.3f}' for r in ratios)} | {met} |")
-    return "\n".join(lines) + "\n\n" + measured_on([h for h, _, _ in runs]) + ".\n"
+        rows.append([power(n), f"{limit:.2f}×", ", ".join(f"{r:.3f}" for r in ratios), met])
+    return results.table(["n", "target 17 / 09", "17 / 09 on each machine", "met"], "compact", rows) + "\n\n" + measured_on([h for h, _, _ in runs]) + ".\n"
 
 
 def is_run(path):

@@ -637,9 +637,14 @@ def measured_on(sweep, dtype=None):
 
 
 def table(header, aligns, rows):
-    """A Markdown table; aligns None: the first column left, the others right."""
-    aligns = aligns or ["---"] + ["---:"] * (len(header) - 1)
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(aligns) + " |"]
+    """A Markdown table, the one every page writer uses. aligns: one rule cell per column
+    ("---", "---:"); None: the first column left, the others right; "compact": the rule
+    |---|---| of the tables that never set an alignment."""
+    if aligns == "compact":
+        rule = "|" + "---|" * len(header)
+    else:
+        rule = "| " + " | ".join(aligns or ["---"] + ["---:"] * (len(header) - 1)) + " |"
+    lines = ["| " + " | ".join(header) + " |", rule]
     lines += ["| " + " | ".join(str(c) for c in cells) + " |" for cells in rows]
     return "\n".join(lines)
 
