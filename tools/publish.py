@@ -180,7 +180,7 @@ def publish(paths, root, allow_suspect=False):
         module.ROOT = root
     jobs = [("sweep", lambda dirs: results.update(
                 dirs if committed else fill_docs.publish_data(dirs), root,
-                sorted((p, m) for p, m in declared(root, "sweep")), allow_suspect=True)),
+                sorted((p, m) for p, m in declared(root, "sweep")))),
             ("suite", fill_docs.fill_suite),
             ("rows", lambda dirs: fill_rows.fill(dirs, root)),
             ("accuracy", lambda dirs: fill_accuracy.fill(dirs + [d for d in sweeps if d not in dirs], root)),
