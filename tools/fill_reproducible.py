@@ -1,18 +1,12 @@
 #!/usr/bin/env python3
-"""fill_reproducible.py RUN.jsonl...: 17_reproducible's yardstick table, from bench runs.
+"""fill_reproducible.py: 17_reproducible's yardstick table and targets, for tools/publish.py.
 
-Each RUN.jsonl is the output of build/release/bin/bench_reproducible (tools/reproducible/
-bench.cu) on one separately started machine. Fills:
-  results:17_reproducible  17_reproducible/README.md: per n, the median over the runs of
-                           each run's median time of 09, 12, CUB's Sum, CUB's gpu_to_gpu
-                           (where built) and 17, the read-only floor, 17 / 09 (the range of
-                           the per-run ratios) and how many distinct results 09, 12 and 17
-                           gave over five launch shapes (random input / cancelling pairs)
-  results:17_targets       docs/tuning.md: the issue's targets for 17 / 09, met or not on
-                           every run
-tools/publish.py calls publish(paths, root) with the files is_run() recognizes:
-  python3 tools/publish.py docs/data/reproducible/run*.jsonl
-A file that is not the bench's output raises ValueError or KeyError.
+publish(paths, root) reads the files is_run() recognizes: each the output of
+build/release/bin/bench_reproducible (tools/reproducible/bench.cu) on one separately started
+machine (docs/data/reproducible/runK.jsonl). table(): per n, the median over the runs of each
+run's median time, 17 / 09 (the range of the runs' ratios) and how many distinct results 09,
+12 and 17 gave over five launch shapes; targets(): the issue's targets for 17 / 09, met or not
+on every run. A file that is not the bench's output raises ValueError or KeyError.
 """
 import json
 import os
@@ -23,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 import results  # noqa: E402
-from results import fill_file  # noqa: E402
+from results import fill_file, power_label as power  # noqa: E402
 
 JOBS = [("09_single_pass", "09"), ("12_accuracy", "12"), ("10_cub", "CUB Sum"),
         ("cub_gpu_to_gpu", "CUB gpu_to_gpu"), ("17_reproducible", "17")]
@@ -45,10 +39,6 @@ def load(path):
     times = {(r["n"], r["job"]): r for r in rows if "median_us" in r}
     distinct = {(r["n"], r["job"]): r for r in rows if "distinct_results" in r}
     return head, times, distinct
-
-
-def power(n):
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
 def fmt_us(us):

@@ -1,21 +1,11 @@
 #!/usr/bin/env python3
-"""fill_small_n.py RUN_DIR...: 09's small-n numbers, from one or more gpu_suite runs.
+"""fill_small_n.py: 09's small-n blocks from one or more gpu_suite runs, for tools/publish.py.
 
-Called by tools/publish.py (fill(results_dirs)). Reads, in every run dir:
-  data/sweep_{int,float}.json   the tour's sweep (09, CUB and the read-only floor side by side)
-  tune_small_n.txt              tools/tuning/small_n.cu: 09 at many shapes, cut short after
-                                each step, the classic ticket, an empty kernel, the floor
-  gpu.txt                       the GPU, driver and CUDA version of the run
-and fills (PAGES says where each block is):
-  results:09_vs_cub    docs/tuning.md: 09 against CUB and the floor at the sizes of the
-                       small-n targets; a target counts as met only when every run meets it
-                       (the worst run)
-  results:09_small_n   09_single_pass/README.md: where the time goes at 2^12, 2^16 and
-                       2^20: launch, read, finish
-  results:09_shape     docs/tuning.md: the default shape against the fastest shape the
-                       bench found
-Numbers shown are medians over the runs of each run's median; the spread is the range
-of the per-run medians.
+fill(dirs) reads each run's data/sweep_{int,float}.json (09, CUB and the read-only floor side
+by side), tune_small_n.txt (tools/tuning/small_n.cu: 09 at many shapes, cut short after each
+step, the classic ticket, an empty kernel, the floor) and gpu.txt, and fills the blocks of
+PAGES. Times are medians over the runs of each run's median; a target is met only where every
+run meets it (the worst run).
 """
 import json
 import os
@@ -26,7 +16,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results import fill_file, table  # noqa: E402
+from results import fill_file, parse_gpu_txt, table  # noqa: E402
 
 # The page that holds each block.
 PAGES = {"results:09_vs_cub": "docs/tuning.md", "results:09_small_n": "09_single_pass/README.md",
@@ -43,11 +33,9 @@ def read(path):
 
 
 def run_facts(run):
-    """'NVIDIA H100 80GB HBM3, driver 580.x, CUDA 13.0' from the run's gpu.txt."""
-    text = read(os.path.join(run, "gpu.txt"))
-    name, driver = [x.strip() for x in text.splitlines()[1].split(",")[:2]]
-    cuda = re.search(r"release (\d+\.\d+)", text).group(1)
-    return name, driver, cuda
+    """(GPU, driver, CUDA version) from the run's gpu.txt."""
+    facts = parse_gpu_txt(read(os.path.join(run, "gpu.txt")))
+    return facts["gpu"], facts["driver"], facts["cuda"]
 
 
 def measured_on(runs, dates):

@@ -201,7 +201,7 @@ def publish(paths, root, allow_suspect=False):
                 if isinstance(written, str):
                     print("wrote", os.path.relpath(written.split(" (")[0], root)
                           + (" (" + written.split(" (", 1)[1] if " (" in written else ""))
-        except (results.DataError, fill_rows.DataError, fill_accuracy.DataError, ValueError, KeyError) as e:
+        except (results.DataError, ValueError, KeyError) as e:
             print(f"publish: {kind}: {e}", file=sys.stderr)
             status = 2
         finally:

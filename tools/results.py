@@ -860,11 +860,16 @@ def previous_chapter(chapter, chapters):
     return None
 
 
+def how_link(page, root):
+    """HOW_MEASURED, relative to the page that links to it."""
+    target, anchor = HOW_MEASURED.split("#")
+    return rel_link(page, os.path.join(root, target)) + "#" + anchor
+
+
 def caption(sweep, dtype, readme, root):
     """One sentence: on what and how, linking the page that says once what the rest means."""
     gpu, rest = gpu_and_rest(sweep)
-    how = rel_link(readme, os.path.join(root, *HOW_MEASURED.split("#")[0].split("/"))) + "#" + \
-        HOW_MEASURED.split("#")[1]
+    how = how_link(readme, root)
     results = rel_link(readme, os.path.join(root, "docs", "results.md"))
     spread = ("the median of the runs' medians, ± the spread between them" if len(sweep["runs"]) >= 2
               else "± half the interquartile range")
