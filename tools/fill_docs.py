@@ -1,21 +1,13 @@
 #!/usr/bin/env python3
-"""fill_docs.py: the blocks that a GPU run's own files fill (tools/gpu_suite.sh), for tools/publish.py.
+"""fill_docs.py: the blocks that a gpu_suite run's own files fill, for tools/publish.py.
 
-    fill_suite(dirs)       tune_steps.txt (every run that has it) -> 04's and 06's step tables
-                           (combined over the runs); from the first run that has them:
-                           ncu_*.csv -> the <!-- ncu:NN_name --> blocks, docs/profiling.md;
-                           sass_08.txt -> 08's <!-- sass:08_vectorized --> block;
-                           pitfalls.txt -> docs/pitfalls.md's <!-- output:N -->, 06's sanitizer block;
-                           chapters.jsonl, cpu_300M_float.txt -> 00's block;
-                           tune_single_pass.txt, blocks.jsonl -> docs/tuning.md;
-                           and tools/fill_small_n.py's blocks (tune_small_n.txt, gpu.txt)
-    multigpu_block(dir)    chapter 11: gpu_x2.txt (or gpu.txt), topo.txt, multigpu*.txt,
-                           multigpu.jsonl, ctest_multigpu.log
-    publish_data(dirs)     docs/data/runK/: each run's sweep files and its facts (run.json)
-
-The run facts (GPU, driver, CUDA version, date, repetitions, link type) are read from the
-runs' files (gpu.txt); nothing is typed here. A kind of file that no run has leaves its
-blocks as they were, and one line says so. ROOT is the repository written (publish.py sets it).
+fill_suite(dirs) fills 04's and 06's step tables (tune_steps.txt, combined over the runs) and,
+from the first run that has their files, the ncu, sass, pitfalls, 00 and docs/tuning.md blocks
+and fill_small_n's; multigpu_block(dir) chapter 11's; publish_data(dirs) copies each sweep
+run to docs/data/runK. BLOCKS in publish.py says which block comes from which file. The run
+facts (GPU, driver, CUDA version, date, link type) are read from the files, never typed here;
+a kind of file that no run has leaves its blocks as they were, and one line says so. ROOT is
+the repository written (publish.py sets it).
 """
 import glob
 import json
@@ -512,10 +504,6 @@ def publish_data(dirs):
                 removed.append(old)
             if not os.listdir(stale):
                 os.rmdir(stale)
-    # The one-run layout from before docs/data/runK.
-    for old in glob.glob(os.path.join(data, "sweep_*.json")) + glob.glob(os.path.join(data, "sweep_*.csv")):
-        os.remove(old)
-        removed.append(old)
     for old in removed:
         print("fill_docs: removed", os.path.relpath(old, ROOT))
     return targets

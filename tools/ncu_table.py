@@ -48,13 +48,12 @@ def keys_of(key):
     return key if isinstance(key, tuple) else (key,)
 
 
-def columns_for(chapter, launches=None):
-    """The columns of a chapter's README table. With launches given, a column whose
-    metrics none of them has (a CSV from before the metric was added) is left out."""
+def columns_for(chapter, launches):
+    """The columns of a chapter's README table, without those its launches did not measure."""
     columns = COLUMNS
     if chapter.startswith(BEFORE_BANK_CONFLICTS):
         columns = [c for c in columns if c[0] not in BANK_CONFLICT_KEYS]
-    return columns if launches is None else measured(columns, launches)
+    return measured(columns, launches)
 
 
 def measured(columns, launches):

@@ -182,8 +182,6 @@ def load_runs(run_dirs):
     for run_dir in run_dirs:
         sweeps = load_all(run_dir)
         runs.append({"dir": run_dir, "sweeps": sweeps, "facts": run_facts(run_dir, sweeps)})
-    if not runs:
-        raise DataError("no run given")
     return runs
 
 
