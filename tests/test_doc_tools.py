@@ -45,6 +45,7 @@ sys.path.insert(0, TOOLS)
 import draw_schemes  # noqa: E402
 import plots  # noqa: E402
 import results  # noqa: E402
+import snippets  # noqa: E402
 
 try:
     plots.pyplot()
@@ -315,7 +316,7 @@ def write_run(path, factor=1.0, date="2031-02-03", driver="999.1.2", cuda="77.7"
 
 def copy_markdown(root):
     """The repository's Markdown files (the real marker blocks) in a temporary root."""
-    for path in results.find_markdown(REPO):
+    for path in snippets.find_markdown(REPO):
         target = os.path.join(root, os.path.relpath(path, REPO))
         os.makedirs(os.path.dirname(target), exist_ok=True)
         shutil.copy(path, target)
@@ -631,7 +632,7 @@ class FillDocs(unittest.TestCase):
         listed = {(page, marker) for page, marker, _, _ in publish.BLOCKS}
         self.assertEqual(len(listed), len(publish.BLOCKS), "a block listed twice")
         found = set()
-        for path in results.find_markdown(REPO):
+        for path in snippets.find_markdown(REPO):
             for marker in re.findall(r"^\s*<!--\s*(\w+:[\w-]+)\s*-->\s*$", read(path), re.M):
                 if not marker.startswith("snippet:"):  # tools/snippets.py's, not a run's
                     found.add((os.path.relpath(path, REPO).replace(os.sep, "/"), marker))

@@ -1,25 +1,12 @@
 #!/usr/bin/env python3
-"""fill_accuracy.py RESULTS_DIR: puts chapter 12's error study into its README and plots.
+"""fill_accuracy.py: chapter 12's error study into its README, docs/tuning.md and plots, for tools/publish.py.
 
-    python3 tools/publish.py RESULTS_DIR       (tools/publish.py calls fill(results_dirs, root))
-
-reads the files of one GPU run (tools/accuracy_study.sh writes them):
-  RESULTS_DIR/accuracy/errors.csv, times.csv, reproducibility.csv, device.txt
-  RESULTS_DIR/accuracy/ncu_09_single_pass_float.csv, ncu_12_accuracy_float.csv  (optional)
-  RESULTS_DIR/data/sweep_float.json, sweep_int.json   (the tour's sweep, optional: 12 against 09)
-(RESULTS_DIR may also be the accuracy folder itself) and writes
-  docs/images/accuracy_error_{positive,cancel,wide}.svg   relative error against N, log-log,
-                                                          each method beside its bound
-  the blocks <!-- accuracy:NAME --> ... <!-- /accuracy -->, in 12_accuracy/README.md:
-    accuracy:ncu     Nsight Compute, 09 beside 12 on floats
-  and in docs/tuning.md (section "12 accuracy: the error study in full"):
-    accuracy:errors  the error tables and the plots
-    accuracy:time    time and error side by side
-    accuracy:repro   the same bits or not: 100 runs, two grids
-    accuracy:vs09    12's time against 09's in the tour's sweep
-Every number
-written comes from those files. Python 3 standard library only; the plots need matplotlib
-(tools/plots.py), and are skipped with a note where it is missing.
+fill(dirs, root) reads the first run's accuracy/ folder (tools/accuracy_study.sh writes it):
+errors.csv, times.csv, reproducibility.csv, device.txt and, optional, ncu_09_single_pass_float.csv
+and ncu_12_accuracy_float.csv; and the tour's sweep in every run's data/ (12 against 09). It
+draws docs/images/accuracy_error_{positive,cancel,wide}.svg (relative error against N, each
+method beside its bound) and fills the accuracy:NAME blocks that publish.py's BLOCKS gives it.
+Python 3 standard library; the plots need matplotlib (tools/plots.py).
 """
 
 import csv
@@ -30,10 +17,8 @@ import re
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-from results import fill_file, table  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results import DataError, fill_file, power_label, table  # noqa: E402
 import plots  # noqa: E402
 
 README = os.path.join("12_accuracy", "README.md")
@@ -56,19 +41,7 @@ GPU_METHODS = ("09", "12", "double", "cub", "atomic")
 TIME_TARGET = 1.01  # the issue's target: 12 within 1.01x of 09's time at N >= 2^24
 
 
-class DataError(Exception):
-    """A results folder without the study's files, or files not in its format."""
-
-
 # ----------------------------------------------------------------------------- reading
-
-def study_dir(results_dir):
-    for candidate in (os.path.join(results_dir, "accuracy"), results_dir):
-        if os.path.exists(os.path.join(candidate, "errors.csv")):
-            return candidate
-    raise DataError(f"no errors.csv in {results_dir} or {os.path.join(results_dir, 'accuracy')} "
-                    "(run tools/accuracy_study.sh first)")
-
 
 def read_csv(path):
     try:
@@ -104,8 +77,7 @@ def num(text):
 # ----------------------------------------------------------------------------- formatting
 
 def power(n):
-    k = int(n).bit_length() - 1
-    return f"2^{k}" if int(n) == 1 << k else str(n)
+    return power_label(int(n))  # the CSV files' N are text
 
 
 def fmt_error(x):
@@ -345,19 +317,10 @@ def plot(kind, rows, path, device):
 
 # ----------------------------------------------------------------------------- fill
 
-def fill(results_dir, root=REPO):
-    """Writes the plots and the README blocks from one run's files (given a list of run
-    folders, as tools/publish.py does, the first that holds the study). Returns the paths
-    written."""
-    all_runs = None  # every run's tour sweep, for the 12-against-09 table
-    if isinstance(results_dir, (list, tuple)):
-        all_runs = list(results_dir)
-        with_study = [d for d in results_dir if os.path.isdir(os.path.join(d, "accuracy"))]
-        if not with_study:
-            print("fill_accuracy: no accuracy/ folder in the runs given; nothing written", file=sys.stderr)
-            return []
-        results_dir = with_study[0]
-    folder = study_dir(results_dir)
+def fill(dirs, root):
+    """Writes the plots and the blocks from the first run that holds the study (accuracy/),
+    and 12 against 09 from every run's tour sweep. Returns the paths written."""
+    folder = next(os.path.join(d, "accuracy") for d in dirs if os.path.isdir(os.path.join(d, "accuracy")))
     device = read_device(os.path.join(folder, "device.txt"))
     errors = read_csv(os.path.join(folder, "errors.csv"))
     times = read_csv(os.path.join(folder, "times.csv"))
@@ -379,8 +342,7 @@ def fill(results_dir, root=REPO):
         "accuracy:errors": (tuning, errors_block(errors, device, os.path.dirname(tuning), root)),
         "accuracy:time": (tuning, time_block(times, errors, device) if times else None),
         "accuracy:repro": (tuning, repro_block(repro, device) if repro else None),
-        "accuracy:vs09": (tuning, vs09_block(all_runs or [os.path.dirname(folder) if folder.endswith("accuracy")
-                                                          else results_dir])),
+        "accuracy:vs09": (tuning, vs09_block(dirs)),
         "accuracy:ncu": (readme, ncu_block(folder, device)),
     }
     for marker, (page, text) in blocks.items():

@@ -1,21 +1,13 @@
 #!/usr/bin/env python3
-"""fill_docs.py: the blocks that a GPU run's own files fill (tools/gpu_suite.sh), for tools/publish.py.
+"""fill_docs.py: the blocks that a gpu_suite run's own files fill, for tools/publish.py.
 
-    fill_suite(dirs)       tune_steps.txt (every run that has it) -> 04's and 06's step tables
-                           (combined over the runs); from the first run that has them:
-                           ncu_*.csv -> the <!-- ncu:NN_name --> blocks, docs/profiling.md;
-                           sass_08.txt -> 08's <!-- sass:08_vectorized --> block;
-                           pitfalls.txt -> docs/pitfalls.md's <!-- output:N -->, 06's sanitizer block;
-                           chapters.jsonl, cpu_300M_float.txt -> 00's block;
-                           tune_single_pass.txt, blocks.jsonl -> docs/tuning.md;
-                           and tools/fill_small_n.py's blocks (tune_small_n.txt, gpu.txt)
-    multigpu_block(dir)    chapter 11: gpu_x2.txt (or gpu.txt), topo.txt, multigpu*.txt,
-                           multigpu.jsonl, ctest_multigpu.log
-    publish_data(dirs)     docs/data/runK/: each run's sweep files and its facts (run.json)
-
-The run facts (GPU, driver, CUDA version, date, repetitions, link type) are read from the
-runs' files (gpu.txt); nothing is typed here. A kind of file that no run has leaves its
-blocks as they were, and one line says so. ROOT is the repository written (publish.py sets it).
+fill_suite(dirs) fills 04's and 06's step tables (tune_steps.txt, combined over the runs) and,
+from the first run that has their files, the ncu, sass, pitfalls, 00 and docs/tuning.md blocks
+and fill_small_n's; multigpu_block(dir) chapter 11's; publish_data(dirs) copies each sweep
+run to docs/data/runK. BLOCKS in publish.py says which block comes from which file. The run
+facts (GPU, driver, CUDA version, date, link type) are read from the files, never typed here;
+a kind of file that no run has leaves its blocks as they were, and one line says so. ROOT is
+the repository written (publish.py sets it).
 """
 import glob
 import json
@@ -29,7 +21,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)  # publish.py --root changes it (tests fill a copy of the repository)
 sys.path.insert(0, HERE)
 import results  # noqa: E402
-from results import fill_file  # noqa: E402
+from results import fill_file, table  # noqa: E402
 import fill_small_n  # noqa: E402
 import ncu_table  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "tuning"))
@@ -249,14 +241,12 @@ def cpu_block(dirs):
         skipped("00's block", ["chapters.jsonl", "cpu_300M_float.txt"])
         return
     rows = [d for d in jsonl(os.path.join(run, "chapters.jsonl")) if d.get("chapter") == "00_cpu_baseline"]
-    lines = ["| n (int) | method | result | error | ms | GB/s | check |", "|---|---|---|---|---|---|---|"]
-    for d in rows:
-        for m in d["methods"]:
-            lines.append(f"| 2^{d['n'].bit_length() - 1} | {m['name']} | {m['result']} | {m['error']:.3g} | "
-                         f"{m['ms']:.3f} | {m['gbps']:.1f} | {'ok' if m['ok'] else 'WRONG'} |")
+    cells = [[f"2^{d['n'].bit_length() - 1}", m["name"], m["result"], f"{m['error']:.3g}", f"{m['ms']:.3f}",
+              f"{m['gbps']:.1f}", "ok" if m["ok"] else "WRONG"] for d in rows for m in d["methods"]]
     threads = rows[0]["threads"] if rows and "threads" in rows[0] else "?"
     text = (f"On the host of the {on_run(run, dirs)}, {threads} threads, {median_text(reps_of(rows))}:\n\n"
-            + "\n".join(lines) + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"
+            + table(["n (int)", "method", "result", "error", "ms", "GB/s", "check"], "compact", cells)
+            + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"
             + fenced(read(os.path.join(run, "cpu_300M_float.txt"))))
     fill("00_cpu_baseline/README.md", "output:00_cpu_methods", text)
 
@@ -267,7 +257,7 @@ def bank_conflicts(dirs):
     if run is None:
         skipped("04's bank-conflict block", names)
         return
-    lines = ["| kernel | tree | smem load bank conflicts | smem store bank conflicts | time µs |", "|---|---|---|---|---|"]
+    rows = []
     for name, scheme in (("04_shared_tree", "sequential addressing"), ("04_shared_tree_strided", "strided index")):
         launches = ncu_table.read_launches(os.path.join(run, f"ncu_{name}.csv"))
         if not launches:
@@ -276,16 +266,17 @@ def bank_conflicts(dirs):
             return
         first = launches[0]
         num = lambda key: ncu_table.number(first.get(key, "")) or 0  # noqa: E731
-        lines.append(f"| `{ncu_table.short_kernel(first['Kernel Name'])}` (first launch) | {scheme} | "
-                     f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'):,.0f} | "
-                     f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'):,.0f} | "
-                     f"{num('gpu__time_duration.sum') / 1000:.1f} |")
+        rows.append([f"`{ncu_table.short_kernel(first['Kernel Name'])}` (first launch)", scheme,
+                     f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'):,.0f}",
+                     f"{num('l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'):,.0f}",
+                     f"{num('gpu__time_duration.sum') / 1000:.1f}"])
     command = ("ncu --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,"
                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,gpu__time_duration.sum "
                "build/release/bin/04_shared_tree --n 2^24 --reps 1 --no-flush")
     fill("04_shared_tree/README.md", "ncu:04_bank_conflicts",
          f"{on_run(run, dirs)}; `{command}` for the first row, the same with `--variant strided` added for the "
-         f"second, ints:\n\n" + "\n".join(lines))
+         f"second, ints:\n\n" + table(["kernel", "tree", "smem load bank conflicts", "smem store bank conflicts",
+                                        "time µs"], "compact", rows))
 
 
 def sass(dirs):
@@ -441,8 +432,7 @@ def multigpu_block(results_dir):
     flushes = {r["flush"] for r in runs if isinstance(r.get("flush"), bool)}
     flushed = flushes == {True} if flushes else (text_reps is None or text_reps.group(2) == "flushed")
     one = {(r["type"], r["n"]): r for r in runs if r["mode"] == "one process" and r["gpus"] == 1}
-    lines = ["| type | N | 1 GPU ms | 1 GPU GB/s | 2 GPUs ms | 2 GPUs GB/s | speed-up | parallel efficiency |",
-             "|---|---|---|---|---|---|---|---|"]
+    rows = []
     for r in runs:
         if r["gpus"] != 2:
             continue
@@ -451,13 +441,14 @@ def multigpu_block(results_dir):
             continue
         speed = base["ms"] / r["ms"]
         mode = "" if r["mode"] == "one process" else f" ({r['mode']})"
-        lines.append(f"| {r['type']}{mode} | 2^{r['n'].bit_length() - 1} | {base['ms']:.3f} | {base['gbps']:.0f} | "
-                     f"{r['ms']:.3f} | {r['gbps']:.0f} | {speed:.2f}× | {100 * speed / 2:.1f}% |")
+        rows.append([f"{r['type']}{mode}", f"2^{r['n'].bit_length() - 1}", f"{base['ms']:.3f}", f"{base['gbps']:.0f}",
+                     f"{r['ms']:.3f}", f"{r['gbps']:.0f}", f"{speed:.2f}×", f"{100 * speed / 2:.1f}%"])
     flush = "each GPU's L2 flushed" if flushed else "L2 not flushed"
     parts = [f"Measured on {gpus} × {name} ({between}), driver {facts.get('driver', '?')}, CUDA {cuda}, {date}; "
              f"{flush} before each run, "
              f"{median_text(reps)}, one run; every total verified against the CPU reference on every GPU. "
-             "Sums, `--json`:\n\n" + "\n".join(lines)]
+             "Sums, `--json`:\n\n" + table(["type", "N", "1 GPU ms", "1 GPU GB/s", "2 GPUs ms", "2 GPUs GB/s",
+                                             "speed-up", "parallel efficiency"], "compact", rows)]
     large = os.path.join(results_dir, "multigpu_large.txt")
     if os.path.exists(large):
         parts.append(large_run_sentence(read(large)) + "\n\n" + fenced(read(large), "text"))
@@ -513,10 +504,6 @@ def publish_data(dirs):
                 removed.append(old)
             if not os.listdir(stale):
                 os.rmdir(stale)
-    # The one-run layout from before docs/data/runK.
-    for old in glob.glob(os.path.join(data, "sweep_*.json")) + glob.glob(os.path.join(data, "sweep_*.csv")):
-        os.remove(old)
-        removed.append(old)
     for old in removed:
         print("fill_docs: removed", os.path.relpath(old, ROOT))
     return targets

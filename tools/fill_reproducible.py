@@ -1,18 +1,12 @@
 #!/usr/bin/env python3
-"""fill_reproducible.py RUN.jsonl...: 17_reproducible's yardstick table, from bench runs.
+"""fill_reproducible.py: 17_reproducible's yardstick table and targets, for tools/publish.py.
 
-Each RUN.jsonl is the output of build/release/bin/bench_reproducible (tools/reproducible/
-bench.cu) on one separately started machine. Fills:
-  results:17_reproducible  17_reproducible/README.md: per n, the median over the runs of
-                           each run's median time of 09, 12, CUB's Sum, CUB's gpu_to_gpu
-                           (where built) and 17, the read-only floor, 17 / 09 (the range of
-                           the per-run ratios) and how many distinct results 09, 12 and 17
-                           gave over five launch shapes (random input / cancelling pairs)
-  results:17_targets       docs/tuning.md: the issue's targets for 17 / 09, met or not on
-                           every run
-tools/publish.py calls publish(paths, root) with the files is_run() recognizes:
-  python3 tools/publish.py docs/data/reproducible/run*.jsonl
-A file that is not the bench's output raises ValueError or KeyError.
+publish(paths, root) reads the files is_run() recognizes: each the output of
+build/release/bin/bench_reproducible (tools/reproducible/bench.cu) on one separately started
+machine (docs/data/reproducible/runK.jsonl). table(): per n, the median over the runs of each
+run's median time, 17 / 09 (the range of the runs' ratios) and how many distinct results 09,
+12 and 17 gave over five launch shapes; targets(): the issue's targets for 17 / 09, met or not
+on every run. A file that is not the bench's output raises ValueError or KeyError.
 """
 import json
 import os
@@ -22,7 +16,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results import fill_file  # noqa: E402
+import results  # noqa: E402
+from results import fill_file, power_label as power  # noqa: E402
 
 JOBS = [("09_single_pass", "09"), ("12_accuracy", "12"), ("10_cub", "CUB Sum"),
         ("cub_gpu_to_gpu", "CUB gpu_to_gpu"), ("17_reproducible", "17")]
@@ -44,10 +39,6 @@ def load(path):
     times = {(r["n"], r["job"]): r for r in rows if "median_us" in r}
     distinct = {(r["n"], r["job"]): r for r in rows if "distinct_results" in r}
     return head, times, distinct
-
-
-def power(n):
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
 def fmt_us(us):
@@ -74,8 +65,7 @@ def table(runs):
     jobs = [(job, name) for job, name in JOBS if any((sizes[0], job) in t for _, t, _ in runs)]
     header = ["n"] + [f"{name} µs" for _, name in jobs] + ["floor µs", "17 / 09", "17 % of floor",
                                                             "distinct bits 09 / 12 / 17"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    wrong = []
+    lines, wrong = [], []
     for n in sizes:
         cells = [power(n)]
         for job, name in jobs:
@@ -93,8 +83,7 @@ def table(runs):
             plain = max(d[(n, job)]["distinct_results"] for _, _, d in runs)
             hard = max(d[(n, job)]["distinct_results_cancelling"] for _, _, d in runs)
             counts.append(f"{plain}/{hard}")
-        cells.append(" · ".join(counts))
-        lines.append("| " + " | ".join(cells) + " |")
+        lines.append(cells + [" · ".join(counts)])
     notes = [f"Float, random input; {measured_on(heads)}. Times: the median over the machines of each one's "
              "median; 17 / 09: the range of the machines' ratios. Distinct bits: how many different results "
              "each gave over five launch shapes (its default, 256 × 1000, 128 × 77, 1024 × 132, 64 × 4001), "
@@ -103,11 +92,11 @@ def table(runs):
     if wrong:
         notes.append("✗: outside the harness's check (a loose bound for CUB's gpu_to_gpu, which states none): "
                      + "; ".join(wrong) + ".")
-    return "\n".join(lines) + "\n\n" + "\n\n".join(notes) + "\n"
+    return results.table(header, "compact", lines) + "\n\n" + "\n\n".join(notes) + "\n"
 
 
 def targets(runs):
-    lines = ["| n | target 17 / 09 | 17 / 09 on each machine | met |", "|---|---|---|---|"]
+    rows = []
     for k, limit in sorted(TARGETS.items()):
         n = 1 << k
         ratios = [t[(n, "17_reproducible")]["median_us"] / t[(n, "09_single_pass")]["median_us"]
@@ -115,8 +104,8 @@ def targets(runs):
         if not ratios:
             continue
         met = "yes" if max(ratios) <= limit else "no"
-        lines.append(f"| {power(n)} | {limit:.2f}× | {', '.join(f'{r:.3f}' for r in ratios)} | {met} |")
-    return "\n".join(lines) + "\n\n" + measured_on([h for h, _, _ in runs]) + ".\n"
+        rows.append([power(n), f"{limit:.2f}×", ", ".join(f"{r:.3f}" for r in ratios), met])
+    return results.table(["n", "target 17 / 09", "17 / 09 on each machine", "met"], "compact", rows) + "\n\n" + measured_on([h for h, _, _ in runs]) + ".\n"
 
 
 def is_run(path):

@@ -1,31 +1,12 @@
 #!/usr/bin/env python3
-"""fill_rows.py RESULTS_DIR...: puts the rows chapters' measurements (tools/rows_bench.sh) into the docs.
+"""fill_rows.py: the rows chapters' blocks and plots from tools/rows_bench.sh's runs, for tools/publish.py.
 
-Reads RESULTS_DIR/rows/NN_name/rows_sweep.json (each chapter's --sweep; one RESULTS_DIR per
-separately started machine, combined: each point's time is the median over the machines of
-each machine's median) and RESULTS_DIR/rows/example.txt, and writes
-  13_rows/README.md         <!-- results:13_rows -->: a warp or a block per row, and CUB
-  14_row_stats/README.md    <!-- results:14_row_stats -->: every operator against the sum
-                            (and 13's sum) on long rows
-  15_lane_groups/README.md  <!-- results:15_lane_groups -->: groups against 14's warp
-  16_short_rows/README.md   <!-- results:16_short_rows -->: every method at every K, the
-                            crossover plots docs/images/rows_crossover_{float,bf16}.svg,
-                            <!-- results:16_short_rows_example --> (one run's report)
-  18_split_rows/README.md   <!-- results:18_split_rows -->: few long rows at M x K = 2^26,
-                            18 against 16's rule, CUB and 09, the plot
-                            docs/images/rows_split_{float,bf16}.svg
-  docs/tuning.md            <!-- results:rows_targets -->, <!-- results:rows_ops -->: the
-                            targets the rows chapters were built for, from 16's sweep;
-                            <!-- results:rows_split_targets -->: 18's, from its sweep;
-                            <!-- results:rows_argmax_copy -->: 18's ArgMax with and without
-                            its copy of the winning vector (RESULTS_DIR/rows/18_split_rows/
-                            argmax_copy.jsonl)
-
-    python3 tools/publish.py RUN_1 RUN_2 RUN_3     (tools/publish.py calls fill(results_dirs))
-
-Python 3
-standard library only; the plots need matplotlib (tools/plots.py), and are skipped with a
-note where it is missing.
+fill(dirs, root) reads each run's rows/NN_name/rows_sweep.json (each chapter's --sweep; one
+run per separately started machine, combined: a point's time is the median over the machines
+of each machine's median), rows/18_split_rows/argmax_copy.jsonl and the first run's
+rows/example.txt, and writes the blocks publish.py's BLOCKS gives fill_rows and the plots
+docs/images/rows_crossover_{float,bf16}.svg (16) and rows_split_{float,bf16}.svg (18).
+Python 3 standard library; the plots need matplotlib (tools/plots.py).
 """
 
 import json
@@ -33,10 +14,8 @@ import os
 import statistics
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, HERE)
-from results import fill_file, table  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from results import DataError, fill_file, how_link, table  # noqa: E402
 import plots  # noqa: E402
 
 CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows", "18_split_rows")
@@ -46,7 +25,6 @@ OURS = ("thread", "group", "warp", "block")
 CUB = ("cub_segmented", "cub_block")
 METHOD_COLORS = {"thread": "#d62728", "group": "#ff7f0e", "warp": "#2ca02c", "block": "#1f77b4",
                  "auto": "#6a3d9a", "cub_segmented": "#111111", "cub_block": "#8c8c8c", "floor": "#555555"}
-HOW = "docs/README.md#how-the-numbers-are-measured"
 TYPE_BYTES = {"float": 4, "half": 2, "bf16": 2}
 RESULT_BYTES = {"sum": 4, "max": 4, "argmax": 8, "meanvar": 8}  # rows::ValueIndex: a float and an int32
 # The chapter's targets: the chosen method's share of the read-only floor, and its speed-up
@@ -56,10 +34,6 @@ OPS_TARGET = {"argmax": 1.2, "meanvar": 1.1}
 # 18's targets: each operator's share of the floor at every M, and its sum at M = 1 against 09.
 SPLIT_FLOOR_TARGET = {"sum": 90, "max": 90, "argmax": 85, "meanvar": 85}
 SPLIT_SINGLE_PASS_TARGET = 1.05
-
-
-class DataError(Exception):
-    """A results folder without the sweep, or a sweep not in 13_rows's format."""
 
 
 def cub_target(k):
@@ -74,15 +48,8 @@ def cub_target(k):
 
 # ----------------------------------------------------------------------------- reading
 
-def sweep_path(results_dir, chapter):
-    for candidate in (os.path.join(results_dir, "rows", chapter), os.path.join(results_dir, chapter)):
-        path = os.path.join(candidate, "rows_sweep.json")
-        if os.path.exists(path):
-            return path
-    raise DataError(f"no {chapter}/rows_sweep.json in {results_dir}/rows; make it with tools/rows_bench.sh")
-
-
-def load_sweep(path):
+def load_sweep(run_dir, chapter):
+    path = os.path.join(run_dir, "rows", chapter, "rows_sweep.json")
     try:
         with open(path, encoding="utf-8") as f:
             sweep = json.load(f)
@@ -152,12 +119,6 @@ def combine(sweeps):
     return combined
 
 
-def how_link(readme, root):
-    """HOW, relative to the page that links to it."""
-    page, anchor = HOW.split("#")
-    return os.path.relpath(os.path.join(root, page), os.path.dirname(readme)).replace(os.sep, "/") + "#" + anchor
-
-
 def measured_on(sweep, readme, root):
     how = how_link(readme, root)
     flush = "L2 flushed" if sweep.get("flush", True) else "L2 not flushed"
@@ -189,9 +150,8 @@ def write_bound(dtype, op):
 
 
 def plan_text(row):
-    """The method the program reported for a row ("chooses one thread per row, ..."), for a table cell (runs
-    made before 13_rows said "1 row per thread" said "1 rows")."""
-    return row["plan"].replace("chooses ", "").replace(" 1 rows per thread", " 1 row per thread")
+    """The method the program reported for a row ("chooses one thread per row, ..."), for a table cell."""
+    return row["plan"].replace("chooses ", "")
 
 
 def wrong_mark(row):
@@ -502,27 +462,17 @@ def plot_split(sweep, dtype, path):
 
 # ----------------------------------------------------------------------------- entry points
 
-def path_of(root, chapter):
-    return os.path.join(root, chapter, "README.md")
-
-
-def fill(results_dir, root=ROOT):
-    """Writes the plots and fills the rows chapters' blocks from the runs' files (one results
-    folder, or a list of them, as tools/publish.py passes: every one with rows/ is
-    combined); returns what it wrote."""
-    dirs = list(results_dir) if isinstance(results_dir, (list, tuple)) else [results_dir]
-    dirs = [d for d in dirs if os.path.isdir(os.path.join(d, "rows"))] or dirs[:1]
-    if not os.path.isdir(os.path.join(dirs[0], "rows")):
-        print("fill_rows: no rows/ folder in the runs given; nothing written", file=sys.stderr)
-        return []
-    sweeps = {c: combine([load_sweep(sweep_path(d, c)) for d in dirs]) for c in CHAPTERS}
+def fill(dirs, root):
+    """Writes the plots and fills the rows chapters' blocks from the runs (folders with rows/);
+    returns what it wrote."""
+    sweeps = {c: combine([load_sweep(d, c) for d in dirs]) for c in CHAPTERS}
     written, blocks = [], []
     whole, tuning = sweeps[WHOLE], os.path.join(root, "docs", "tuning.md")
     images = os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
     jobs = [(path, plot, (whole, dtype, path)) for dtype in whole["types"]
             for path in [os.path.join(images, f"rows_crossover_{dtype}.svg")]]
-    readme = {c: path_of(root, c) for c in CHAPTERS}
+    readme = {c: os.path.join(root, c, "README.md") for c in CHAPTERS}
     blocks.append((readme["13_rows"], "results:13_rows",
                    crossover_block(sweeps["13_rows"], root, readme["13_rows"], ("warp", "block"))))
     blocks.append((readme["14_row_stats"], "results:14_row_stats",

@@ -1,21 +1,11 @@
 #!/usr/bin/env python3
-"""fill_small_n.py RUN_DIR...: 09's small-n numbers, from one or more gpu_suite runs.
+"""fill_small_n.py: 09's small-n blocks from one or more gpu_suite runs, for tools/publish.py.
 
-Called by tools/publish.py (fill(results_dirs)). Reads, in every run dir:
-  data/sweep_{int,float}.json   the tour's sweep (09, CUB and the read-only floor side by side)
-  tune_small_n.txt              tools/tuning/small_n.cu: 09 at many shapes, cut short after
-                                each step, the classic ticket, an empty kernel, the floor
-  gpu.txt                       the GPU, driver and CUDA version of the run
-and fills (PAGES says where each block is):
-  results:09_vs_cub    docs/tuning.md: 09 against CUB and the floor at the sizes of the
-                       small-n targets; a target counts as met only when every run meets it
-                       (the worst run)
-  results:09_small_n   09_single_pass/README.md: where the time goes at 2^12, 2^16 and
-                       2^20: launch, read, finish
-  results:09_shape     docs/tuning.md: the default shape against the fastest shape the
-                       bench found
-Numbers shown are medians over the runs of each run's median; the spread is the range
-of the per-run medians.
+fill(dirs) reads each run's data/sweep_{int,float}.json (09, CUB and the read-only floor side
+by side), tune_small_n.txt (tools/tuning/small_n.cu: 09 at many shapes, cut short after each
+step, the classic ticket, an empty kernel, the floor) and gpu.txt, and fills the blocks of
+PAGES. Times are medians over the runs of each run's median; a target is met only where every
+run meets it (the worst run).
 """
 import json
 import os
@@ -26,7 +16,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results import fill_file  # noqa: E402
+from results import fill_file, parse_gpu_txt, table  # noqa: E402
 
 # The page that holds each block.
 PAGES = {"results:09_vs_cub": "docs/tuning.md", "results:09_small_n": "09_single_pass/README.md",
@@ -43,11 +33,9 @@ def read(path):
 
 
 def run_facts(run):
-    """'NVIDIA H100 80GB HBM3, driver 580.x, CUDA 13.0' from the run's gpu.txt."""
-    text = read(os.path.join(run, "gpu.txt"))
-    name, driver = [x.strip() for x in text.splitlines()[1].split(",")[:2]]
-    cuda = re.search(r"release (\d+\.\d+)", text).group(1)
-    return name, driver, cuda
+    """(GPU, driver, CUDA version) from the run's gpu.txt."""
+    facts = parse_gpu_txt(read(os.path.join(run, "gpu.txt")))
+    return facts["gpu"], facts["driver"], facts["cuda"]
 
 
 def measured_on(runs, dates):
@@ -86,8 +74,7 @@ def vs_cub(runs):
     points, reps, dates = load_sweeps(runs)
     if not points:
         return None
-    lines = ["| N | type | 09 µs | CUB µs | floor µs | CUB / 09, worst run | target | 09 / floor, worst run | target |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    rows = []
     for k in sorted(CUB_TARGETS):
         n = 1 << k
         for dtype in ("int", "float"):
@@ -112,13 +99,14 @@ def vs_cub(runs):
                     w = min(f / m for m, f in zip(nine, floor))
                     floor_cell = f"{100 * w:.1f}% of floor"
                     floor_goal = f"≥ {100 * goal_f:.0f}%: " + ("met" if w >= goal_f else "**missed**")
-            lines.append(f"| 2^{k} | {dtype} | {spread(nine)} | {spread(cub)} | {spread(floor)} | {worst:.3f}× | "
-                         f"{cub_verdict} | {floor_cell} | {floor_goal} |")
+            rows.append([f"2^{k}", dtype, spread(nine), spread(cub), spread(floor), f"{worst:.3f}×", cub_verdict,
+                         floor_cell, floor_goal])
     rep = "/".join(str(r) for r in sorted(reps))
     head = (f"From the tour's sweep (docs/results.md) on {measured_on(runs, dates)}: 09, CUB and the read-only floor "
             f"side by side in one `tour` run per size and machine, L2 flushed, median of {rep}. Times: the median "
             f"over the machines (their range in brackets); ratios: the worst machine.\n\n")
-    return head + "\n".join(lines)
+    return head + table(["N", "type", "09 µs", "CUB µs", "floor µs", "CUB / 09, worst run", "target",
+                         "09 / floor, worst run", "target"], "compact", rows)
 
 
 def load_bench(runs):
@@ -153,7 +141,6 @@ def breakdown(runs):
     if loaded is None:
         return None
     times, shapes, on, med = loaded
-    lines = ["| ints | 2^12 | 2^16 | 2^20 |", "|---|---|---|---|"]
     sizes = [1 << 12, 1 << 16, 1 << 20]
 
     def floor_best(n):
@@ -175,12 +162,12 @@ def breakdown(runs):
         ("09 with the classic ticket (`__threadfence` + `atomicInc`)", lambda n: f"{med(('int', n, '09_threadfence')):.2f}"),
         ("CUB", lambda n: f"{med(('int', n, '10_CUB')):.2f}"),
     ]
-    for label, cell in rows:
-        lines.append(f"| {label} | " + " | ".join(cell(n) for n in sizes) + " |")
     note = ("At 2^12 the default grid is one block, which writes the result without a ticket: its steps 2 and 3 "
             "are skipped by 09 itself, while the cut-short kernels above still run them.")
     return (f"`tune_small_n` (tools/tuning/small_n.cu) on {on}: µs, median of 100 interleaved repetitions, "
-            f"L2 flushed; the median over the machines.\n\n" + "\n".join(lines) + "\n\n" + note)
+            f"L2 flushed; the median over the machines.\n\n"
+            + table(["ints", "2^12", "2^16", "2^20"], "compact", [[label] + [cell(n) for n in sizes] for label, cell in rows])
+            + "\n\n" + note)
 
 
 def shape_table(runs):
@@ -188,7 +175,7 @@ def shape_table(runs):
     if loaded is None:
         return None
     times, shapes, on, med = loaded
-    lines = ["| ints | default grid × block | default µs | fastest shape found | its µs |", "|---|---|---|---|---|"]
+    rows = []
     for n in sorted({k[1] for k in times if k[0] == "int"}):
         candidates = [k for k in times if k[0] == "int" and k[1] == n and k[2].startswith("09_B=")]
         default = ("int", n, "09_default")
@@ -202,10 +189,11 @@ def shape_table(runs):
             per_thread = int(best[2].split("V=")[1])
             bb, bg = shapes[best]
             found = f"{bg} × {bb} ({per_thread} vector{'s' if per_thread != 1 else ''} per thread)"
-        lines.append(f"| 2^{n.bit_length() - 1} | {g} × {b} | {med(default):.2f} | {found} | {med(best):.2f} |")
+        rows.append([f"2^{n.bit_length() - 1}", f"{g} × {b}", f"{med(default):.2f}", found, f"{med(best):.2f}"])
     return (f"`tune_small_n` on {on}: 09 at 256 and 1024 threads per block, each with grids for 1, 2, 4 or 8 "
             f"16-byte vectors per thread (at most one full wave; a shape that repeats the default is timed once), median of 100 (30 from 2^24 up) interleaved "
-            f"repetitions; the median over the machines.\n\n" + "\n".join(lines))
+            f"repetitions; the median over the machines.\n\n"
+            + table(["ints", "default grid × block", "default µs", "fastest shape found", "its µs"], "compact", rows))
 
 
 def fill(results_dirs):

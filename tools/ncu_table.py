@@ -11,6 +11,7 @@ import glob
 import os
 import re
 
+import results  # tools/results.py
 
 SHARED_INSTRUCTION_KEYS = ("smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum")
 
@@ -47,13 +48,12 @@ def keys_of(key):
     return key if isinstance(key, tuple) else (key,)
 
 
-def columns_for(chapter, launches=None):
-    """The columns of a chapter's README table. With launches given, a column whose
-    metrics none of them has (a CSV from before the metric was added) is left out."""
+def columns_for(chapter, launches):
+    """The columns of a chapter's README table, without those its launches did not measure."""
     columns = COLUMNS
     if chapter.startswith(BEFORE_BANK_CONFLICTS):
         columns = [c for c in columns if c[0] not in BANK_CONFLICT_KEYS]
-    return columns if launches is None else measured(columns, launches)
+    return measured(columns, launches)
 
 
 def measured(columns, launches):
@@ -120,9 +120,7 @@ def read_launches(path):
 def table(launches, columns=None):
     if columns is None:  # every column the launches have
         columns = measured(COLUMNS, launches)
-    head = "| kernel | grid × block | " + " | ".join(label for _, label, _ in columns) + " |"
-    rule = "|" + " --- |" * (2 + len(columns))
-    out = [head, rule]
+    rows = []
     for rec in launches:
         grid = rec.get("Grid Size", "").strip("()").split(",")[0].strip()
         block = rec.get("Block Size", "").strip("()").split(",")[0].strip()
@@ -130,31 +128,30 @@ def table(launches, columns=None):
         for key, _, fmt in columns:
             values = [number(rec.get(k, "")) for k in keys_of(key)]
             cells.append(" / ".join(fmt(v) if v is not None else "n/a" for v in values))
-        out.append(f"| `{short_kernel(rec.get('Kernel Name', ''))}` | {grid} × {block} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
+        rows.append([f"`{short_kernel(rec.get('Kernel Name', ''))}`", f"{grid} × {block}"] + cells)
+    header = ["kernel", "grid × block"] + [label for _, label, _ in columns]
+    return results.table(header, ["---"] * len(header), rows)
 
 
-def chapter_tables(results):
-    """{chapter: launches} for every ncu_NN_name.csv of a results folder that has launches."""
+def chapter_tables(run):
+    """{chapter: launches} for every ncu_NN_name.csv of a run folder that has launches."""
     tables = {}
-    for path in sorted(glob.glob(os.path.join(results, "ncu_*.csv"))):
+    for path in sorted(glob.glob(os.path.join(run, "ncu_*.csv"))):
         launches = read_launches(path)
         if launches:
             tables[os.path.basename(path)[4:-4]] = launches
     return tables
 
 
-def fill_readmes(results, root, meta):
+def fill_readmes(run, root, meta):
     """Fills each chapter README's <!-- ncu:NN_name --> block under root; returns the chapters filled."""
-    from results import fill_file  # tools/results.py
-
     filled = []
-    for chapter, launches in chapter_tables(results).items():
+    for chapter, launches in chapter_tables(run).items():
         readme = os.path.join(root, chapter, "README.md")
         if not os.path.exists(readme):
             continue
         columns = columns_for(chapter, launches)
         text = f"{meta}\n\n{table(launches, columns)}\n\n{footer(chapter + ' --n 2^24')}"
-        if fill_file(readme, f"ncu:{chapter}", text):
+        if results.fill_file(readme, f"ncu:{chapter}", text):
             filled.append(chapter)
     return filled

@@ -180,7 +180,7 @@ def publish(paths, root, allow_suspect=False):
         module.ROOT = root
     jobs = [("sweep", lambda dirs: results.update(
                 dirs if committed else fill_docs.publish_data(dirs), root,
-                sorted((p, m) for p, m in declared(root, "sweep")), allow_suspect=True)),
+                sorted((p, m) for p, m in declared(root, "sweep")))),
             ("suite", fill_docs.fill_suite),
             ("rows", lambda dirs: fill_rows.fill(dirs, root)),
             ("accuracy", lambda dirs: fill_accuracy.fill(dirs + [d for d in sweeps if d not in dirs], root)),
@@ -201,7 +201,7 @@ def publish(paths, root, allow_suspect=False):
                 if isinstance(written, str):
                     print("wrote", os.path.relpath(written.split(" (")[0], root)
                           + (" (" + written.split(" (", 1)[1] if " (" in written else ""))
-        except (results.DataError, fill_rows.DataError, fill_accuracy.DataError, ValueError, KeyError) as e:
+        except (results.DataError, ValueError, KeyError) as e:
             print(f"publish: {kind}: {e}", file=sys.stderr)
             status = 2
         finally:

@@ -1,39 +1,16 @@
 #!/usr/bin/env python3
-"""The tour's sweep files of one or more runs -> the results page, the plots and the README
-result blocks; and the helpers every page writer shares (fill_file, table). A module:
-tools/publish.py is the command (publish.py check / remeasure / noise too).
+"""The tour's sweeps of one or more runs -> docs/results.md, the plots results_{int,float}.svg
+and the README blocks results:main and results:NN_name; and what every page writer shares
+(fill_file, table). tools/publish.py is the command (and its check, remeasure and noise).
 
-A run folder holds sweep_int.json and sweep_float.json (written by
-`build/release/bin/tour --sweep --type int --out DIR`), directly or in its data/ folder
-(the layout of tools/gpu_suite.sh's results), and optionally the run's facts: gpu.txt
-(gpu_suite.sh) or run.json (what publish.py keeps in docs/data/runK). Each run is
-one separately started machine. For every point (chapter, type, N) the published time is
-the median over the runs of each run's median; its spread is stated beside it. update() writes
+A run folder holds sweep_int.json and sweep_float.json (`tour --sweep --type int --out DIR`),
+directly or in its data/ folder (tools/gpu_suite.sh's layout), and the run's facts: gpu.txt
+(gpu_suite.sh) or run.json (docs/data/runK). Each run is one separately started machine; a
+point's published time is the median over the runs of each run's median, its spread beside it.
+check() finds the suspect points (the noise model below); remeasure() puts the tour's --json
+rows in place of a sweep's rows at that type and N ("remeasured": K, "sweep_ms": the sweep's).
 
-    docs/results.md                 every chapter at N = 2^16 .. 2^30, and every size in
-                                    a collapsible table, for each type, with the spread
-    docs/images/results_int.svg     GB/s against N, one line per chapter (and _float)
-    README.md                       the block <!-- results:main --> ... <!-- /results -->:
-                                    the 2^24 and 2^28 int tables and the plot
-    NN_name/README.md               each block <!-- results:NN_name --> ... <!-- /results -->
-                                    that publish.py's BLOCKS gives it: that chapter's times,
-                                    GB/s and % of peak
-
-A speed-up against a time whose spread is over LARGE_SPREAD (10 %; the CPU's) is printed
-as the range its runs allow ("LO–HI×"), not as one number, and the caption says so.
-
-check() finds the suspect points: a large spread within a run or between runs, int and
-float disagreeing at the same N, a time that falls when N doubles, GB/s that drops when N
-doubles. remeasure() puts the tour's --json rows in place of the sweep's rows at that type
-and N and records it in the rows: "remeasured": K, "sweep_ms": the sweep's own median.
-noise_report() prints what the noise model below is derived from.
-
-fill_file(path, MARKER, text) replaces what lies between `<!-- MARKER -->` and
-`<!-- /KIND -->` (KIND is MARKER up to its colon: `ncu:04_shared_tree` ends at
-`<!-- /ncu -->`), in every such block of the file.
-
-Python 3 standard library only; the plots need matplotlib (tools/plots.py), and are skipped
-with a note where it is missing.
+Python 3 standard library; the plots need matplotlib (tools/plots.py).
 """
 
 import datetime
@@ -55,7 +32,6 @@ FIRST_GPU = "01_global_naive"
 CUB = "10_cub"
 FLOOR = "read-only floor"  # the tour's kernel that only reads the input: a yardstick, not a chapter
 REPRODUCE = "build/release/bin/tour --sweep --type int --out docs/data/run1"
-SKIP_DIRS = {"build", "node_modules", "__pycache__"}
 SUSPECT_MARK = " †"
 WITHIN_MARK = "≈"
 
@@ -206,8 +182,6 @@ def load_runs(run_dirs):
     for run_dir in run_dirs:
         sweeps = load_all(run_dir)
         runs.append({"dir": run_dir, "sweeps": sweeps, "facts": run_facts(run_dir, sweeps)})
-    if not runs:
-        raise DataError("no run given")
     return runs
 
 
@@ -271,10 +245,6 @@ def combine(runs):
                  "date": facts[0].get("date", sweeps[0]["date"])}
         combined[dtype] = index_rows(sweep)
     return combined
-
-
-def run_count(sweep):
-    return len(sweep.get("runs", [None]))
 
 
 def describe_runs(facts):
@@ -491,7 +461,7 @@ def fmt_gbps(gbps):
 def percent_of_peak(row, sweep):
     if row is None or row["chapter"] == CPU or sweep["peak_gbps"] <= 0:
         return None
-    return row.get("percent_of_peak", 100 * row["gbps"] / sweep["peak_gbps"])
+    return row["percent_of_peak"]
 
 
 def percent_of_floor(row, sweep):
@@ -570,7 +540,7 @@ def within_spread(a_row, b_row):
 
 
 def spread_note(sweep):
-    runs = run_count(sweep)
+    runs = len(sweep["runs"])
     if runs >= 2:
         return (f"± is the spread between the {runs} runs: how far the run median farthest from the published one "
                 "lies from it, as a share of it.")
@@ -615,21 +585,26 @@ def chapter_note(chapter):
 def reps_text(sweep):
     reps = sweep.get("reps")
     if isinstance(reps, int):
-        return f"median of {reps} runs" if run_count(sweep) < 2 else f"median of {reps} repetitions"
+        return f"median of {reps} runs" if len(sweep["runs"]) < 2 else f"median of {reps} repetitions"
     if sweep.get("reps_all"):
         return "median of " + " / ".join(map(str, sweep["reps_all"])) + " repetitions"
     return "median of the timed runs"
 
 
-def measured_on(sweep, dtype=None):
-    """One sentence: on what, how many runs, how each point was taken (from the files)."""
-    flush = "L2 flushed before each" if sweep.get("flush", True) else "L2 not flushed (--no-flush)"
-    what = f"`{dtype}` sums, " if dtype else ""
-    runs = sweep.get("runs") or [{"gpu": sweep["device"], "cuda": sweep["cuda"], "date": sweep["date"]}]
-    peak = f" (peak {sweep['peak_gbps']:.0f} GB/s)"
-    facts = describe_runs(runs)
+def gpu_and_rest(sweep):
+    """describe_runs of a combined sweep's runs, split after the GPU: ("NVIDIA H100 ...", ", CUDA ...")."""
+    facts = describe_runs(sweep["runs"])
     gpu = facts.split(",")[0]
-    facts = f"**{gpu}**{peak}" + facts[len(gpu):]
+    return gpu, facts[len(gpu):]
+
+
+def measured_on(sweep, dtype):
+    """One sentence: on what, how many runs, how each point was taken (from the files)."""
+    flush = "L2 flushed before each" if sweep["flush"] else "L2 not flushed (--no-flush)"
+    what = f"`{dtype}` sums, "
+    runs = sweep["runs"]
+    gpu, rest = gpu_and_rest(sweep)
+    facts = f"**{gpu}** (peak {sweep['peak_gbps']:.0f} GB/s)" + rest
     if len(runs) >= 2:
         return (f"Measured on {facts}: {what}each run's {reps_text(sweep)}, {flush}; published: the median of the "
                 f"{len(runs)} runs' medians")
@@ -637,9 +612,14 @@ def measured_on(sweep, dtype=None):
 
 
 def table(header, aligns, rows):
-    """A Markdown table; aligns None: the first column left, the others right."""
-    aligns = aligns or ["---"] + ["---:"] * (len(header) - 1)
-    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(aligns) + " |"]
+    """A Markdown table, the one every page writer uses. aligns: one rule cell per column
+    ("---", "---:"); None: the first column left, the others right; "compact": the rule
+    |---|---| of the tables that never set an alignment."""
+    if aligns == "compact":
+        rule = "|" + "---|" * len(header)
+    else:
+        rule = "| " + " | ".join(aligns or ["---"] + ["---:"] * (len(header) - 1)) + " |"
+    lines = ["| " + " | ".join(header) + " |", rule]
     lines += ["| " + " | ".join(str(c) for c in cells) + " |" for cells in rows]
     return "\n".join(lines)
 
@@ -722,7 +702,7 @@ def results_page(sweeps, root, page, suspects=()):
 
 def section(dtype, sweep, root, page, marks=frozenset()):
     sizes = [1 << k for k in TABLE_POWERS]
-    several = run_count(sweep) >= 2
+    several = len(sweep["runs"]) >= 2
     plot = os.path.join(root, "docs", "images", f"results_{dtype}.svg")
     out = [f"## {dtype}", "", f"![GB/s against N for every chapter, {dtype}]({rel_link(page, plot)})", "",
            f"### Time (median{' of the runs' if several else ''}, ± spread), {dtype}", ""]
@@ -864,7 +844,6 @@ def main_block(sweeps, root, readme, suspects=()):
     return "\n".join(out)
 
 
-WITHIN_TEXT = " (within the spread)"
 HOW_MEASURED = "docs/README.md#how-the-numbers-are-measured"
 
 
@@ -879,17 +858,20 @@ def previous_chapter(chapter, chapters):
     return None
 
 
+def how_link(page, root):
+    """HOW_MEASURED, relative to the page that links to it."""
+    target, anchor = HOW_MEASURED.split("#")
+    return rel_link(page, os.path.join(root, target)) + "#" + anchor
+
+
 def caption(sweep, dtype, readme, root):
     """One sentence: on what and how, linking the page that says once what the rest means."""
-    runs = sweep.get("runs") or [{"gpu": sweep["device"], "cuda": sweep["cuda"], "date": sweep["date"]}]
-    facts = describe_runs(runs)
-    gpu = facts.split(",")[0]
-    how = rel_link(readme, os.path.join(root, *HOW_MEASURED.split("#")[0].split("/"))) + "#" + \
-        HOW_MEASURED.split("#")[1]
+    gpu, rest = gpu_and_rest(sweep)
+    how = how_link(readme, root)
     results = rel_link(readme, os.path.join(root, "docs", "results.md"))
-    spread = ("the median of the runs' medians, ± the spread between them" if len(runs) >= 2
+    spread = ("the median of the runs' medians, ± the spread between them" if len(sweep["runs"]) >= 2
               else "± half the interquartile range")
-    return (f"`{dtype}` sums on **{gpu}**{facts[len(gpu):]}: each run's {reps_text(sweep)}, {spread} "
+    return (f"`{dtype}` sums on **{gpu}**{rest}: each run's {reps_text(sweep)}, {spread} "
             f"([how these are measured]({how})). `float` and every size: [docs/results.md]({results}).")
 
 
@@ -984,14 +966,6 @@ def fill_file(path, marker, content):
     return count
 
 
-def find_markdown(root):
-    found = []
-    for directory, subdirs, files in os.walk(root):
-        subdirs[:] = sorted(d for d in subdirs if d not in SKIP_DIRS and not d.startswith("."))
-        found.extend(os.path.join(directory, f) for f in sorted(files) if f.endswith(".md"))
-    return found
-
-
 # ----------------------------------------------------------------------------- the plot
 
 PALETTE = ["#d62728", "#ff7f0e", "#bcbd22", "#2ca02c", "#17becf", "#1f77b4", "#9467bd", "#8c564b", "#e377c2",
@@ -1005,19 +979,17 @@ def plot(dtype, sweep, path):
     k_min, k_max = 10, 30
     peak = sweep["peak_gbps"]
     top_value = max([peak] + [r["gbps"] for r in sweep["rows"]])
-    runs = run_count(sweep)
-    facts = describe_runs(sweep.get("runs") or [{"gpu": sweep["device"], "cuda": sweep["cuda"],
-                                                "date": sweep["date"]}])
-    gpu = facts.split(",")[0]
+    runs = len(sweep["runs"])
+    gpu, rest = gpu_and_rest(sweep)
     title = f"{dtype} sum, GB/s against N: {gpu}"
-    machine = facts[len(gpu):].lstrip(", ")
+    machine = rest.lstrip(", ")
     each = f"each a median of {sweep['reps']} repetitions" if isinstance(sweep.get("reps"), int) else ""
     if runs >= 2:
         how = f"median of {runs} runs ({each}{'; ' if each else ''}band: the runs' range)"
     else:
         how = f"median of {sweep['reps']} runs" if isinstance(sweep.get("reps"), int) else "median of the timed runs"
     method = (f"every chapter at its default launch shape; {how}; "
-              f"{'L2 flushed before each' if sweep.get('flush', True) else 'L2 not flushed'}")
+              f"{'L2 flushed before each' if sweep['flush'] else 'L2 not flushed'}")
     colors, k = {}, 0
     for chapter in sweep["chapters"]:
         if chapter == CUB:
@@ -1054,24 +1026,13 @@ def plot(dtype, sweep, path):
 
 # ----------------------------------------------------------------------------- commands
 
-class SuspectError(Exception):
-    """Suspect points, and no --allow-suspect."""
-
-    def __init__(self, suspects):
-        super().__init__(f"{len(suspects)} suspect point{'s' if len(suspects) != 1 else ''}")
-        self.suspects = suspects
-
-
-def update(data_dirs, root, blocks, allow_suspect=False):
+def update(data_dirs, root, blocks):
     """Writes results.md, the plots and the blocks [(page, marker)] (pages under root, or
-    absolute) from one or more runs. Raises SuspectError (writing nothing) when the check
-    finds suspect points and allow_suspect is False. Returns the suspect points published
-    with their mark."""
+    absolute) from one or more runs, the suspect points marked (publish.py has refused them
+    unless --allow-suspect). Returns the suspect points."""
     runs = load_runs(data_dirs)
     sweeps = combine(runs)
     suspects = check(runs, sweeps)
-    if suspects and not allow_suspect:
-        raise SuspectError(suspects)
     images = os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
     import plots

@@ -76,23 +76,10 @@ class SnippetError(Exception):
 
 
 def dedent(lines):
-    """Removes the leading whitespace common to all non-blank lines; blank lines become empty."""
-    indents = [len(line) - len(line.lstrip(" \t")) for line in lines if line.strip()]
-    if not indents:
-        return ["" for _ in lines]
-    # The common prefix must be the same characters, not only the same length.
-    prefix = None
-    for line in lines:
-        if not line.strip():
-            continue
-        lead = line[: len(line) - len(line.lstrip(" \t"))]
-        if prefix is None:
-            prefix = lead
-        else:
-            k = 0
-            while k < min(len(prefix), len(lead)) and prefix[k] == lead[k]:
-                k += 1
-            prefix = prefix[:k]
+    """Removes the leading whitespace common to all non-blank lines (the same characters, not
+    only the same length); blank lines become empty."""
+    leads = [line[:len(line) - len(line.lstrip(" \t"))] for line in lines if line.strip()]
+    prefix = os.path.commonprefix(leads) if leads else ""
     return [line[len(prefix):] if line.strip() else "" for line in lines]
 
 
