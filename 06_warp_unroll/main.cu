@@ -1,8 +1,9 @@
-// 06_warp_unroll as a program. The kernel is the copy unit (warp_unroll.cuh/.cu) and
-// the pitfall (the pre-Volta volatile tail) is in pitfalls.cu; this file tells the
-// common harness what it needs to run them: names, the launch shapes they accept, and
-// the error bound of their summation order. The harness does the rest: command line,
-// input, timing, check.
+// 06_warp_unroll as a program. The kernel is the copy unit (warp_unroll.cuh/.cu), each
+// of its two changes alone is in steps.cu, and the pitfall (the pre-Volta volatile tail)
+// is in pitfalls.cu; this file tells the common harness what it needs to run them:
+// names, the launch shapes they accept, and the error bound of their summation order.
+// The harness does the rest: command line, input, timing, check (and `tour --steps 06`:
+// 05, each change and 06 side by side).
 #include <algorithm>
 
 #include "harness.h"
@@ -13,6 +14,17 @@ namespace warp_unroll_pitfalls {  // pitfalls.cu
 template <typename T>
 cudaError_t reduce_volatile(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                             cudaStream_t stream);
+}
+
+namespace warp_unroll_steps {  // steps.cu
+template <typename T>
+cudaError_t reduce_tree_only(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                             cudaStream_t stream);
+template <typename T>
+cudaError_t reduce_loop_only(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                             cudaStream_t stream);
+cudaError_t default_grid_tree_only(std::size_t n, int block, int* grid);
+cudaError_t default_grid_loop_only(std::size_t n, int block, int* grid);
 }
 
 namespace reduction {
@@ -47,6 +59,40 @@ Chapter warp_unroll_chapter() {
     return warp_unroll::reduce(input, n, result, scratch, block, grid, stream);
   });
 
+  // 06's two changes, each alone on top of 05 (steps.cu); both keep 06's two launches,
+  // its shapes and its scratch (one partial per block).
+  Variant tree_only = unrolled;
+  tree_only.name = "tree_only";
+  tree_only.step = true;
+  tree_only.summary = "06's tree alone: written out down to 64 values, warp 0 finishing with __syncwarp(), fed by "
+                      "05's grid-stride loop (one load per trip)";
+  tree_only.default_grid = warp_unroll_steps::default_grid_tree_only;
+  // As 06's, but 05's loop: no +2 for combining four accumulators.
+  tree_only.chain_length = [](std::size_t n, int block, int grid) {
+    const std::size_t tree_depth = ceil_log2(tree_slots(block));
+    return ceil_div(n, std::size_t(grid) * block) + tree_depth + ceil_div(grid, block) + tree_depth;
+  };
+  tree_only.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
+                                     cudaStream_t stream) {
+    return warp_unroll_steps::reduce_tree_only(input, n, result, scratch, block, grid, stream);
+  });
+
+  Variant loop_only = unrolled;
+  loop_only.name = "loop_only";
+  loop_only.step = true;
+  loop_only.summary = "06's loop alone: four loads per grid-stride trip, feeding 05's tree (a loop with a "
+                      "__syncthreads() per step)";
+  loop_only.default_grid = warp_unroll_steps::default_grid_loop_only;
+  // As 06's, but 05's tree: ceil(log2 B) levels over the block itself, not the padded 64.
+  loop_only.chain_length = [](std::size_t n, int block, int grid) {
+    return ceil_div(n, std::size_t(grid) * block) + 2 + ceil_log2(block) + ceil_div(grid, block) + 2 +
+           ceil_log2(block);
+  };
+  loop_only.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
+                                     cudaStream_t stream) {
+    return warp_unroll_steps::reduce_loop_only(input, n, result, scratch, block, grid, stream);
+  });
+
   Variant legacy = unrolled;
   legacy.name = "volatile";
   legacy.summary = "WRONG since Volta, for study only: the last warp through a volatile pointer without __syncwarp() "
@@ -55,7 +101,7 @@ Chapter warp_unroll_chapter() {
                                   cudaStream_t stream) {
     return warp_unroll_pitfalls::reduce_volatile(input, n, result, scratch, block, grid, stream);
   });
-  return {unrolled.chapter, {unrolled, legacy}};
+  return {unrolled.chapter, {unrolled, tree_only, loop_only, legacy}};
 }
 
 }  // namespace reduction

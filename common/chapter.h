@@ -4,7 +4,8 @@
 // knows nothing of this repository: free functions in a namespace named after the
 // chapter (reduce, scratch_bytes, default_grid, kDefaultBlock). The chapter's main.cu
 // describes it to the harness with a Chapter: its name and summary, and, for each
-// runnable version (the chapter's own kernel, then any pitfall from pitfalls.cu), a
+// runnable version (the chapter's own kernel, then any step from steps.cu, each of the
+// chapter's changes made alone, and any pitfall from pitfalls.cu), a
 // Variant that points at the copy unit's functions and adds what only the harness
 // needs: the launch shapes it accepts (with the message for the ones it does not), and
 // the chain length behind the float tolerance.
@@ -33,6 +34,9 @@ struct Variant {
   std::string chapter;  // "04_shared_tree"
   std::string name;     // "" for the chapter's own kernel, else the --variant name
   std::string summary;  // one line, printed by the program
+  // One change of the chapter made alone (steps.cu beside the copy unit), for
+  // `tour --steps NN`; false for the chapter's own kernel and its pitfalls.
+  bool step = false;
   bool in_place = false;       // the launcher overwrites its input (01-03)
   bool chooses_shape = false;  // the library picks its own launch shape (CUB): no --block/--grid
   int default_block = 256;
@@ -84,7 +88,7 @@ struct Variant {
   std::string label() const { return name.empty() ? chapter : chapter + " --variant " + name; }
 };
 
-// A chapter: its own kernel first, then any pitfall variants.
+// A chapter: its own kernel first, then any step and pitfall variants.
 struct Chapter {
   std::string id;
   std::vector<Variant> variants;

@@ -82,7 +82,7 @@ std::string usage(const CliSpec& spec) {
   if (spec.multi_gpu) out << " [--gpus K]";
   if (!spec.variants.empty()) out << " [--variant " << join(spec.variants) << "]";
   out << "\n       [--reps R] [--seed S] [--input FILE] [--no-flush] [--json] [--help]";
-  if (spec.tour) out << " [--sweep] [--out DIR]";
+  if (spec.tour) out << " [--sweep] [--out DIR] [--steps NN]";
   out << "\n\n"
       << "  --n N        elements to reduce (default 16777216 = 2^24; 2^K+C is accepted)\n"
       << "  --type T     element type: "
@@ -103,7 +103,9 @@ std::string usage(const CliSpec& spec) {
   if (spec.tour) {
     out << "  --sweep      run every chapter for N = 2^10 .. 2^30 (as far as the device's memory allows)\n"
         << "               and write sweep_T.csv and sweep_T.json, T the --type (sweep_int.csv, ...)\n"
-        << "  --out DIR    folder for the --sweep files, created if missing (default: the current folder)\n";
+        << "  --out DIR    folder for the --sweep files, created if missing (default: the current folder)\n"
+        << "  --steps NN   chapter NN's changes one at a time (04 or 06): the previous chapter, NN's step\n"
+        << "               variants and NN, interleaved at one --type and --n\n";
   }
   out << "\nexit codes: 0 verified, 1 wrong result, 2 bad usage or input, 3 no CUDA device or a CUDA error\n";
   return out.str();
@@ -170,6 +172,8 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
       options.sweep = true;
     } else if (spec.tour && arg == "--out") {
       options.out_dir = value_of(i, arg);
+    } else if (spec.tour && arg == "--steps") {
+      options.steps = value_of(i, arg);
     } else if (!spec.gpu && (arg == "--block" || arg == "--grid")) {
       throw UsageError(arg + " does not apply: " +
                        (spec.tour ? "the tour runs every chapter at its own default shape (pass " + arg +

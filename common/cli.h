@@ -29,6 +29,7 @@ struct Options {
   int gpus = 0;          // 11 only: how many GPUs (0: all visible)
   bool sweep = false;    // tour only
   std::string out_dir;   // tour only: where --sweep writes its CSV and JSON
+  std::string steps;     // tour only: the chapter whose changes --steps times one at a time ("04")
 };
 
 // What a program accepts beyond the common flags.
@@ -37,7 +38,7 @@ struct CliSpec {
   bool gpu = true;                     // accepts --block and --grid (the tour does not)
   bool ops = false;                    // accepts --op max|min
   std::vector<std::string> variants;   // names accepted by --variant
-  bool tour = false;                   // accepts --sweep and --out
+  bool tour = false;                   // accepts --sweep, --out and --steps
   bool multi_gpu = false;              // accepts --gpus K (chapter 11)
   std::vector<DType> types{DType::Int, DType::Float, DType::Double};  // offered; the first is the default
 };

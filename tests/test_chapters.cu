@@ -1,7 +1,8 @@
-// Every chapter (its own kernel, not the pitfall variants) against the CPU reference:
-// every type, awkward sizes, every block size and grid the chapter accepts from the
-// lists below, fresh random data for each size, a poisoned result before each run,
-// and each launcher called twice on the same scratch (it must leave it reusable).
+// Every chapter (its own kernel and its step variants, not the pitfall variants) against
+// the CPU reference: every type, awkward sizes, every block size and grid the chapter
+// accepts from the lists below, fresh random data for each size, a poisoned result
+// before each run, and each launcher called twice on the same scratch (it must leave it
+// reusable).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -207,6 +208,68 @@ INSTANTIATE_TEST_SUITE_P(OperatorChapters, OperatorTest,
                                             ::testing::Values(DType::Int, DType::Float, DType::Double)),
                          param_name);
 
+// The step variants (steps.cu beside 04's and 06's copy units: each change of the chapter
+// made alone, for `tour --steps`), checked as the chapters' own kernels are: every type,
+// the awkward sizes (odd, smaller than a block, 2^24), every shape they accept, the
+// shapes they refuse, unaligned starts. Parameters: (chapter index, variant index, type).
+class StepVariantTest : public ::testing::TestWithParam<std::tuple<int, int, DType>> {
+ protected:
+  const Variant& variant() const { return chapters()[std::get<0>(GetParam())].variants[std::get<1>(GetParam())]; }
+};
+
+std::vector<std::tuple<int, int, DType>> step_variants() {
+  std::vector<std::tuple<int, int, DType>> found;
+  for (std::size_t c = 0; c < chapters().size(); ++c) {
+    for (std::size_t v = 0; v < chapters()[c].variants.size(); ++v) {
+      if (!chapters()[c].variants[v].step) continue;
+      for (DType type : {DType::Int, DType::Float, DType::Double}) found.emplace_back(int(c), int(v), type);
+    }
+  }
+  return found;
+}
+
+TEST(StepVariants, ChaptersFourAndSixHaveThem) {  // no GPU needed: the list the tests below run over
+  std::vector<std::string> names;
+  for (const auto& [c, v, type] : step_variants()) {
+    if (type == DType::Int) names.push_back(chapters()[c].variants[v].label());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"04_shared_tree --variant one_each", "06_warp_unroll --variant tree_only",
+                                             "06_warp_unroll --variant loop_only"}));
+}
+
+TEST_P(StepVariantTest, MatchesReferenceAtAwkwardSizes) {
+  REQUIRE_GPU();
+  for_type(std::get<2>(GetParam()), [&](auto zero) { check_chapter<decltype(zero)>(variant()); });
+}
+
+TEST_P(StepVariantTest, RefusedShapesReturnInvalidValue) {
+  REQUIRE_GPU();
+  const Variant& v = variant();
+  for_type(std::get<2>(GetParam()), [&](auto zero) {
+    using T = decltype(zero);
+    DeviceBuffer<T> input(1000), result(1);
+    DeviceBuffer<unsigned char> scratch(1 << 20);
+    for (int block : {-1, 0, 1, 2000, 100, 48}) {
+      if (v.check_shape(block, 0).empty() && block > 0) continue;  // a block this variant runs
+      EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), 1000, result.get(), scratch.get(), block, 4, nullptr),
+                cudaErrorInvalidValue)
+          << v.label() << " block " << block;
+    }
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << v.label() << ": a refused shape must not launch";
+  });
+}
+
+TEST_P(StepVariantTest, UnalignedStart) {
+  REQUIRE_GPU();
+  for_type(std::get<2>(GetParam()), [&](auto zero) { check_offsets<decltype(zero)>(variant()); });
+}
+
+INSTANTIATE_TEST_SUITE_P(Steps, StepVariantTest, ::testing::ValuesIn(step_variants()),
+                         [](const ::testing::TestParamInfo<std::tuple<int, int, DType>>& info) {
+                           const Variant& v = chapters()[std::get<0>(info.param)].variants[std::get<1>(info.param)];
+                           return "ch" + v.chapter.substr(0, 2) + "_" + v.name + "_" + type_name(std::get<2>(info.param));
+                         });
+
 // 09 (and 12, which keeps its structure) promise a float result that is the same bit
 // for bit on every run: the partials are combined in a fixed order, never by atomics in
 // arrival order. At sizes in each of 09's default shapes: one block (no ticket), blocks
@@ -241,10 +304,7 @@ INSTANTIATE_TEST_SUITE_P(SinglePass, IdenticalOver100Runs, ::testing::Values("09
 // the reference; skipped where the device lacks the memory. In-place chapters keep a
 // pristine copy of the input too. One input per T, made once (8 GiB, on all host cores).
 template <typename T>
-void check_past_2_to_31(const char* id) {
-  const Chapter* c = find_chapter(id);
-  ASSERT_NE(c, nullptr) << "chapter " << id << " is not built";
-  const Variant& v = c->main();
+void check_past_2_to_31(const Variant& v) {
   const DeviceInfo device = query_device();
   const std::size_t n = (std::size_t(1) << 31) + 7;
   int block = 0, grid = 0;
@@ -267,7 +327,25 @@ class LargeN : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LargeN, FloatsPast2To31) {
   REQUIRE_GPU();
-  check_past_2_to_31<float>(GetParam());
+  const Chapter* c = find_chapter(GetParam());
+  ASSERT_NE(c, nullptr) << "chapter " << GetParam() << " is not built";
+  check_past_2_to_31<float>(c->main());
+}
+
+// The step variants past 2^31 elements too (04's one_each indexes by block, as 03 does;
+// 06's tree_only and loop_only keep 06's grid-stride loops).
+TEST(LargeNSteps, FloatsPast2To31) {
+  REQUIRE_GPU();
+  int checked = 0;
+  for (const Chapter& c : chapters()) {
+    for (const Variant& v : c.variants) {
+      if (!v.step) continue;
+      SCOPED_TRACE(v.label());
+      check_past_2_to_31<float>(v);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Chapters, LargeN, ::testing::Values("04", "05", "06", "07", "08", "09", "10", "12"),
@@ -283,7 +361,7 @@ class LargeNInPlace : public ::testing::TestWithParam<const char*> {};
 TEST_P(LargeNInPlace, IntsPast2To31) {
   REQUIRE_GPU();
   ASSERT_TRUE(find_chapter(GetParam()) && find_chapter(GetParam())->main().in_place) << GetParam();
-  check_past_2_to_31<int>(GetParam());
+  check_past_2_to_31<int>(find_chapter(GetParam())->main());
 }
 
 INSTANTIATE_TEST_SUITE_P(Chapters, LargeNInPlace, ::testing::Values("01", "02", "03"),

@@ -411,10 +411,10 @@ class Combining(unittest.TestCase):
 
     def test_step_tables_combine_the_runs(self):
         import fill_docs
-        first = {("06", "a_05", "int", N24): {"median": 40.0, "min": 39.0, "gbps": 1600.0, "ok": True}}
-        second = {("06", "a_05", "int", N24): {"median": 44.0, "min": 38.0, "gbps": 1500.0, "ok": True}}
-        third = {("06", "a_05", "int", N24): {"median": 41.0, "min": 40.0, "gbps": 1550.0, "ok": True}}
-        row = fill_docs.combine_steps([({}, first), ({}, second), ({}, third)])[("06", "a_05", "int", N24)]
+        first = {("06", "05", "int", N24): {"median": 40.0, "min": 39.0, "gbps": 1600.0, "ok": True}}
+        second = {("06", "05", "int", N24): {"median": 44.0, "min": 38.0, "gbps": 1500.0, "ok": True}}
+        third = {("06", "05", "int", N24): {"median": 41.0, "min": 40.0, "gbps": 1550.0, "ok": True}}
+        row = fill_docs.combine_steps([([], first), ([], second), ([], third)])[("06", "05", "int", N24)]
         self.assertEqual((row["median"], row["min"], row["lo"], row["hi"], row["n_runs"]), (41.0, 38.0, 40.0, 44.0, 3))
 
 
@@ -549,16 +549,21 @@ class FillDocs(unittest.TestCase):
             {"chapter": "00_cpu_baseline", "n": N24, "threads": 5, "reps": 13, "methods": [
                 {"name": "plain loop", "result": "12", "error": 0.0, "ms": 1.5, "gbps": 44.7, "ok": True}]}) + "\n")
         write(os.path.join(run_dir, "cpu_300M_float.txt"), "made-up output\n")
-        steps = ["# tune_steps", "device: Test GPU", "sms: 3", "date: 2031-02-03",
-                 "method: interleaved; median and min of 11 after 2 warm-up runs",
-                 "shape: int 2^24: 06's group 6 x 128 (2 per SM), then 1 x 128; c_04 6 x 128, then 1 x 128; "
-                 "a_03 and b_shared1 131072 x 128, 3 launches"]
-        for group, variants in (("06", ("a_05", "b_06tree", "c_06loop", "d_06")),
-                                ("04", ("a_03", "b_shared1", "c_04"))):
+        # steps.jsonl: one `tour --steps NN --json` object per line (tools/gpu_suite.sh steps).
+        records = []
+        for group, rows in (("06", (("05_pow2ceil", ""), ("06_warp_unroll", "tree_only"),
+                                    ("06_warp_unroll", "loop_only"), ("06_warp_unroll", ""))),
+                            ("04", (("03_interleaved", ""), ("04_shared_tree", "one_each"), ("04_shared_tree", "")))):
             for dtype in ("int", "float"):
-                for i, variant in enumerate(variants):
-                    steps.append(f"{group} {variant} {dtype} {N24} {50.0 - i:.2f} {49.0 - i:.2f} {1300.0 + i:.1f} ok")
-        write(os.path.join(run_dir, "tune_steps.txt"), "\n".join(steps) + "\n")
+                records.append({
+                    "steps": {"06": "06_warp_unroll", "04": "04_shared_tree"}[group], "device": "Test GPU",
+                    "sm_count": 3, "date": "2031-02-03", "type": dtype, "n": N24, "reps": 11, "flush": True,
+                    "block": 128, "same_grid": group == "06", "ok": True, "rows": [
+                        {"chapter": chapter, "variant": variant, "block": 128,
+                         "grid": 6 if group == "06" or (chapter, variant) == ("04_shared_tree", "") else 131072,
+                         "ms": (50.0 - i) / 1000, "min_ms": (49.0 - i) / 1000, "iqr_ms": 0.0001, "gbps": 1300.0 + i,
+                         "ok": True} for i, (chapter, variant) in enumerate(rows)]})
+        write(os.path.join(run_dir, "steps.jsonl"), "\n".join(json.dumps(r) for r in records) + "\n")
         result = run("publish.py", run_dir, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         blocks = {
@@ -577,8 +582,36 @@ class FillDocs(unittest.TestCase):
         self.assertIn("median of 13 runs", blocks["README.md"])
         self.assertIn(", 5 threads, median of 13", blocks["00"])
         self.assertIn("median and min of 11", blocks["06"])
-        self.assertIn("(128 threads, one full wave", blocks["06"])
-        self.assertIn("one block per 128 elements per launch", blocks["04"])
+        self.assertIn("median and min of 11", blocks["04"])
+        self.assertIn("by `tour --steps 06`", blocks["06"])
+        self.assertIn("by `tour --steps 04`", blocks["04"])
+        self.assertIn("(128 threads, the smallest of the four kernels' default grids", blocks["06"])
+        self.assertIn("Grid: 6 blocks of 128 (2 per SM), then 1 block.", blocks["06"])
+        self.assertIn("04's grid: 6 blocks of 128, then 1 block; 03 and the step between: one block per 128 elements "
+                      "in each launch (131072 in the first at 2^24)", blocks["04"])
+        for name in ("06", "04"):
+            self.assertNotIn("tune_steps", blocks[name])
+            self.assertNotIn("tools/tuning", blocks[name])
+        # The tables: every row, its speed-up over 05 (06) or over the row above (04).
+        self.assertIn(
+            "| kernel | type | 2^24 median µs | 2^24 min µs | 2^24 GB/s | 2^24 vs 05 |\n|---|---|---|---|---|---|\n"
+            "| 05: one load per trip, 05's tree (a loop, a `__syncthreads()` per step) | int | 50.0 | 49.0 | 1300 | — |\n"
+            "| `--variant tree_only`: 05's loop + 06's tree (written out, warp 0 with `__syncwarp()`) | int | 49.0 | "
+            "48.0 | 1301 | 1.02× |\n"
+            "| `--variant loop_only`: 06's loop (four loads per trip) + 05's tree | int | 48.0 | 47.0 | 1302 | 1.04× |\n"
+            "| 06: both changes | int | 47.0 | 46.0 | 1303 | 1.06× |\n"
+            "| 05: one load per trip, 05's tree (a loop, a `__syncthreads()` per step) | float | 50.0 | 49.0 | 1300 | — |",
+            blocks["06"])
+        self.assertIn(
+            "| kernel | type | 2^24 median µs | 2^24 min µs | 2^24 GB/s | 2^24 vs above |\n|---|---|---|---|---|---|\n"
+            "| 03: one element per thread, tree in place in global memory, a launch per pass | int | 50.0 | 49.0 | "
+            "1300 | — |\n"
+            "| `--variant one_each`, the step between: 04's tree in shared memory, one element per thread, a launch "
+            "per pass | int | 49.0 | 48.0 | 1301 | 1.02× |\n"
+            "| 04: grid-stride sums in registers + the shared-memory tree, two launches | int | 48.0 | 47.0 | 1302 | "
+            "1.02× |\n", blocks["04"])
+        self.assertEqual(blocks["04"].count(" | float | "), 3)
+        self.assertEqual(blocks["06"].count(" | float | "), 4)
         self.assertIn(f"{1 << 24}", read(os.path.join(self.root, "docs", "data", "run1", "sweep_int.json")))
         facts = json.loads(read(os.path.join(self.root, "docs", "data", "run1", "run.json")))
         self.assertEqual((facts["cuda"], facts["driver"], facts["date"]), ("77.7", "999.1.2", "2031-02-03"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """fill_docs.py: the blocks that a gpu_suite run's own files fill, for tools/publish.py.
 
-fill_suite(dirs) fills 04's and 06's step tables (tune_steps.txt, combined over the runs) and,
+fill_suite(dirs) fills 04's and 06's step tables (steps.jsonl, combined over the runs) and,
 from the first run that has their files, the ncu, sass, pitfalls, 00 and docs/tuning.md blocks
 and fill_small_n's; multigpu_block(dir) chapter 11's; publish_data(dirs) copies each sweep
 run to docs/data/runK. BLOCKS in publish.py says which block comes from which file. The run
@@ -95,38 +95,39 @@ def median_text(reps):
 
 # ----------------------------------------------------------------------------- 04 and 06, one change at a time
 
+# The rows of `tour --steps NN`, keyed "chapter" or "chapter_variant" (two-digit chapter).
 STEP_LABELS = {
-    "a_05": "05: one load per trip, 05's tree (a loop, a `__syncthreads()` per step)",
-    "b_06tree": "05's loop + 06's tree (written out, warp 0 with `__syncwarp()`)",
-    "c_06loop": "06's loop (four loads per trip) + 05's tree",
-    "d_06": "06: both changes",
-    "a_03": "03: one element per thread, tree in place in global memory, a launch per pass",
-    "b_shared1": "the step between: 04's tree in shared memory, one element per thread, a launch per pass",
-    "c_04": "04: grid-stride sums in registers + the shared-memory tree, two launches",
+    "05": "05: one load per trip, 05's tree (a loop, a `__syncthreads()` per step)",
+    "06_tree_only": "`--variant tree_only`: 05's loop + 06's tree (written out, warp 0 with `__syncwarp()`)",
+    "06_loop_only": "`--variant loop_only`: 06's loop (four loads per trip) + 05's tree",
+    "06": "06: both changes",
+    "03": "03: one element per thread, tree in place in global memory, a launch per pass",
+    "04_one_each": "`--variant one_each`, the step between: 04's tree in shared memory, one element per thread, "
+                   "a launch per pass",
+    "04": "04: grid-stride sums in registers + the shared-memory tree, two launches",
 }
 
 
+def step_key(row):
+    """A `tour --steps` row's key: "04" for a chapter's own kernel, "04_one_each" for a variant."""
+    return row["chapter"][:2] + (f"_{row['variant']}" if row.get("variant") else "")
+
+
 def parse_steps(path):
-    """tools/tuning/steps.cu's output: {"key": value} from its "key: value" lines, and
-    {(group, variant, type, n): {"median": µs, "min": µs, "gbps": GB/s, "ok": bool}}."""
-    meta, rows = {}, {}
-    for line in read(path).splitlines():
-        m = re.match(r"^(\d\d)\s+(\w+)\s+(int|float)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+(ok|WRONG)\s*$", line)
-        if m:
-            rows[(m.group(1), m.group(2), m.group(3), int(m.group(4)))] = {
-                "median": float(m.group(5)), "min": float(m.group(6)), "gbps": float(m.group(7)),
-                "ok": m.group(8) == "ok"}
-            continue
-        m = re.match(r"^(\w+): (.*)$", line)
-        if m and m.group(1) != "shape":
-            meta[m.group(1)] = m.group(2).strip()
-        elif m:
-            meta.setdefault("shapes", []).append(m.group(2).strip())
-    return meta, rows
+    """steps.jsonl (tools/gpu_suite.sh steps: one `tour --steps NN --json` object per line): the
+    records, and {(group, key, type, n): {"median": µs, "min": µs, "gbps": GB/s, "ok": bool}},
+    group the chapter whose steps they are ("04"), key as step_key."""
+    records = jsonl(path)
+    rows = {}
+    for record in records:
+        for row in record["rows"]:
+            rows[(record["steps"][:2], step_key(row), record["type"], record["n"])] = {
+                "median": 1000 * row["ms"], "min": 1000 * row["min_ms"], "gbps": row["gbps"], "ok": row["ok"]}
+    return records, rows
 
 
 def combine_steps(parsed):
-    """Several runs' tune_steps rows: per key the median of the medians (with lo, hi, n_runs),
+    """Several runs' `tour --steps` rows: per key the median of the medians (with lo, hi, n_runs),
     the smallest min and the median GB/s."""
     keys = []
     for _, rows in parsed:
@@ -142,75 +143,77 @@ def combine_steps(parsed):
 
 
 def steps_blocks(dirs):
-    """04 and 06: each change of the chapter timed alone (tools/tuning/steps.cu), with the
-    speed-up of each step over the one it builds on (the row above for 04; 05 for 06's three),
-    combined over every run that has tune_steps.txt."""
-    runs = [d for d in dirs if os.path.exists(os.path.join(d, "tune_steps.txt"))]
+    """04 and 06: each change of the chapter timed alone by `tour --steps 04` and `tour --steps 06`
+    (steps.jsonl), with the speed-up of each step over the one it builds on (the row above for 04;
+    05 for 06's three), combined over every run that has steps.jsonl."""
+    runs = [d for d in dirs if os.path.exists(os.path.join(d, "steps.jsonl"))]
     if not runs:
-        skipped("the 04 and 06 step tables", ["tune_steps.txt"])
+        skipped("the 04 and 06 step tables", ["steps.jsonl"])
         return
-    parsed = [parse_steps(os.path.join(d, "tune_steps.txt")) for d in runs]
-    meta = parsed[0][0]
+    parsed = [parse_steps(os.path.join(d, "steps.jsonl")) for d in runs]
     rows = combine_steps(parsed)
     wrong = [" ".join(map(str, k)) for k, r in rows.items() if not r["ok"]]
     if wrong:
-        print("fill_docs: tune_steps.txt has WRONG results, step blocks left as they were: " + "; ".join(wrong),
+        print("fill_docs: steps.jsonl has WRONG results, step blocks left as they were: " + "; ".join(wrong),
               file=sys.stderr)
         return
     several = len(runs) >= 2
     facts = []
-    for d, (m, _) in zip(runs, parsed):
+    for d, (records, _) in zip(runs, parsed):
         f = facts_of(d)
-        if re.fullmatch(r"\d{4}-\d\d-\d\d", m.get("date", "")):
-            f["date"] = m["date"]  # the day the bench ran
+        dates = sorted({r.get("date", "") for r in records if re.fullmatch(r"\d{4}-\d\d-\d\d", r.get("date", ""))})
+        if dates:
+            f["date"] = dates[0]  # the day the steps ran
         facts.append(f)
     on = results.describe_runs(facts)
-    sizes = sorted({k[3] for k in rows})
-    # The launch shapes, from the bench's "shape: int 2^K: ..." lines.
-    shapes = {int(m.group(1)): m.group(2) for m in
-              (re.match(r"int 2\^(\d+): (.*)", s) for s in meta.get("shapes", [])) if m}
-    first = shapes.get(sizes[0].bit_length() - 1, "") if sizes else ""
-    m06 = re.search(r"06's group (\d+) x (\d+) \((\d+) per SM\)", first)
-    m04 = re.search(r"c_04 (\d+) x (\d+)", first)
-    m03 = re.search(r"a_03 and b_shared1 \d+ x (\d+)", first)
-    passes = [(k, re.search(r"(\d+) launches", v)) for k, v in sorted(shapes.items())]
-    shape06 = f" Grid: {m06.group(1)} blocks of {m06.group(2)} ({m06.group(3)} per SM), then 1 block." if m06 else ""
-    shape04 = ""
-    if m04:
-        shape04 = (f" 04's grid: {m04.group(1)} blocks of {m04.group(2)}, then 1 block; 03 and the step between: "
-                   f"one block per {m03.group(1) if m03 else 'block size of'} elements per launch, "
-                   + ", ".join(f"{p.group(1)} launches at 2^{k}" for k, p in passes if p) + ".")
-    reps = sorted({r.group(1) for r in (re.search(r"min of (\d+)", m.get("method", "")) for m, _ in parsed) if r})
-    stats = f"median and min of {' / '.join(reps)}" if reps else "median and min"
+    all_records = [r for records, _ in parsed for r in records]
+    reps = reps_of(all_records)
+    stats = f"median and min of {reps}" if reps else "median and min"
     if several:
         stats = (f"each run's {stats}; the table: the median of the {len(runs)} runs' medians (± the run farthest "
                  f"from it), the smallest min, the median GB/s; {results.WITHIN_MARK} before a speed-up: the two "
                  "rows' run ranges overlap (within the spread)")
     else:
         stats += " (one run: the spread between machines is not measured)"
-    for group, order, base_of, readme, intro in (
-            ("06", ["a_05", "b_06tree", "c_06loop", "d_06"], lambda i, order: order[0],
-             "06_warp_unroll/README.md",
-             "06's two changes, each alone on top of 05, then both: the same launch for all four "
-             f"({m06.group(2) + ' threads, ' if m06 else ''}one full wave from the occupancy calculator, then one "
-             "block over the partials)."
-             + shape06 + " \"vs 05\" is 05's median time over the row's."),
-            ("04", ["a_03", "b_shared1", "c_04"], lambda i, order: order[i - 1],
-             "04_shared_tree/README.md",
-             "From 03 to 04 in two steps: first the tree moves to shared memory (one element per thread, a launch "
-             "per pass, as in 03), then the grid-stride loop and the fixed grid arrive." + shape04
-             + " \"vs above\" is the median time of the row above over the row's.")):
-        vs = "vs 05" if group == "06" else "vs above"
+    flushed = "L2 flushed before each run" if all(r.get("flush") for r in all_records) else "L2 not flushed"
+    for group, readme, vs, base_of in (
+            ("06", "06_warp_unroll/README.md", "vs 05", lambda i, order: order[0]),
+            ("04", "04_shared_tree/README.md", "vs above", lambda i, order: order[i - 1])):
+        records = [r for r in parsed[0][0] if r["steps"][:2] == group]  # the launch shapes: the first run's
+        if not records:
+            skipped(f"{group}'s step table", [f"a `tour --steps {group}` record in steps.jsonl"])
+            continue
+        first = min(records, key=lambda r: r["n"])  # at its smallest N
+        order = [step_key(row) for row in first["rows"]]
+        shape = {step_key(row): (row["block"], row["grid"]) for row in first["rows"]}
+        block = first["block"]
+        if group == "06":
+            grid = shape[order[-1]][1]
+            per_sm = f" ({grid // first['sm_count']} per SM)" if first.get("sm_count") else ""
+            intro = (f"06's two changes, each alone on top of 05, then both: the same launch for all four ({block} "
+                     f"threads, the smallest of the four kernels' default grids, each one full wave from the occupancy "
+                     f"calculator, then one block over the partials). Grid: {grid} blocks of {block}{per_sm}, then "
+                     "1 block. \"vs 05\" is 05's median time over the row's.")
+        else:
+            intro = ("From 03 to 04 in two steps: first the tree moves to shared memory (one element per thread, a "
+                     "launch per pass, as in 03), then the grid-stride loop and the fixed grid arrive. 04's grid: "
+                     f"{shape[order[-1]][1]} blocks of {block}, then 1 block; 03 and the step between: one block per "
+                     f"{block} elements in each launch ({shape[order[0]][1]} in the first at "
+                     f"2^{first['n'].bit_length() - 1}), a launch per pass until one value is left. \"vs above\" is "
+                     "the median time of the row above over the row's.")
+        sizes = sorted({k[3] for k in rows if k[0] == group})
         header = ["kernel", "type"]
         for n in sizes:
             k = n.bit_length() - 1
             header += [f"2^{k} median µs", f"2^{k} min µs", f"2^{k} GB/s", f"2^{k} {vs}"]
         lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        for dtype in ("int", "float"):
-            for i, variant in enumerate(order):
-                cells = [STEP_LABELS[variant], dtype]
+        for dtype in ("int", "float", "double"):
+            if not any(k[0] == group and k[2] == dtype for k in rows):
+                continue
+            for i, key in enumerate(order):
+                cells = [STEP_LABELS.get(key, key), dtype]
                 for n in sizes:
-                    r = rows.get((group, variant, dtype, n))
+                    r = rows.get((group, key, dtype, n))
                     if r is None:
                         cells += ["—"] * 4
                         continue
@@ -226,10 +229,11 @@ def steps_blocks(dirs):
                             100 * max(r["hi"] - r["median"], r["median"] - r["lo"]) / r["median"])
                     cells += [median, f"{r['min']:.1f}", f"{r['gbps']:.0f}", speed]
                 lines.append("| " + " | ".join(cells) + " |")
-        text = (f"Measured side by side on the {on} by `tune_steps` ([tools/tuning/steps.cu]"
-                f"(../tools/tuning/steps.cu)): the chapters' kernels copied into one program, each repetition "
-                f"running every kernel once, in turn; L2 flushed before each run; {stats}; every result checked "
-                f"against the CPU sum. {intro}\n\n" + "\n".join(lines))
+        text = (f"Measured side by side on the {on} by `tour --steps {group}`: the chapters' own kernels and "
+                f"{group}'s step variants ([steps.cu](steps.cu)), timed by the harness as the tour times the "
+                "chapters ([how these are measured](../docs/README.md#how-the-numbers-are-measured)): each repetition "
+                f"running every kernel once, in turn; {flushed}; {stats}; every result checked against the CPU "
+                f"reference. {intro}\n\n" + "\n".join(lines))
         fill(readme, f"results:{group}_steps", text)
 
 

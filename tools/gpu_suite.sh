@@ -14,7 +14,8 @@
 #   ncu       Nsight Compute metrics for every chapter at 2^24 ints
 #   sass      cuobjdump -sass of 08: the 128-bit loads
 #   tuning    docs/tuning.md: the single-pass bench, and 01-03 at every block size
-#   steps     tune_steps: 04's and 06's changes timed one at a time (their READMEs' step tables)
+#   steps     tour --steps 04 and 06 (int and float, 2^24 and 2^28) -> steps.jsonl: 04's and 06's
+#             changes timed one at a time (their READMEs' step tables)
 #   pitfalls  the demonstrations of docs/pitfalls.md
 #   accuracy  bash tools/accuracy_study.sh (when it exists)
 #   rows      bash tools/rows_bench.sh (when it exists)
@@ -65,7 +66,7 @@ for step in "$@"; do
       gpu_facts "$RESULTS/gpu.txt"
       cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1 &&
         cmake --build --preset release >"$RESULTS/build.log" 2>&1 &&
-        cmake --build --preset release --target pitfall_no_restore pitfall_timing tune_single_pass tune_steps \
+        cmake --build --preset release --target pitfall_no_restore pitfall_timing tune_single_pass \
           >>"$RESULTS/build.log" 2>&1
       note "build (and the demos and tuning bench): exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
       # Benches that other chapters add, where this tree has their targets.
@@ -178,9 +179,16 @@ for step in "$@"; do
       note "blocks: $(grep -c '"ok": true' "$RESULTS/blocks.jsonl") ok"
       ;;
     steps)
-      $BIN/tune_steps >"$RESULTS/tune_steps.txt" 2>"$RESULTS/tune_steps.err"
-      rc=$?
-      note "tune_steps: exit $rc ($(grep -c ' ok$' "$RESULTS/tune_steps.txt") ok, $(grep -c ' WRONG$' "$RESULTS/tune_steps.txt") WRONG)"
+      : >"$RESULTS/steps.jsonl"
+      rc=0
+      for chapter in 04 06; do
+        for type in int float; do
+          for n in 2^24 2^28; do
+            $BIN/tour --steps $chapter --type $type --n $n --json >>"$RESULTS/steps.jsonl" 2>>"$RESULTS/steps.err" || rc=$?
+          done
+        done
+      done
+      note "steps: exit $rc ($(grep -c '"ok": true, "rows"' "$RESULTS/steps.jsonl") of 8 runs ok)"
       ;;
     pitfalls)
       bash tools/pitfalls.sh >"$RESULTS/pitfalls.txt" 2>&1

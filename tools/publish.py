@@ -7,7 +7,7 @@
 Each INPUT is recognized by what it holds (several kinds may share a folder, as in the
 unpacked results.tgz of tools/gpu_suite.sh):
   sweep         data/sweep_{int,float}.json (gpu_suite) or sweep_*.json + run.json (docs/data/runK)
-  suite         the other gpu_suite files: tune_steps.txt, ncu_*.csv, sass_08.txt, pitfalls.txt,
+  suite         the other gpu_suite files: steps.jsonl, ncu_*.csv, sass_08.txt, pitfalls.txt,
                 chapters.jsonl + cpu_300M_float.txt, tune_single_pass.txt, blocks.jsonl,
                 tune_small_n.txt (with gpu.txt: the run's GPU, driver, CUDA, date)
   rows          rows/NN_name/rows_sweep.json (tools/rows_bench.sh; docs/data/rows_runK)
@@ -60,8 +60,8 @@ TUNING = "docs/tuning.md"
 BLOCKS = [
     ("README.md", "results:main", "results.main_block", "sweep"),
     *[(f"{c}/README.md", f"results:{c}", "results.chapter_block", "sweep") for c in SWEEP_CHAPTERS],
-    ("04_shared_tree/README.md", "results:04_steps", "fill_docs.steps_blocks", "suite: tune_steps.txt"),
-    ("06_warp_unroll/README.md", "results:06_steps", "fill_docs.steps_blocks", "suite: tune_steps.txt"),
+    ("04_shared_tree/README.md", "results:04_steps", "fill_docs.steps_blocks", "suite: steps.jsonl"),
+    ("06_warp_unroll/README.md", "results:06_steps", "fill_docs.steps_blocks", "suite: steps.jsonl"),
     ("00_cpu_baseline/README.md", "output:00_cpu_methods", "fill_docs.cpu_block",
      "suite: chapters.jsonl, cpu_300M_float.txt"),
     ("04_shared_tree/README.md", "ncu:04_bank_conflicts", "fill_docs.bank_conflicts",
@@ -100,7 +100,7 @@ BLOCKS = [
 # Besides the blocks: docs/results.md (the whole page) and docs/images/results_{int,float}.svg
 # from the sweep; rows_crossover_*.svg, rows_split_*.svg from rows; accuracy_error_*.svg from accuracy.
 
-SUITE_FILES = ("gpu.txt", "tune_steps.txt", "chapters.jsonl", "sass_08.txt", "pitfalls.txt", "tune_single_pass.txt",
+SUITE_FILES = ("gpu.txt", "steps.jsonl", "chapters.jsonl", "sass_08.txt", "pitfalls.txt", "tune_single_pass.txt",
                "blocks.jsonl", "tune_small_n.txt")
 
 

@@ -4,11 +4,15 @@
 //   tour --n 2^28 --type float
 //   tour --json               the same as one JSON object: device, n, type, every row
 //   tour --sweep --out docs/data   N = 2^10 .. 2^30, every chapter: sweep_int.csv and sweep_int.json
+//   tour --steps 04           one chapter's changes one at a time: 03, 04's step variants, 04
+//   tour --steps 06 --n 2^28 --type float --json
 //
 // Each GPU chapter runs at its own default launch shape and is checked against the
 // CPU reference; CUB (chapter 10) is marked as the production yardstick; 12 (compensated
 // sums) follows it.
 // Exit codes as for the chapters: 1 if any chapter is WRONG.
+#include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -214,6 +218,170 @@ void print_device(const DeviceInfo& device) {
               cuda_version_string().c_str(), today().c_str());
 }
 
+// ---------------------------------------------------------------- --steps NN
+
+bool has_steps(const Chapter& chapter) {
+  return std::any_of(chapter.variants.begin(), chapter.variants.end(), [](const Variant& v) { return v.step; });
+}
+
+// The index of the chapter --steps names ("04" or "04_shared_tree"); UsageError when it
+// names none, or one without step variants.
+std::size_t steps_chapter(const std::vector<Chapter>& chapters, const std::string& name) {
+  std::string offered;
+  for (const Chapter& c : chapters) {
+    if (has_steps(c)) offered += (offered.empty() ? "" : " or ") + c.id.substr(0, 2);
+  }
+  for (std::size_t i = 0; i < chapters.size(); ++i) {
+    if (chapters[i].id != name && chapters[i].id.substr(0, 2) != name) continue;
+    if (!has_steps(chapters[i]) || i == 0) {
+      throw UsageError(chapters[i].id + " has no step variants: --steps takes " + offered);
+    }
+    return i;
+  }
+  throw UsageError("--steps expects a chapter with step variants, " + offered + ", not '" + name + "'");
+}
+
+// What `tour --steps NN` measured: the rows in order, and the launch shape they share.
+struct StepsRun {
+  std::vector<Measurement> rows;
+  std::vector<const Variant*> variants;
+  int block = 0;
+  bool same_grid = false;  // every row at one grid (else each at its own default grid)
+};
+
+// The previous chapter's kernel, the chapter's step variants, the chapter's kernel:
+// their repetitions interleaved by the harness (Bench::run_interleaved), every row
+// checked against the reference. All at the chapter's default block size. When every
+// row takes a --grid they share one, the smallest of their default grids (each a full
+// wave of its own kernel), so the rows differ in the kernel alone; where a row derives
+// its grid from n (03 and 04's one_each: one block per B elements), each keeps its own.
+template <typename T>
+StepsRun run_steps(const std::vector<T>& host, const Reference& ref, const Options& options, const DeviceInfo& device,
+                   const std::vector<Chapter>& chapters, std::size_t index) {
+  const Chapter& chapter = chapters[index];
+  StepsRun run;
+  run.variants.push_back(&chapters[index - 1].main());
+  for (const Variant& v : chapter.variants) {
+    if (v.step) run.variants.push_back(&v);
+  }
+  run.variants.push_back(&chapter.main());
+  run.block = chapter.main().default_block;
+  run.same_grid = true;
+  for (const Variant* v : run.variants) run.same_grid = run.same_grid && v->check_shape(run.block, 1).empty();
+
+  const std::size_t n = host.size();
+  std::vector<typename Bench<T>::Job> jobs;
+  int smallest_grid = INT_MAX;
+  bool in_place = false;
+  std::size_t scratch = 0;
+  for (const Variant* v : run.variants) {
+    typename Bench<T>::Job job{v, Op::Sum, run.block, 0};
+    resolve_shape(*v, n, job.block, job.grid);
+    smallest_grid = std::min(smallest_grid, job.grid);
+    in_place = in_place || v->in_place;
+    jobs.push_back(job);
+  }
+  for (auto& job : jobs) {
+    if (run.same_grid) job.grid = smallest_grid;
+    scratch = std::max(scratch, job.variant->scratch_bytes(n, job.block, job.grid));
+  }
+  check_fits(chapter.main(), n, sizeof(T), Bench<T>::bytes_needed(n, in_place, device) + scratch, 1, 1, device);
+  Bench<T> bench(host, device, in_place);
+  run.rows = bench.run_interleaved(jobs, options.reps, options.flush, ref);
+  return run;
+}
+
+// The launch shapes of a --steps run, in words.
+std::string describe_shape(const StepsRun& run) {
+  if (run.same_grid) {
+    return "every row: " + std::to_string(run.block) + " threads, grid " + std::to_string(run.rows.front().grid) +
+           " (the smallest of the rows' default grids, each a full wave of its own kernel), then one block over the "
+           "partials";
+  }
+  return "every row: " + std::to_string(run.block) + " threads and its own default grid (column \"grid\": for a "
+         "row that launches one block per " + std::to_string(run.block) + " elements, that of its first pass)";
+}
+
+void print_steps_table(const StepsRun& run, const Chapter& chapter, const DeviceInfo& device, const std::string& input,
+                       const Reference& ref) {
+  const std::string first = run.rows.front().label.substr(0, 2);
+  std::printf("\n%s, one change at a time\n\n", chapter.id.c_str());
+  std::printf("%-34s %10s %8s %9s %7s %8s %8s %6s %8s  %s\n", "kernel", "time ms", "spread", "GB/s", "% peak",
+              ("vs " + first).c_str(), "vs above", "block", "grid", "check");
+  for (std::size_t i = 0; i < run.rows.size(); ++i) {
+    const Measurement& m = run.rows[i];
+    char spread[16] = "", vs_first[16] = "", vs_above[16] = "";
+    if (m.median_ms > 0) std::snprintf(spread, sizeof spread, "%.1f%%", 100 * m.times.iqr / m.median_ms);
+    if (i > 0 && m.median_ms > 0) {
+      std::snprintf(vs_first, sizeof vs_first, "%.2fx", run.rows.front().median_ms / m.median_ms);
+      std::snprintf(vs_above, sizeof vs_above, "%.2fx", run.rows[i - 1].median_ms / m.median_ms);
+    }
+    std::printf("%-34s %10s %8s %9.1f %7.1f %8s %8s %6d %8d  %s%s%s\n", m.label.c_str(), format_ms(m.median_ms).c_str(),
+                spread, m.gbps, 100 * m.gbps / device.peak_gbps(), vs_first, vs_above, m.block, m.grid,
+                m.verdict.ok ? "ok" : "WRONG", m.verdict.note.empty() ? "" : ": ", m.verdict.note.c_str());
+  }
+  std::printf("\n");
+  for (const Variant* v : run.variants) std::printf("%s: %s\n", v->label().c_str(), v->summary.c_str());
+  std::printf("\n%s; sum %s.\nLaunch: %s.\n", input.c_str(), expected_text(ref).c_str(), describe_shape(run).c_str());
+  std::printf("Measured as the tour measures: the rows take turns in each repetition, L2 flushed before each, the\n"
+              "median of the timed runs, every result checked against the CPU reference. \"spread\": the\n"
+              "interquartile range of the runs, as a share of the median; \"vs %s\" and \"vs above\": the speed-up\n"
+              "over the first row and over the row above.\n", first.c_str());
+  for (const std::string& note : input_notes(ref)) std::printf("note: %s\n", note.c_str());
+}
+
+// The --json form: one object, the rows in "rows", written like the tour's.
+void print_steps_json(const StepsRun& run, const Chapter& chapter, const DeviceInfo& device, const Options& options,
+                      const Reference& ref, const std::string& converted_from) {
+  bool all_ok = true;
+  for (const Measurement& m : run.rows) all_ok = all_ok && m.verdict.ok;
+  std::printf("{\"steps\": \"%s\", \"device\": \"%s\", \"sm_count\": %d, \"cuda\": \"%s\", \"date\": \"%s\", "
+              "\"peak_gbps\": %.3f, \"type\": \"%s\", \"n\": %zu, \"seed\": %llu, \"input\": \"%s\", "
+              "\"converted_from\": %s, \"reps\": %d, \"flush\": %s, \"reference\": %s, \"block\": %d, "
+              "\"same_grid\": %s, \"shape\": \"%s\", \"notes\": [",
+              chapter.id.c_str(), json_escape(device.name).c_str(), device.sm_count,
+              json_escape(cuda_version_string()).c_str(), today().c_str(), device.peak_gbps(), dtype_name(options.type),
+              ref.n, static_cast<unsigned long long>(options.seed), json_escape(options.input).c_str(),
+              converted_from.empty() ? "null" : ("\"" + converted_from + "\"").c_str(), options.reps,
+              options.flush ? "true" : "false", json_number(expected_text(ref)).c_str(), run.block,
+              run.same_grid ? "true" : "false", json_escape(describe_shape(run)).c_str());
+  const std::vector<std::string> notes = input_notes(ref);
+  for (std::size_t i = 0; i < notes.size(); ++i) std::printf("%s\"%s\"", i ? ", " : "", json_escape(notes[i]).c_str());
+  std::printf("], \"ok\": %s, \"rows\": [", all_ok ? "true" : "false");
+  for (std::size_t i = 0; i < run.rows.size(); ++i) {
+    const Measurement& m = run.rows[i];
+    const Variant& v = *run.variants[i];
+    std::printf("%s{\"chapter\": \"%s\", \"variant\": \"%s\", \"summary\": \"%s\", \"block\": %d, \"grid\": %d, "
+                "\"result\": %s, \"ms\": %.6f, \"min_ms\": %.6f, \"iqr_ms\": %.6f, \"gbps\": %.3f, "
+                "\"percent_of_peak\": %.2f, \"ok\": %s, \"note\": \"%s\"}",
+                i ? ", " : "", v.chapter.c_str(), v.name.c_str(), json_escape(v.summary).c_str(), m.block, m.grid,
+                json_number(m.result_text).c_str(), m.median_ms, m.times.min, m.times.iqr, m.gbps,
+                100 * m.gbps / device.peak_gbps(), m.verdict.ok ? "true" : "false", json_escape(m.verdict.note).c_str());
+  }
+  std::printf("]}\n");
+}
+
+template <typename T>
+int steps(const Options& options, const std::vector<Chapter>& chapters, std::size_t index) {
+  // The input first: a bad --input file is exit 2 before anything is printed.
+  std::string converted_from;
+  const std::vector<T> host = make_input<T>(options, "tour", &converted_from);
+  std::string why;
+  if (!cuda_device_available(&why)) throw CudaError(why);
+  const DeviceInfo device = query_device();
+  if (!options.json) print_device(device);
+  const Reference ref = cpu_reference(host.data(), host.size());
+  const StepsRun run = run_steps(host, ref, options, device, chapters, index);
+  if (options.json) print_steps_json(run, chapters[index], device, options, ref, converted_from);
+  else print_steps_table(run, chapters[index], device, describe_input(options, host.size(), converted_from), ref);
+  for (const Measurement& m : run.rows) {
+    if (!m.verdict.ok) return 1;
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------- the program
+
 template <typename T>
 int run_typed(const Options& options, const std::vector<Chapter>& chapters) {
   std::string why;
@@ -249,6 +417,16 @@ int main(int argc, char** argv) {
     if (options.sweep && !options.input.empty()) throw UsageError("--sweep generates its inputs: drop --input");
     if (options.sweep && options.json) throw UsageError("--json does not apply to --sweep: it writes sweep_T.json (see --help)");
     const std::vector<Chapter> chapters = all_gpu_chapters();
+    if (!options.steps.empty()) {
+      if (options.sweep) throw UsageError("--steps and --sweep do not go together: --steps times one chapter at one --n");
+      if (!options.out_dir.empty()) throw UsageError("--out does not apply to --steps: it prints its table (--json: one object)");
+      const std::size_t index = steps_chapter(chapters, options.steps);
+      switch (options.type) {
+        case DType::Int: return steps<int>(options, chapters, index);
+        case DType::Float: return steps<float>(options, chapters, index);
+        case DType::Double: return steps<double>(options, chapters, index);
+      }
+    }
     switch (options.type) {
       case DType::Int: return run_typed<int>(options, chapters);
       case DType::Float: return run_typed<float>(options, chapters);

@@ -1,0 +1,176 @@
+// 06_warp_unroll, one change at a time: 06 changes two things since 05 (the tree is
+// written out with a __syncwarp() warp stage, and the grid-stride loop issues four loads
+// per trip). The kernels here make each change alone on top of 05, so that
+// `tour --steps 06` can time 05, each change and 06 side by side (README, "One change
+// at a time"):
+//   tree_only  06's tree (written out down to 64 values, warp 0 finishes with
+//              __syncwarp()), fed by 05's loop (one load per trip)
+//   loop_only  06's loop (four loads per trip), feeding 05's tree (a loop, a
+//              __syncthreads() per step)
+// Both keep 06's two launches and take any block size from 1 to 1024.
+// Run them alone with --variant tree_only or --variant loop_only. Not part of the copy
+// unit: nothing here is meant to be copied.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+
+namespace warp_unroll_steps {
+namespace {
+
+// The smallest power of two at or above x, for 1 <= x <= 2^31 (05 explains it).
+__device__ unsigned pow2ceil(unsigned x) { return 1u << (32 - __clz(static_cast<int>(x - 1))); }
+
+// As in warp_unroll.cu: the block padded to a power of two, at least 64 slots.
+std::size_t tree_slots(int block) {
+  std::size_t slots = 64;
+  while (slots < std::size_t(block)) slots *= 2;
+  return slots;
+}
+
+// 05's loop: one load in flight per thread.
+template <typename T>
+__device__ T one_load_per_trip(const T* input, std::size_t n) {
+  const std::size_t grid_stride = std::size_t(gridDim.x) * blockDim.x;  // 64-bit: n may exceed 2^31
+  T sum = T(0);
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += grid_stride) sum += input[i];
+  return sum;
+}
+
+// 06's loop (grid_stride_sum in warp_unroll.cu): four loads per trip.
+template <typename T>
+__device__ T four_loads_per_trip(const T* input, std::size_t n) {
+  const std::size_t grid_stride = std::size_t(gridDim.x) * blockDim.x;
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  T sum0 = T(0), sum1 = T(0), sum2 = T(0), sum3 = T(0);
+  for (; i + 3 * grid_stride < n; i += 4 * grid_stride) {  // all four loads are in range
+    sum0 += input[i];
+    sum1 += input[i + grid_stride];
+    sum2 += input[i + 2 * grid_stride];
+    sum3 += input[i + 3 * grid_stride];
+  }
+  for (; i < n; i += grid_stride) sum0 += input[i];
+  return (sum0 + sum1) + (sum2 + sum3);
+}
+
+// 06's warp stage (warp_unroll.cu explains it).
+template <typename T>
+__device__ void warp_fold_64(T* partial, unsigned lane, unsigned lanes) {
+  partial[lane] += partial[lane + 32];
+  __syncwarp(lanes);
+  if (lane < 16) partial[lane] += partial[lane + 16];
+  __syncwarp(lanes);
+  if (lane < 8) partial[lane] += partial[lane + 8];
+  __syncwarp(lanes);
+  if (lane < 4) partial[lane] += partial[lane + 4];
+  __syncwarp(lanes);
+  if (lane < 2) partial[lane] += partial[lane + 2];
+  __syncwarp(lanes);
+  if (lane == 0) partial[0] += partial[1];
+}
+
+// 06's block_sums_unrolled with 05's loop. Shared memory: tree_slots(blockDim.x) values.
+template <typename T>
+__global__ void block_sums_tree_only(const T* input, std::size_t n, T* out) {
+  extern __shared__ unsigned char shared_bytes[];
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const unsigned tid = threadIdx.x;
+  const unsigned slots = max(pow2ceil(blockDim.x), 64u);
+
+  partial[tid] = one_load_per_trip(input, n);
+  for (unsigned pad = blockDim.x + tid; pad < slots; pad += blockDim.x) partial[pad] = T(0);
+  __syncthreads();
+
+  if (slots >= 1024) { if (tid < 512) partial[tid] += partial[tid + 512]; __syncthreads(); }
+  if (slots >= 512) { if (tid < 256) partial[tid] += partial[tid + 256]; __syncthreads(); }
+  if (slots >= 256) { if (tid < 128) partial[tid] += partial[tid + 128]; __syncthreads(); }
+  if (slots >= 128) { if (tid < 64) partial[tid] += partial[tid + 64]; __syncthreads(); }
+  if (tid < 32) {
+    const unsigned lanes = blockDim.x >= 32 ? 0xffffffffu : (1u << blockDim.x) - 1u;
+    warp_fold_64(partial, tid, lanes);
+  }
+  if (tid == 0) out[blockIdx.x] = partial[0];
+}
+
+// 05's block_sums_any_size with 06's loop. Shared memory: blockDim.x values.
+template <typename T>
+__global__ void block_sums_loop_only(const T* input, std::size_t n, T* out) {
+  extern __shared__ unsigned char shared_bytes[];
+  T* partial = reinterpret_cast<T*>(shared_bytes);
+  const unsigned tid = threadIdx.x;
+
+  partial[tid] = four_loads_per_trip(input, n);
+  __syncthreads();
+  for (unsigned stride = pow2ceil(blockDim.x) / 2; stride > 0; stride /= 2) {
+    if (tid < stride && tid + stride < blockDim.x) partial[tid] += partial[tid + stride];
+    __syncthreads();
+  }
+  if (tid == 0) out[blockIdx.x] = partial[0];
+}
+
+// One full wave of `kernel` (its double instance, the most shared memory), as 05 and 06
+// choose their default grids.
+template <typename Kernel>
+cudaError_t full_wave(Kernel kernel, int block, std::size_t shared, int* grid) {
+  int device = 0, sm_count = 0, blocks_per_sm = 0;
+  cudaError_t status = cudaGetDevice(&device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (status == cudaSuccess) status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, shared);
+  if (status != cudaSuccess) return status;
+  *grid = sm_count * std::max(blocks_per_sm, 1);
+  return cudaSuccess;
+}
+
+// 06's two launches: `grid` partials in `scratch`, then one block over them.
+template <typename T>
+cudaError_t two_launches(void (*kernel)(const T*, std::size_t, T*), std::size_t shared, const T* input,
+                         std::size_t n, T* result, void* scratch, int block, int grid, cudaStream_t stream) {
+  if (grid == 1) {
+    kernel<<<1, block, shared, stream>>>(input, n, result);
+    return cudaGetLastError();
+  }
+  T* partials = static_cast<T*>(scratch);
+  kernel<<<grid, block, shared, stream>>>(input, n, partials);
+  const cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess) return status;
+  kernel<<<1, block, shared, stream>>>(partials, grid, result);
+  return cudaGetLastError();
+}
+
+bool runnable(int block, int grid) { return block >= 1 && block <= 1024 && grid >= 1; }  // any size CUDA allows
+
+}  // namespace
+
+cudaError_t default_grid_tree_only(std::size_t /*n*/, int block, int* grid) {
+  if (!runnable(block, 1)) return cudaErrorInvalidValue;
+  return full_wave(block_sums_tree_only<double>, block, tree_slots(block) * sizeof(double), grid);
+}
+
+cudaError_t default_grid_loop_only(std::size_t /*n*/, int block, int* grid) {
+  if (!runnable(block, 1)) return cudaErrorInvalidValue;
+  return full_wave(block_sums_loop_only<double>, block, block * sizeof(double), grid);
+}
+
+template <typename T>
+cudaError_t reduce_tree_only(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                             cudaStream_t stream) {
+  if (!runnable(block, grid)) return cudaErrorInvalidValue;
+  return two_launches(block_sums_tree_only<T>, tree_slots(block) * sizeof(T), input, n, result, scratch, block,
+                      grid, stream);
+}
+
+template <typename T>
+cudaError_t reduce_loop_only(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
+                             cudaStream_t stream) {
+  if (!runnable(block, grid)) return cudaErrorInvalidValue;
+  return two_launches(block_sums_loop_only<T>, block * sizeof(T), input, n, result, scratch, block, grid, stream);
+}
+
+template cudaError_t reduce_tree_only<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_tree_only<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_tree_only<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_loop_only<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_loop_only<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_loop_only<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+
+}  // namespace warp_unroll_steps
