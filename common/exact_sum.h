@@ -1,5 +1,5 @@
 // exact_sum.h: the exact sum of floats, and that sum rounded correctly to float or double.
-// The reference of chapter 12's error study (tools/accuracy/error_study.cu) and of the
+// The reference of chapter 12's error study (12_accuracy/bench/error_study.cu) and of the
 // tests of 12 and 17 (tests/test_accuracy.cu, tests/test_reproducible.cu).
 //
 // Why it is exact. Every finite float is an integer times 2^-149 (2^-149 is the smallest

@@ -74,7 +74,7 @@ Variant read_floor_variant() {
     *grid = static_cast<int>(std::max<std::size_t>(1, std::min<std::size_t>(*grid, (threads + block - 1) / block)));
     return status;
   };
-  // The fastest shapes the small-n bench found for this kernel (tools/tuning/small_n.cu):
+  // The fastest shapes the small-n bench found for this kernel (09_single_pass/bench/small_n.cu):
   // blocks of 256 threads while the input is small, of 1024 once there are 1024 threads'
   // trips for every two SMs (the same rule as 09's default_shape).
   floor.default_shape = [](std::size_t n, int* block, int* grid) {

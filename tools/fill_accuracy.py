@@ -115,8 +115,8 @@ def errors_by(errors):
 
 def errors_block(errors, device, readme_dir, root):
     data = errors_by(errors)
-    out = [f"{measured_on(device)}: tools/accuracy/error_study.cu, one run of each method on the same floats. "
-           "Relative error |result − S| / |S| against the exact sum S (tools/accuracy/exact_sum.h); "
+    out = [f"{measured_on(device)}: 12_accuracy/bench/error_study.cu, one run of each method on the same floats. "
+           "Relative error |result − S| / |S| against the exact sum S (common/exact_sum.h); "
            "\"0\" is the exact sum, correctly rounded. Dashed in the plots: the bound that each method's chain "
            "length gives (common/reference.h; CUB's rests on 10's assumption about its order).", ""]
     for kind, description in KINDS.items():

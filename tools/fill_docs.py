@@ -288,10 +288,9 @@ def sass(dirs):
     if run is None:
         skipped("08's SASS block", ["sass_08.txt"])
         return
-    counts = {}
-    for m in re.findall(r"LDG\.E[.0-9A-Z]*", read(os.path.join(run, "sass_08.txt"))):
-        counts[m] = counts.get(m, 0) + 1
-    text = "\n".join(f"{v:7d} {k}" for k, v in sorted(counts.items()))
+    # gpu_suite.sh wrote the command's output: "COUNT LOAD" per kind of global load.
+    counts = re.findall(r"^\s*(\d+) (LDG\.E[.0-9A-Z]*)$", read(os.path.join(run, "sass_08.txt")), re.M)
+    text = "\n".join(f"{int(v):7d} {k}" for v, k in sorted(counts, key=lambda c: c[1]))
     fill("08_vectorized/README.md", "sass:08_vectorized",
          f"On the {on_run(run, dirs)} (all instantiations: int, float, double; both launches):\n\n"
          + fenced("$ cuobjdump -sass build/release/bin/08_vectorized | grep -oE \"LDG\\.E[.0-9A-Z]*\" | sort | uniq -c\n"

@@ -2,7 +2,7 @@
 """fill_reproducible.py: 17_reproducible's yardstick table and targets, for tools/publish.py.
 
 publish(paths, root) reads the files is_run() recognizes: each the output of
-build/release/bin/bench_reproducible (tools/reproducible/bench.cu) on one separately started
+build/release/bin/bench_reproducible (17_reproducible/bench/bench.cu) on one separately started
 machine (docs/data/reproducible/runK.jsonl). table(): per n, the median over the runs of each
 run's median time, 17 / 09 (the range of the runs' ratios) and how many distinct results 09,
 12 and 17 gave over five launch shapes; targets(): the issue's targets for 17 / 09, met or not

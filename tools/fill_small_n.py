@@ -2,7 +2,7 @@
 """fill_small_n.py: 09's small-n blocks from one or more gpu_suite runs, for tools/publish.py.
 
 fill(dirs) reads each run's data/sweep_{int,float}.json (09, CUB and the read-only floor side
-by side), tune_small_n.txt (tools/tuning/small_n.cu: 09 at many shapes, cut short after each
+by side), tune_small_n.txt (09_single_pass/bench/small_n.cu: 09 at many shapes, cut short after each
 step, the classic ticket, an empty kernel, the floor) and gpu.txt, and fills the blocks of
 PAGES. Times are medians over the runs of each run's median; a target is met only where every
 run meets it (the worst run).
@@ -164,7 +164,7 @@ def breakdown(runs):
     ]
     note = ("At 2^12 the default grid is one block, which writes the result without a ticket: its steps 2 and 3 "
             "are skipped by 09 itself, while the cut-short kernels above still run them.")
-    return (f"`tune_small_n` (tools/tuning/small_n.cu) on {on}: µs, median of 100 interleaved repetitions, "
+    return (f"`tune_small_n` (09_single_pass/bench/small_n.cu) on {on}: µs, median of 100 interleaved repetitions, "
             f"L2 flushed; the median over the machines.\n\n"
             + table(["ints", "2^12", "2^16", "2^20"], "compact", [[label] + [cell(n) for n in sizes] for label, cell in rows])
             + "\n\n" + note)

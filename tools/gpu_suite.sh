@@ -12,7 +12,7 @@
 #             (tools/publish.py check) measured again with the tour, up to twice
 #   chapters  every chapter's --json at the seeds' settings (2^24 and 2^28 ints)
 #   ncu       Nsight Compute metrics for every chapter at 2^24 ints
-#   sass      cuobjdump -sass of 08: the 128-bit loads
+#   sass      cuobjdump -sass of 08: its global loads counted by kind (the 128-bit loads)
 #   tuning    docs/tuning.md: the single-pass bench, and 01-03 at every block size
 #   steps     tour --steps 04 and 06 (int and float, 2^24 and 2^28) -> steps.jsonl: 04's and 06's
 #             changes timed one at a time (their READMEs' step tables)
@@ -71,12 +71,12 @@ for step in "$@"; do
       note "build (and the demos and tuning bench): exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
       # Benches that other chapters add, where this tree has their targets.
       extra=()
-      for target in accuracy_study tune_small_n; do has_target "$target" && extra+=("$target"); done
+      for target in accuracy_study tune_small_n bench_reproducible; do has_target "$target" && extra+=("$target"); done
       if [ ${#extra[@]} -gt 0 ]; then
         cmake --build --preset release --target "${extra[@]}" >>"$RESULTS/build.log" 2>&1
         note "build ${extra[*]}: exit $?"
       else
-        note "build: no accuracy_study or tune_small_n target in this tree"
+        note "build: no accuracy_study, tune_small_n or bench_reproducible target in this tree"
       fi
       cmake --preset debug "${gtest_arg[@]}" >"$RESULTS/configure_debug.log" 2>&1 &&
         cmake --build --preset debug --target 01_global_naive 06_warp_unroll >"$RESULTS/build_debug.log" 2>&1
@@ -164,8 +164,9 @@ for step in "$@"; do
       note "ncu 04 strided: exit $?"
       ;;
     sass)
-      cuobjdump -sass $BIN/08_vectorized >"$RESULTS/sass_08.txt" 2>&1
-      note "sass 08: $(grep -c 'LDG.E.128' "$RESULTS/sass_08.txt") LDG.E.128 instructions"
+      # The global loads of 08's SASS, counted (the command 08's README shows).
+      cuobjdump -sass $BIN/08_vectorized | grep -oE "LDG\.E[.0-9A-Z]*" | sort | uniq -c >"$RESULTS/sass_08.txt"
+      note "sass 08: $(grep -c 'LDG' "$RESULTS/sass_08.txt") kinds of global load: $(tr -s ' \n' ' ' <"$RESULTS/sass_08.txt")"
       ;;
     tuning)
       $BIN/tune_single_pass >"$RESULTS/tune_single_pass.txt" 2>&1

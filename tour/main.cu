@@ -335,30 +335,27 @@ void print_steps_json(const StepsRun& run, const Chapter& chapter, const DeviceI
                       const Reference& ref, const std::string& converted_from) {
   bool all_ok = true;
   for (const Measurement& m : run.rows) all_ok = all_ok && m.verdict.ok;
-  std::printf("{\"steps\": \"%s\", \"device\": \"%s\", \"sm_count\": %d, \"cuda\": \"%s\", \"date\": \"%s\", "
-              "\"peak_gbps\": %.3f, \"type\": \"%s\", \"n\": %zu, \"seed\": %llu, \"input\": \"%s\", "
-              "\"converted_from\": %s, \"reps\": %d, \"flush\": %s, \"reference\": %s, \"block\": %d, "
-              "\"same_grid\": %s, \"shape\": \"%s\", \"notes\": [",
-              chapter.id.c_str(), json_escape(device.name).c_str(), device.sm_count,
-              json_escape(cuda_version_string()).c_str(), today().c_str(), device.peak_gbps(), dtype_name(options.type),
-              ref.n, static_cast<unsigned long long>(options.seed), json_escape(options.input).c_str(),
-              converted_from.empty() ? "null" : ("\"" + converted_from + "\"").c_str(), options.reps,
-              options.flush ? "true" : "false", json_number(expected_text(ref)).c_str(), run.block,
-              run.same_grid ? "true" : "false", json_escape(describe_shape(run)).c_str());
-  const std::vector<std::string> notes = input_notes(ref);
-  for (std::size_t i = 0; i < notes.size(); ++i) std::printf("%s\"%s\"", i ? ", " : "", json_escape(notes[i]).c_str());
-  std::printf("], \"ok\": %s, \"rows\": [", all_ok ? "true" : "false");
+  std::vector<std::string> notes, items;
+  for (const std::string& note : input_notes(ref)) notes.push_back(json_string(note));
   for (std::size_t i = 0; i < run.rows.size(); ++i) {
     const Measurement& m = run.rows[i];
     const Variant& v = *run.variants[i];
-    std::printf("%s{\"chapter\": \"%s\", \"variant\": \"%s\", \"summary\": \"%s\", \"block\": %d, \"grid\": %d, "
-                "\"result\": %s, \"ms\": %.6f, \"min_ms\": %.6f, \"iqr_ms\": %.6f, \"gbps\": %.3f, "
-                "\"percent_of_peak\": %.2f, \"ok\": %s, \"note\": \"%s\"}",
-                i ? ", " : "", v.chapter.c_str(), v.name.c_str(), json_escape(v.summary).c_str(), m.block, m.grid,
-                json_number(m.result_text).c_str(), m.median_ms, m.times.min, m.times.iqr, m.gbps,
-                100 * m.gbps / device.peak_gbps(), m.verdict.ok ? "true" : "false", json_escape(m.verdict.note).c_str());
+    items.push_back(JsonObject().str("chapter", v.chapter).str("variant", v.name).str("summary", v.summary)
+                        .num("block", m.block).num("grid", m.grid).raw("result", json_number(m.result_text))
+                        .num("ms", m.median_ms, "%.6f").num("min_ms", m.times.min, "%.6f")
+                        .num("iqr_ms", m.times.iqr, "%.6f").num("gbps", m.gbps, "%.3f")
+                        .num("percent_of_peak", 100 * m.gbps / device.peak_gbps(), "%.2f").flag("ok", m.verdict.ok)
+                        .str("note", m.verdict.note).text());
   }
-  std::printf("]}\n");
+  JsonObject json;
+  json.str("steps", chapter.id).str("device", device.name).num("sm_count", device.sm_count)
+      .str("cuda", cuda_version_string()).str("date", today()).num("peak_gbps", device.peak_gbps(), "%.3f")
+      .str("type", dtype_name(options.type)).num("n", ref.n).num("seed", options.seed).str("input", options.input)
+      .raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from)).num("reps", options.reps)
+      .flag("flush", options.flush).raw("reference", json_number(expected_text(ref))).num("block", run.block)
+      .flag("same_grid", run.same_grid).str("shape", describe_shape(run)).raw("notes", json_list(notes))
+      .flag("ok", all_ok).raw("rows", json_list(items));
+  std::printf("%s\n", json.text().c_str());
 }
 
 template <typename T>

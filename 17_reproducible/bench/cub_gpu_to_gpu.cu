@@ -1,7 +1,7 @@
 // CUB's own reproducible sum (CCCL 3.1 and later): cub::DeviceReduce::Reduce with
 // cuda::execution::determinism::gpu_to_gpu, called as a user calls it: the environment
 // API, which allocates its temporary storage on each call. Built only when a CCCL with
-// it is given (tools/reproducible/CMakeLists.txt); on the default stream.
+// it is given (17_reproducible/bench/CMakeLists.txt); on the default stream.
 #include <cub/device/device_reduce.cuh>
 #include <cuda/execution.determinism.h>
 #include <cuda/execution.require.h>

@@ -410,7 +410,7 @@ StudyOptions parse(int argc, char** argv) {
     if (flag == "--help") {
       std::printf("usage: accuracy_study --out DIR [--max-log2 10..30] [--reps R] [--seed S]\n"
                   "Writes errors.csv, times.csv, reproducibility.csv and device.txt into DIR "
-                  "(see the top of tools/accuracy/error_study.cu).\n");
+                  "(see the top of 12_accuracy/bench/error_study.cu).\n");
       std::exit(0);
     }
     if (i + 1 >= argc) usage_error(flag + " needs a value");
