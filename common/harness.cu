@@ -32,10 +32,7 @@ std::string format_ms(double ms) {
 
 // ---------------------------------------------------------------- shapes and memory
 
-void resolve_shape(const Variant& variant, std::size_t n, int& block, int& grid) {
-  // Only what the reader asked for is checked: the defaults are the chapter's own choice.
-  const std::string why = variant.check_shape(block, grid);
-  if (!why.empty()) throw UsageError(variant.chapter + ": " + why);
+void fill_shape(const Variant& variant, std::size_t n, int& block, int& grid) {
   if (block == 0 && grid == 0 && variant.default_shape) {
     CUDA_CHECK(variant.default_shape(n, &block, &grid));
     return;
@@ -46,6 +43,13 @@ void resolve_shape(const Variant& variant, std::size_t n, int& block, int& grid)
     if (!too_large.empty()) throw UsageError(variant.chapter + ": " + too_large);
   }
   if (grid == 0) CUDA_CHECK(variant.default_grid(n, block, &grid));
+}
+
+void resolve_shape(const Variant& variant, std::size_t n, int& block, int& grid) {
+  // Only what was asked for is checked: the defaults are the chapter's own choice.
+  const std::string why = variant.check_shape(block, grid);
+  if (!why.empty()) throw UsageError(variant.chapter + ": " + why);
+  fill_shape(variant, n, block, grid);
 }
 
 void check_fits(const Variant& variant, std::size_t n, std::size_t element_bytes, std::size_t other_bytes,
@@ -303,7 +307,7 @@ int run_typed(const Chapter& chapter, const Variant& variant, const Options& opt
   if (!cuda_device_available(&why)) throw CudaError(why);
   const DeviceInfo device = query_device();
   int block = options.block, grid = options.grid;
-  resolve_shape(variant, n, block, grid);
+  fill_shape(variant, n, block, grid);  // the shape as given was checked by run_chapter
   check_fits(variant, n, sizeof(T), Bench<T>::bytes_needed(n, variant.in_place, device), block, grid, device);
   if (options.input.empty()) host = generate_input<T>(n, options.seed);
 

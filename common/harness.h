@@ -73,8 +73,12 @@ class Bench {
   bool dirty_ = false;  // an in-place kernel has overwritten input_
 };
 
-// Fills in the default block and grid (0 = default) and checks the shape; throws
-// UsageError with the chapter's reason when it cannot run it.
+// Fills in the default block and grid (0 = default), which may read the device; throws
+// UsageError when n is too large for that block (check_n). The shape as given is
+// checked before (Variant::check_shape, or resolve_shape).
+void fill_shape(const Variant& variant, std::size_t n, int& block, int& grid);
+// Checks the shape as given (UsageError with the chapter's reason when it cannot run it),
+// then fill_shape.
 void resolve_shape(const Variant& variant, std::size_t n, int& block, int& grid);
 
 // Throws UsageError when n elements (plus scratch) do not fit in the device's free memory.

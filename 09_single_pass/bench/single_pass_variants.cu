@@ -1,21 +1,33 @@
 // single_pass_variants: the tuning bench behind chapters 08 and 09's launch shape
 // (docs/tuning.md). It times single-pass int sums in several layouts and shapes next to
-// cub::DeviceReduce::Sum, L2 flushed by a read before each run, median of 30:
+// cub::DeviceReduce::Sum:
 //   gs      grid-stride over 16-byte vectors, K vectors in flight a grid apart (08/09)
 //   chunk   each block reads one contiguous chunk (CUB-like even share)
 //   cs      streaming loads (__ldcs) instead of __ldg; L2::256B: the L2 prefetch hint
 //   bB      block size B; N/sm blocks per SM at most; eptE grid sized for E ints per thread
-// It checks nothing (the chapters' tests do): it is a stopwatch, not a chapter.
+// Timed as the harness times the chapters (common/timer.h, common/l2_flush.h): at each n,
+// every variant and CUB take turns in each of 30 repetitions, the L2 flushed before each
+// run, the start event behind a short busy kernel; the median. The input is all 0x01
+// bytes, and each variant's warm-up result is checked against n * 0x01010101 (mod 2^32).
 //
 //   cmake --build --preset release --target tune_single_pass && build/release/bin/tune_single_pass
+//
+// Output: a header "variant / log2(n):" with the sizes, then one line of µs per variant.
+// Exit code 0, 1 when a result was wrong, 3 on a CUDA error.
 #include <cub/device/device_reduce.cuh>
-#include <cstdio>
-#include <vector>
+
 #include <algorithm>
 #include <cstdint>
-#define CK(x) do { cudaError_t err_ = (x); if (err_ != cudaSuccess) { printf("err %s line %d\n", cudaGetErrorString(err_), __LINE__); exit(1);} } while (0)
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
 
-__global__ void flushk(const uint4* b, size_t c, unsigned* s) { unsigned bits = 0; for (size_t i = blockIdx.x*(size_t)blockDim.x+threadIdx.x; i < c; i += (size_t)gridDim.x*blockDim.x) { uint4 v = b[i]; bits |= v.x|v.y|v.z|v.w; } if (bits == 0xFFFFFFFFu) *s = bits; }
+#include "cuda_check.h"
+#include "device_buffer.h"
+#include "l2_flush.h"
+#include "timer.h"
 
 __device__ int warp_sum(int v) { for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o); return v; }
 __device__ int block_sum(int v) {
@@ -74,44 +86,101 @@ __global__ void __launch_bounds__(1024) sp(const int* __restrict__ in, size_t n,
   if (last) { int v = 0; for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) v += __ldcg(partials + b); v = block_sum(v); if (threadIdx.x == 0) *result = v; }
 }
 
-struct Env { uint4* fb; size_t fc; unsigned* sink; cudaEvent_t a, b; };
-template <class F> double timeit(Env& e, F f, int reps = 30) {
-  f(); f(); std::vector<double> t;
-  for (int r = 0; r < reps; ++r) { flushk<<<1024,256>>>(e.fb, e.fc, e.sink); CK(cudaEventRecord(e.a)); f(); CK(cudaEventRecord(e.b)); CK(cudaEventSynchronize(e.b)); float ms; CK(cudaEventElapsedTime(&ms, e.a, e.b)); t.push_back(ms); }
-  std::sort(t.begin(), t.end()); return t[t.size()/2] * 1000; }
-
 int main() {
-  int sms; CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  Env e; e.fc = 100u << 20; CK(cudaMalloc(&e.fb, e.fc)); CK(cudaMemset(e.fb, 0, e.fc)); e.fc /= 16; CK(cudaMalloc(&e.sink, 4));
-  CK(cudaEventCreate(&e.a)); CK(cudaEventCreate(&e.b));
-  size_t maxn = size_t(1) << 30; int* in; CK(cudaMalloc(&in, maxn * 4)); CK(cudaMemset(in, 1, maxn * 4));
-  int *res, *part; unsigned* ticket; CK(cudaMalloc(&res, 4)); CK(cudaMalloc(&part, 1 << 20)); CK(cudaMalloc(&ticket, 4)); CK(cudaMemset(ticket, 0, 4));
-  void* temp; size_t tb = 0; cub::DeviceReduce::Sum(nullptr, tb, in, res, (long long)maxn); CK(cudaMalloc(&temp, tb));
-  int ns[] = {16, 20, 22, 24, 26, 28, 30};
-  printf("%-34s", "variant / log2(n):"); for (int k : ns) printf("%9d", k); printf("\n");
-  auto row = [&](const char* name, auto launch) { printf("%-34s", name); for (int k : ns) printf("%9.2f", timeit(e, [&] { launch(size_t(1) << k); })); printf("\n"); fflush(stdout); };
-  row("cub", [&](size_t n) { size_t b = tb; cub::DeviceReduce::Sum(temp, b, in, res, (long long)n); });
-  auto grid_for = [&](size_t n, int block, int per_sm, int epb) { size_t need = (n + (size_t)block*epb - 1) / ((size_t)block*epb); return (int)std::min<size_t>((size_t)per_sm*sms, std::max<size_t>(need, 1)); };
-#define V(NAME, K, L, CS, BLOCK, PERSM, EPT) row(NAME, [&](size_t n) { int g = grid_for(n, BLOCK, PERSM, EPT); sp<K, L, CS><<<g, BLOCK>>>(in, n, res, part, ticket); });
-  V("gs K4 b256 8/sm ept16", 4, 0, 0, 256, 8, 16)
-  V("gs K4 b256 8/sm ept8", 4, 0, 0, 256, 8, 8)
-  V("gs K4 b256 8/sm ept4", 4, 0, 0, 256, 8, 4)
-  V("gs K8 b256 8/sm ept32", 8, 0, 0, 256, 8, 32)
-  V("gs K8 b256 8/sm ept16", 8, 0, 0, 256, 8, 16)
-  V("gs K4 b512 4/sm ept16", 4, 0, 0, 512, 4, 16)
-  V("gs K4 b1024 2/sm ept16", 4, 0, 0, 1024, 2, 16)
-  V("gs K4 b256 16/sm ept16 (2 waves)", 4, 0, 0, 256, 16, 16)
-  V("gs K8 b1024 2/sm ept16", 8, 0, 0, 1024, 2, 16)
-  V("gs K2 b1024 2/sm ept16", 2, 0, 0, 1024, 2, 16)
-  V("gs K4 L2::256B b1024 2/sm ept16", 4, 0, 2, 1024, 2, 16)
-  V("gs K4 L2::256B b256 8/sm ept16", 4, 0, 2, 256, 8, 16)
-  V("gs K4 b1024 2/sm ept4", 4, 0, 0, 1024, 2, 4)
-  V("gs K4 L2::256B b1024 2/sm ept4", 4, 0, 2, 1024, 2, 4)
-  V("gs K4 cs b256 8/sm ept16", 4, 0, 1, 256, 8, 16)
-  V("chunk K4 b256 8/sm ept16", 4, 1, 0, 256, 8, 16)
-  V("chunk K8 b256 8/sm ept32", 8, 1, 0, 256, 8, 32)
-  V("chunk K4 b512 4/sm ept16", 4, 1, 0, 512, 4, 16)
-  V("chunk K4 b256 16/sm ept16", 4, 1, 0, 256, 16, 16)
-  V("chunk K4 b256 30/sm ept16", 4, 1, 0, 256, 30, 16)
-  return 0;
+  using namespace reduction;
+  try {
+    int sms = 0, l2 = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    L2Flusher flusher(static_cast<std::size_t>(l2));
+    const std::size_t maxn = std::size_t(1) << 30;
+    DeviceBuffer<int> in(maxn), res(1), part(1 << 18);
+    DeviceBuffer<unsigned> ticket(1);
+    CUDA_CHECK(cudaMemset(in.get(), 1, maxn * sizeof(int)));
+    CUDA_CHECK(cudaMemset(ticket.get(), 0, sizeof(unsigned)));
+    std::size_t temp_bytes = 0;
+    CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, temp_bytes, in.get(), res.get(), (long long)maxn));
+    DeviceBuffer<unsigned char> temp(temp_bytes);
+
+    std::vector<std::pair<std::string, std::function<void(std::size_t)>>> jobs;
+    jobs.push_back({"cub", [&](std::size_t n) {
+                      std::size_t b = temp_bytes;
+                      CUDA_CHECK(cub::DeviceReduce::Sum(temp.get(), b, in.get(), res.get(), (long long)n));
+                    }});
+    auto grid_for = [&](std::size_t n, int block, int per_sm, int epb) {
+      const std::size_t need = (n + (std::size_t)block * epb - 1) / ((std::size_t)block * epb);
+      return (int)std::min<std::size_t>((std::size_t)per_sm * sms, std::max<std::size_t>(need, 1));
+    };
+#define V(NAME, K, L, CS, BLOCK, PERSM, EPT)                                                   \
+  jobs.push_back({NAME, [&](std::size_t n) {                                                  \
+                    sp<K, L, CS><<<grid_for(n, BLOCK, PERSM, EPT), BLOCK>>>(in.get(), n, res.get(), \
+                                                                           part.get(), ticket.get()); \
+                    CUDA_CHECK(cudaGetLastError());                                           \
+                  }});
+    V("gs K4 b256 8/sm ept16", 4, 0, 0, 256, 8, 16)
+    V("gs K4 b256 8/sm ept8", 4, 0, 0, 256, 8, 8)
+    V("gs K4 b256 8/sm ept4", 4, 0, 0, 256, 8, 4)
+    V("gs K8 b256 8/sm ept32", 8, 0, 0, 256, 8, 32)
+    V("gs K8 b256 8/sm ept16", 8, 0, 0, 256, 8, 16)
+    V("gs K4 b512 4/sm ept16", 4, 0, 0, 512, 4, 16)
+    V("gs K4 b1024 2/sm ept16", 4, 0, 0, 1024, 2, 16)
+    V("gs K4 b256 16/sm ept16 (2 waves)", 4, 0, 0, 256, 16, 16)
+    V("gs K8 b1024 2/sm ept16", 8, 0, 0, 1024, 2, 16)
+    V("gs K2 b1024 2/sm ept16", 2, 0, 0, 1024, 2, 16)
+    V("gs K4 L2::256B b1024 2/sm ept16", 4, 0, 2, 1024, 2, 16)
+    V("gs K4 L2::256B b256 8/sm ept16", 4, 0, 2, 256, 8, 16)
+    V("gs K4 b1024 2/sm ept4", 4, 0, 0, 1024, 2, 4)
+    V("gs K4 L2::256B b1024 2/sm ept4", 4, 0, 2, 1024, 2, 4)
+    V("gs K4 cs b256 8/sm ept16", 4, 0, 1, 256, 8, 16)
+    V("chunk K4 b256 8/sm ept16", 4, 1, 0, 256, 8, 16)
+    V("chunk K8 b256 8/sm ept32", 8, 1, 0, 256, 8, 32)
+    V("chunk K4 b512 4/sm ept16", 4, 1, 0, 512, 4, 16)
+    V("chunk K4 b256 16/sm ept16", 4, 1, 0, 256, 16, 16)
+    V("chunk K4 b256 30/sm ept16", 4, 1, 0, 256, 30, 16)
+#undef V
+
+    const int ns[] = {16, 20, 22, 24, 26, 28, 30};
+    const int reps = 30;
+    std::vector<std::vector<double>> us(jobs.size());  // [variant][size]
+    bool all_ok = true;
+    GpuTimer timer;
+    for (int k : ns) {
+      const std::size_t n = std::size_t(1) << k;
+      const int expected = static_cast<int>(static_cast<std::uint32_t>(n * 0x01010101ull));
+      for (auto& job : jobs) {  // two untimed warm-ups, the second one checked
+        job.second(n);
+        job.second(n);
+        int got = 0;
+        CUDA_CHECK(cudaMemcpy(&got, res.get(), sizeof got, cudaMemcpyDeviceToHost));
+        if (got != expected) {
+          std::fprintf(stderr, "tune_single_pass: %s WRONG at n = 2^%d: %d, expected %d\n", job.first.c_str(), k, got,
+                       expected);
+          all_ok = false;
+        }
+      }
+      std::vector<std::vector<double>> ms(jobs.size());
+      for (int r = 0; r < reps; ++r) {
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+          flusher.flush(nullptr);
+          timer.start(nullptr);
+          jobs[j].second(n);
+          timer.stop(nullptr);
+          ms[j].push_back(timer.elapsed_ms());
+        }
+      }
+      for (std::size_t j = 0; j < jobs.size(); ++j) us[j].push_back(1e3 * summarize(ms[j]).median);
+    }
+    std::printf("%-34s", "variant / log2(n):");
+    for (int k : ns) std::printf("%9d", k);
+    std::printf("\n");
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      std::printf("%-34s", jobs[j].first.c_str());
+      for (double t : us[j]) std::printf("%9.2f", t);
+      std::printf("\n");
+    }
+    return all_ok ? 0 : 1;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "tune_single_pass: %s\n", error.what());
+    return 3;
+  }
 }
