@@ -521,4 +521,4 @@ def fill_suite(dirs):
     pitfalls(dirs)
     profiling_table(dirs)
     tuning(dirs)
-    fill_small_n.fill(dirs)
+    fill_small_n.fill_suite(dirs)
