@@ -82,7 +82,8 @@ def vs_cub(runs):
                     cells[1] = f"{w:.3f}× its time (≤ {goal:.2f}×): " + ("met" if w <= goal else "not met")
                 else:
                     w = min(f / m for m, f in zip(nine, floor))
-                    cells[1] = f"{100 * w:.1f}% of its speed (≥ {100 * goal:.0f}%): " + ("met" if w >= goal else "not met")
+                    cells[1] = (f"{100 * w:.1f}% of its speed (≥ {100 * goal:.0f}%): "
+                                + ("met" if w >= goal else "not met"))
             rows.append([f"2^{k}", dtype, spread(nine), spread(cub), spread(floor)] + cells)
     if not rows:
         return None

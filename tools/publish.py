@@ -182,7 +182,8 @@ def publish(paths, root, allow_suspect=False):
         module.ROOT = root
 
     def sweep(dirs):
-        pages = sorted((p, m) for p, m, function, needs in BLOCKS if needs == "sweep" and function.startswith("results."))
+        pages = sorted((p, m) for p, m, function, needs in BLOCKS
+                       if needs == "sweep" and function.startswith("results."))
         results.update(dirs if committed else fill_docs.publish_data(dirs), root, pages)
         return fill_small_n.fill_sweep(runs)
 
