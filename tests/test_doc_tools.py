@@ -18,7 +18,8 @@
 - publish.py refuses to publish a suspect point (exit 1, nothing written) unless
   --allow-suspect, and takes every run fact (GPU, driver, CUDA, date, repetitions, link type)
   from the run's files: filled from made-up runs with made-up values, the output shows those
-  values and none of a real run's;
+  values and none of a real run's; 09 against CUB and 12 against 09 (docs/tuning.md) come from
+  the sweep runs given;
 - publish.py's BLOCKS and the docs agree: every generated block of every *.md is listed, and
   every listed block is in its page; a folder without some kinds of input says which blocks
   it left; 17's table from bench_reproducible files.
@@ -359,7 +360,7 @@ class Combining(unittest.TestCase):
         self.assertIn("| [04_shared_tree](04_shared_tree/README.md) | 27.4 µs | ±2.0% |", readme)
         self.assertIn("3 runs on 3 different GPUs, 2031-02-01, 2031-02-02 and 2031-02-03", readme)
         page = read(os.path.join(self.root, "docs", "results.md"))
-        self.assertIn("| 2^24 | 04_shared_tree | 27.4 µs | ±2.0% | 27.9 µs, 27.1 µs, 27.4 µs |", page)
+        self.assertIn("| 2^24 | 04_shared_tree | 27.4 µs | ±2.0% | 2452 | 81.7% | ok |", page)
         for k in range(1, 4):
             self.assertTrue(os.path.exists(os.path.join(self.root, "docs", "data", f"run{k}", "sweep_int.json")))
         chapter = block(read(os.path.join(self.root, "04_shared_tree", "README.md")), "results:04_shared_tree")
@@ -616,6 +617,37 @@ class FillDocs(unittest.TestCase):
         facts = json.loads(read(os.path.join(self.root, "docs", "data", "run1", "run.json")))
         self.assertEqual((facts["cuda"], facts["driver"], facts["date"]), ("77.7", "999.1.2", "2031-02-03"))
         self.assertNotIn("GPU-test-1", read(os.path.join(self.root, "docs", "data", "run1", "run.json")))
+
+    def test_09_against_cub_and_12_against_09_come_from_the_sweep(self):
+        # 09 and 12 added to two made-up runs (clean_ms's shape: a launch cost plus n at a speed).
+        def with_09_and_12(factor):
+            def change(dtype, sweep):
+                for chapter, launch, speed in (("09_single_pass", 0.004, 4.5), ("12_accuracy", 0.004, 4.4)):
+                    for k in range(10, 31):
+                        ms = factor * (launch + (1 << k) * 4e-9 / speed)
+                        sweep["rows"].append({"n": 1 << k, "chapter": chapter, "ms": ms, "min_ms": 0.98 * ms,
+                                              "iqr_ms": 0.01 * ms, "gbps": (1 << k) * 4 / (ms * 1e6), "ok": True})
+            return change
+        dirs = [write_run(os.path.join(self.tmp.name, f"r{k}"), f, uuid=f"GPU-{k}", change=with_09_and_12(f))
+                for k, f in enumerate((1.0, 1.01))]
+        # The committed error study beside the first run's sweep, as in a gpu_suite results folder.
+        shutil.copytree(os.path.join(REPO, "docs", "data", "suite_run1", "accuracy"), os.path.join(dirs[0], "accuracy"))
+        result = run("publish.py", *dirs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        tuning = read(os.path.join(self.root, "docs", "tuning.md"))
+        text = block(tuning, "results:09_vs_cub")
+        self.assertIn("on 2 separately started machines (Test GPU, driver 999.1.2, CUDA 77.7; 2031-02-03)", text)
+        self.assertIn("median of 7", text)
+        # 2^16: 09 4.058 and 4.099 µs, CUB 5.066 and 5.116 µs, the floor 5.052 and 5.103 µs (the median of two:
+        # their mean); CUB / 09 1.248 on both machines, short of 1.35; 09 / floor 0.803, within 1.35.
+        self.assertIn("| 2^16 | int | 4.08 (4.06-4.10) | 5.09 (5.07-5.12) | 5.08 (5.05-5.10) | 1.248× (≥ 1.35×): not met "
+                      "| 0.803× its time (≤ 1.35×): met |", text)
+        # 2^28: the floor (speed 5) is faster than 09 (4.5): 90.6 % of its speed, short of 99 %.
+        self.assertIn("| 1.127× (≥ 1.01×): met | 90.6% of its speed (≥ 99%): not met |", text)
+        text = block(tuning, "accuracy:vs09")
+        self.assertIn("on 2 separately started machines (Test GPU, CUDA 99.9; 2031-02-03;", text)
+        # 12 / 09 at 2^24: (0.004 + 2^24 * 4e-9 / 4.4) / (0.004 + 2^24 * 4e-9 / 4.5) = 1.0179 on both machines.
+        self.assertIn("| int | 2^24 | 19.0 | 19.3 | 1.018× | **missed** |", text)
 
     def test_multigpu_facts_come_from_the_files(self):
         mg = os.path.join(self.tmp.name, "mg")

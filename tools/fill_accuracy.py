@@ -1,16 +1,15 @@
 #!/usr/bin/env python3
 """fill_accuracy.py: chapter 12's error study into its README, docs/tuning.md and plots, for tools/publish.py.
 
-fill(dirs, root) reads the first run's accuracy/ folder (tools/accuracy_study.sh writes it):
+fill(dirs, root, runs) reads the first run's accuracy/ folder (tools/accuracy_study.sh writes it):
 errors.csv, times.csv, reproducibility.csv, device.txt and, optional, ncu_09_single_pass_float.csv
-and ncu_12_accuracy_float.csv; and the tour's sweep in every run's data/ (12 against 09). It
+and ncu_12_accuracy_float.csv; and runs, the tour's sweep (results.load_runs; 12 against 09). It
 draws docs/images/accuracy_error_{positive,cancel,wide}.svg (relative error against N, each
 method beside its bound) and fills the accuracy:NAME blocks that publish.py's BLOCKS gives it.
 Python 3 standard library; the plots need matplotlib (tools/plots.py).
 """
 
 import csv
-import json
 import math
 import os
 import re
@@ -199,26 +198,12 @@ def repro_block(repro, device):
     return "\n".join(out)
 
 
-def vs09_block(results_dirs):
-    """12 against 09 in the tour's sweep of every run given (one per separately started
-    machine): the times are the median over the machines, the ratio and the verdict the
-    worst machine's."""
-    per_run = []  # [{dtype: {chapter: {n: row}}}]
-    facts = []
-    for results_dir in results_dirs:
-        sweeps = {}
-        for dtype in ("int", "float"):
-            path = os.path.join(results_dir, "data", f"sweep_{dtype}.json")
-            if os.path.exists(path):
-                with open(path, encoding="utf-8") as f:
-                    sweep = json.load(f)
-                sweeps[dtype] = {}
-                for row in sweep.get("rows", []):
-                    sweeps[dtype].setdefault(row["chapter"], {})[row["n"]] = row
-                facts.append((sweep.get("device", "?"), sweep.get("cuda", "?"), sweep.get("date", "?"),
-                              sweep.get("reps", "?")))
-        if sweeps:
-            per_run.append(sweeps)
+def vs09_block(runs):
+    """12 against 09 in the tour's sweep of the runs (results.load_runs: one per separately
+    started machine): the times are the median over the machines, the ratio and the verdict
+    the worst machine's."""
+    per_run = [{dtype: sweep["table"] for dtype, sweep in run["sweeps"].items()} for run in runs]
+    facts = [(s["device"], s["cuda"], s["date"], s.get("reps", "?")) for run in runs for s in run["sweeps"].values()]
     if not per_run:
         return None
     devices = ", ".join(sorted({f"{d}, CUDA {c}" for d, c, _, _ in facts}))
@@ -317,9 +302,10 @@ def plot(kind, rows, path, device):
 
 # ----------------------------------------------------------------------------- fill
 
-def fill(dirs, root):
+def fill(dirs, root, runs=()):
     """Writes the plots and the blocks from the first run that holds the study (accuracy/),
-    and 12 against 09 from every run's tour sweep. Returns the paths written."""
+    and 12 against 09 from the tour's sweep of the runs (results.load_runs). Returns the
+    paths written."""
     folder = next(os.path.join(d, "accuracy") for d in dirs if os.path.isdir(os.path.join(d, "accuracy")))
     device = read_device(os.path.join(folder, "device.txt"))
     errors = read_csv(os.path.join(folder, "errors.csv"))
@@ -342,7 +328,7 @@ def fill(dirs, root):
         "accuracy:errors": (tuning, errors_block(errors, device, os.path.dirname(tuning), root)),
         "accuracy:time": (tuning, time_block(times, errors, device) if times else None),
         "accuracy:repro": (tuning, repro_block(repro, device) if repro else None),
-        "accuracy:vs09": (tuning, vs09_block(dirs)),
+        "accuracy:vs09": (tuning, vs09_block(runs)),
         "accuracy:ncu": (readme, ncu_block(folder, device)),
     }
     for marker, (page, text) in blocks.items():

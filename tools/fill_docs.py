@@ -3,8 +3,8 @@
 
 fill_suite(dirs) fills 04's and 06's step tables (steps.jsonl, combined over the runs) and,
 from the first run that has their files, the ncu, sass, pitfalls, 00 and docs/tuning.md blocks
-and fill_small_n's; multigpu_block(dir) chapter 11's; publish_data(dirs) copies each sweep
-run to docs/data/runK. BLOCKS in publish.py says which block comes from which file. The run
+and fill_small_n's of tune_small_n.txt; multigpu_block(dir) chapter 11's; publish_data(dirs)
+copies each sweep run to docs/data/runK. BLOCKS in publish.py says which block comes from which file. The run
 facts (GPU, driver, CUDA version, date, link type) are read from the files, never typed here;
 a kind of file that no run has leaves its blocks as they were, and one line says so. ROOT is
 the repository written (publish.py sets it).
@@ -521,4 +521,4 @@ def fill_suite(dirs):
     pitfalls(dirs)
     profiling_table(dirs)
     tuning(dirs)
-    fill_small_n.fill(dirs)
+    fill_small_n.fill_suite(dirs)

@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""fill_small_n.py: 09's small-n blocks from one or more gpu_suite runs, for tools/publish.py.
+"""fill_small_n.py: 09's small-n blocks, for tools/publish.py.
 
-fill(dirs) reads each run's data/sweep_{int,float}.json (09, CUB and the read-only floor side
-by side), tune_small_n.txt (09_single_pass/bench/small_n.cu: 09 at many shapes, cut short after each
-step, the classic ticket, an empty kernel, the floor) and gpu.txt, and fills the blocks of
-PAGES. Times are medians over the runs of each run's median; a target is met only where every
-run meets it (the worst run).
+fill_sweep(runs) fills 09 against CUB and the read-only floor from the tour's sweep of each
+run (results.load_runs); fill_suite(dirs) the blocks of each gpu_suite run's tune_small_n.txt
+(09_single_pass/bench/small_n.cu: 09 at many shapes, cut short after each step, the classic
+ticket, an empty kernel, the floor) and gpu.txt. PAGES: the page of each block. Times are
+medians over the runs of each run's median; a target is met only where every run meets it
+(the worst run).
 """
-import json
 import os
 import re
 import statistics
@@ -16,12 +16,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results import fill_file, parse_gpu_txt, table  # noqa: E402
+from results import FLOOR, fill_file, parse_gpu_txt, table  # noqa: E402
 
 # The page that holds each block.
 PAGES = {"results:09_vs_cub": "docs/tuning.md", "results:09_small_n": "09_single_pass/README.md",
          "results:09_shape": "docs/tuning.md"}
-FLOOR = "read-only floor"
 # Issue targets for 09 against CUB (time ratio CUB / 09) and against the floor.
 CUB_TARGETS = {16: 1.35, 18: 1.25, 20: 1.20, 22: 1.20, 24: 1.10, 26: 1.03, 28: 1.01, 30: 1.01}
 FLOOR_TARGETS = {16: ("within", 1.35), 28: ("at least", 0.99), 30: ("at least", 0.99)}
@@ -32,34 +31,18 @@ def read(path):
         return f.read()
 
 
-def run_facts(run):
-    """(GPU, driver, CUDA version) from the run's gpu.txt."""
+def measured_on(facts, dates):
+    """"3 separately started machines (GPU, driver D, CUDA C; dates)" from each run's
+    (GPU, driver, CUDA version)."""
+    gpus = "; ".join(f"{name}, driver {driver}, CUDA {cuda}" for name, driver, cuda in sorted(set(facts)))
+    when = ", ".join(sorted(set(dates)))
+    return f"{len(facts)} separately started machine{'s' if len(facts) != 1 else ''} ({gpus}; {when})"
+
+
+def suite_facts(run):
+    """(GPU, driver, CUDA version) from a suite run's gpu.txt."""
     facts = parse_gpu_txt(read(os.path.join(run, "gpu.txt")))
     return facts["gpu"], facts["driver"], facts["cuda"]
-
-
-def measured_on(runs, dates):
-    facts = sorted({run_facts(r) for r in runs})
-    gpus = "; ".join(f"{name}, driver {driver}, CUDA {cuda}" for name, driver, cuda in facts)
-    when = ", ".join(sorted(set(dates)))
-    count = len(runs)
-    return f"{count} separately started machine{'s' if count != 1 else ''} ({gpus}; {when})"
-
-
-def load_sweeps(runs):
-    """{(type, n, chapter): [ms of each run]}, the repetitions count and the dates."""
-    points, reps, dates = {}, set(), []
-    for run in runs:
-        for dtype in ("int", "float"):
-            path = os.path.join(run, "data", f"sweep_{dtype}.json")
-            if not os.path.exists(path):
-                continue
-            sweep = json.load(open(path))
-            reps.add(sweep["reps"])
-            dates.append(sweep["date"])
-            for row in sweep["rows"]:
-                points.setdefault((dtype, row["n"], row["chapter"]), []).append(row["ms"] * 1000)
-    return points, reps, dates
 
 
 def spread(values):
@@ -71,9 +54,15 @@ def spread(values):
 
 
 def vs_cub(runs):
-    points, reps, dates = load_sweeps(runs)
-    if not points:
-        return None
+    """09 against CUB and the floor in the tour's sweep of the runs (results.load_runs: one
+    per separately started machine); the ratios are the worst machine's."""
+    points, reps, dates = {}, set(), []
+    for run in runs:
+        for dtype, sweep in run["sweeps"].items():
+            reps.add(sweep["reps"])
+            dates.append(sweep["date"])
+            for row in sweep["rows"]:
+                points.setdefault((dtype, row["n"], row["chapter"]), []).append(row["ms"] * 1000)
     rows = []
     for k in sorted(CUB_TARGETS):
         n = 1 << k
@@ -83,30 +72,28 @@ def vs_cub(runs):
             floor = points.get((dtype, n, FLOOR))
             if not nine or not cub or not floor:
                 continue
-            ratios = [c / m for c, m in zip(cub, nine)]
-            worst = min(ratios)
+            worst = min(c / m for c, m in zip(cub, nine))
             goal = CUB_TARGETS[k]
-            cub_verdict = f"≥ {goal:.2f}×: " + ("met" if worst >= goal else "**missed**")
-            of_floor = [m / f for m, f in zip(nine, floor)]
-            floor_cell, floor_goal = "", ""
+            cells = [f"{worst:.3f}× (≥ {goal:.2f}×): " + ("met" if worst >= goal else "not met"), ""]
             if k in FLOOR_TARGETS:
-                how, goal_f = FLOOR_TARGETS[k]
+                how, goal = FLOOR_TARGETS[k]
                 if how == "within":
-                    w = max(of_floor)
-                    floor_cell = f"{w:.3f}×"
-                    floor_goal = f"≤ {goal_f:.2f}×: " + ("met" if w <= goal_f else "**missed**")
+                    w = max(m / f for m, f in zip(nine, floor))
+                    cells[1] = f"{w:.3f}× its time (≤ {goal:.2f}×): " + ("met" if w <= goal else "not met")
                 else:
                     w = min(f / m for m, f in zip(nine, floor))
-                    floor_cell = f"{100 * w:.1f}% of floor"
-                    floor_goal = f"≥ {100 * goal_f:.0f}%: " + ("met" if w >= goal_f else "**missed**")
-            rows.append([f"2^{k}", dtype, spread(nine), spread(cub), spread(floor), f"{worst:.3f}×", cub_verdict,
-                         floor_cell, floor_goal])
+                    cells[1] = (f"{100 * w:.1f}% of its speed (≥ {100 * goal:.0f}%): "
+                                + ("met" if w >= goal else "not met"))
+            rows.append([f"2^{k}", dtype, spread(nine), spread(cub), spread(floor)] + cells)
+    if not rows:
+        return None
+    on = measured_on([tuple(r["facts"].get(k, "?") for k in ("gpu", "driver", "cuda")) for r in runs], dates)
     rep = "/".join(str(r) for r in sorted(reps))
-    head = (f"From the tour's sweep (docs/results.md) on {measured_on(runs, dates)}: 09, CUB and the read-only floor "
+    head = (f"From the tour's sweep (docs/results.md) on {on}: 09, CUB and the read-only floor "
             f"side by side in one `tour` run per size and machine, L2 flushed, median of {rep}. Times: the median "
-            f"over the machines (their range in brackets); ratios: the worst machine.\n\n")
-    return head + table(["N", "type", "09 µs", "CUB µs", "floor µs", "CUB / 09, worst run", "target",
-                         "09 / floor, worst run", "target"], "compact", rows)
+            f"over the machines (their range in brackets); ratios: the worst machine's, the target in brackets.\n\n")
+    return head + table(["N", "type", "09 µs", "CUB µs", "floor µs", "CUB / 09", "09 against the floor"], "compact",
+                        rows)
 
 
 def load_bench(runs):
@@ -133,7 +120,7 @@ def load_bench_runs(runs):
         return None
     used = [r for r in runs if os.path.exists(os.path.join(r, "tune_small_n.txt"))]
     dates = [re.search(r"^date: (\S+)", read(os.path.join(r, "tune_small_n.txt")), re.M).group(1) for r in used]
-    return times, shapes, measured_on(used, dates), lambda key: statistics.median(times[key])
+    return times, shapes, measured_on([suite_facts(r) for r in used], dates), lambda key: statistics.median(times[key])
 
 
 def breakdown(runs):
@@ -196,17 +183,26 @@ def shape_table(runs):
             + table(["ints", "default grid × block", "default µs", "fastest shape found", "its µs"], "compact", rows))
 
 
-def fill(results_dirs):
+def fill(blocks):
+    """Fills each (marker, its text or None) of PAGES; returns "PAGE (MARKER)" of each written."""
     done = []
-    for marker, make in (("results:09_vs_cub", vs_cub), ("results:09_small_n", breakdown),
-                         ("results:09_shape", shape_table)):
-        text = make(results_dirs)
+    for marker, text in blocks:
         if text is None:
             print(f"fill_small_n: no data for {marker}", file=sys.stderr)
             continue
-        page = PAGES[marker]
-        if fill_file(os.path.join(ROOT, page), marker, text.rstrip() + "\n"):
-            done.append(marker)
+        page = os.path.join(ROOT, PAGES[marker])
+        if fill_file(page, marker, text.rstrip() + "\n"):
+            done.append(f"{page} ({marker})")
         else:
-            print(f"fill_small_n: no block {marker} in {page}", file=sys.stderr)
+            print(f"fill_small_n: no block {marker} in {PAGES[marker]}", file=sys.stderr)
     return done
+
+
+def fill_suite(dirs):
+    """The blocks of the suite runs' tune_small_n.txt."""
+    return fill([("results:09_small_n", breakdown(dirs)), ("results:09_shape", shape_table(dirs))])
+
+
+def fill_sweep(runs):
+    """The block of the tour's sweep (results.load_runs)."""
+    return fill([("results:09_vs_cub", vs_cub(runs))])

@@ -73,7 +73,7 @@ BLOCKS = [
     ("06_warp_unroll/README.md", "sanitize:06_warp_unroll", "fill_docs.pitfalls", "suite: pitfalls.txt"),
     (TUNING, "results:tuning_single_pass", "tuning/tables.fill_tables", "suite: tune_single_pass.txt"),
     (TUNING, "results:tuning_blocks", "tuning/tables.fill_tables", "suite: blocks.jsonl"),
-    (TUNING, "results:09_vs_cub", "fill_small_n.vs_cub", "suite: data/sweep_*.json, gpu.txt"),
+    (TUNING, "results:09_vs_cub", "fill_small_n.vs_cub", "sweep"),
     ("09_single_pass/README.md", "results:09_small_n", "fill_small_n.breakdown", "suite: tune_small_n.txt, gpu.txt"),
     (TUNING, "results:09_shape", "fill_small_n.shape_table", "suite: tune_small_n.txt, gpu.txt"),
     ("13_rows/README.md", "results:13_rows", "fill_rows.crossover_block", "rows"),
@@ -163,9 +163,11 @@ def publish(paths, root, allow_suspect=False):
     data = os.path.join(root, "docs", "data") + os.sep
     sweeps = by_kind.get("sweep", [])
     committed = bool(sweeps) and all(d.startswith(data) for d in sweeps)
+    runs = []  # the sweep runs, loaded once: results.py's pages and the blocks that compare chapters
     if sweeps:
         try:
-            suspects = results.check(results.load_runs(sweeps))
+            runs = results.load_runs(sweeps)
+            suspects = results.check(runs)
         except results.DataError as e:
             print(f"publish: {e}", file=sys.stderr)
             return 2
@@ -178,12 +180,17 @@ def publish(paths, root, allow_suspect=False):
             return 1
     for module in (fill_docs, fill_small_n):
         module.ROOT = root
-    jobs = [("sweep", lambda dirs: results.update(
-                dirs if committed else fill_docs.publish_data(dirs), root,
-                sorted((p, m) for p, m in declared(root, "sweep")))),
+
+    def sweep(dirs):
+        pages = sorted((p, m) for p, m, function, needs in BLOCKS
+                       if needs == "sweep" and function.startswith("results."))
+        results.update(dirs if committed else fill_docs.publish_data(dirs), root, pages)
+        return fill_small_n.fill_sweep(runs)
+
+    jobs = [("sweep", sweep),
             ("suite", fill_docs.fill_suite),
             ("rows", lambda dirs: fill_rows.fill(dirs, root)),
-            ("accuracy", lambda dirs: fill_accuracy.fill(dirs + [d for d in sweeps if d not in dirs], root)),
+            ("accuracy", lambda dirs: fill_accuracy.fill(dirs, root, runs)),
             ("reproducible", lambda files: fill_reproducible.publish(files, root)),
             ("multigpu", lambda dirs: fill_docs.multigpu_block(dirs[0]))]
     status = 0

@@ -741,15 +741,10 @@ def section(dtype, sweep, root, page, marks=frozenset()):
                 notes.append("re-measured" + (f" (run {', '.join(map(str, row['remeasured']))})" if several else ""))
             if suspect(row, marks, dtype):
                 notes.append("suspect" + SUSPECT_MARK)
-            cells = [power_label(n), chapter, fmt_time(row["ms"]), fmt_spread(spread_percent(row))]
-            if several:
-                cells.append(", ".join("—" if t is None else fmt_time(t) for t in row["run_ms"]))
-            cells += [fmt_gbps(row["gbps"]), fmt_percent(percent_of_peak(row, sweep)), ", ".join(notes)]
-            rows.append(cells)
-    header = ["N", "chapter", "time", "spread"] + (["each run's median"] if several else []) + \
-             ["GB/s", "% of peak", "check"]
-    aligns = ["---:", "---", "---:", "---:"] + (["---:"] if several else []) + ["---:", "---:", "---"]
-    out += [table(header, aligns, rows), "", "</details>", ""]
+            rows.append([power_label(n), chapter, fmt_time(row["ms"]), fmt_spread(spread_percent(row)),
+                         fmt_gbps(row["gbps"]), fmt_percent(percent_of_peak(row, sweep)), ", ".join(notes)])
+    out += [table(["N", "chapter", "time", "spread", "GB/s", "% of peak", "check"],
+                  ["---:", "---", "---:", "---:", "---:", "---:", "---"], rows), "", "</details>", ""]
     return out
 
 
