@@ -63,12 +63,14 @@ def facts_of(run_dir):
     return results.run_facts(run_dir, sweeps)
 
 
-def on_run(run_dir, dirs):
+def on_run(run_dir, dirs, *names):
     """The machine of one run, for a table from that run only: "NVIDIA H100 80GB HBM3, CUDA 13.0,
-    driver 580.159.04, 2026-11-22" (and which run it was, when there are several)."""
+    driver 580.159.04, 2026-11-22" (and which run it was, among the runs that hold the files
+    `names` (glob patterns), when there are several)."""
     text = results.describe_runs([facts_of(run_dir)])
-    if len(dirs) > 1:
-        text += f" (run {dirs.index(run_dir) + 1} of {len(dirs)})"
+    having = [d for d in dirs if all(glob.glob(os.path.join(d, name)) for name in names)]
+    if len(having) > 1:
+        text += f" (run {having.index(run_dir) + 1} of {len(having)})"
     return text
 
 
@@ -248,7 +250,8 @@ def cpu_block(dirs):
     cells = [[f"2^{d['n'].bit_length() - 1}", m["name"], m["result"], f"{m['error']:.3g}", f"{m['ms']:.3f}",
               f"{m['gbps']:.1f}", "ok" if m["ok"] else "WRONG"] for d in rows for m in d["methods"]]
     threads = rows[0]["threads"] if rows and "threads" in rows[0] else "?"
-    text = (f"On the host of the {on_run(run, dirs)}, {threads} threads, {median_text(reps_of(rows))}:\n\n"
+    on = on_run(run, dirs, "chapters.jsonl", "cpu_300M_float.txt")
+    text = (f"On the host of the {on}, {threads} threads, {median_text(reps_of(rows))}:\n\n"
             + table(["n (int)", "method", "result", "error", "ms", "GB/s", "check"], "compact", cells)
             + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"
             + fenced(read(os.path.join(run, "cpu_300M_float.txt"))))
@@ -278,7 +281,7 @@ def bank_conflicts(dirs):
                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,gpu__time_duration.sum "
                "build/release/bin/04_shared_tree --n 2^24 --reps 1 --no-flush")
     fill("04_shared_tree/README.md", "ncu:04_bank_conflicts",
-         f"{on_run(run, dirs)}; `{command}` for the first row, the same with `--variant strided` added for the "
+         f"{on_run(run, dirs, *names)}; `{command}` for the first row, the same with `--variant strided` added for the "
          f"second, ints:\n\n" + table(["kernel", "tree", "smem load bank conflicts", "smem store bank conflicts",
                                         "time µs"], "compact", rows))
 
@@ -292,7 +295,7 @@ def sass(dirs):
     counts = re.findall(r"^\s*(\d+) (LDG\.E[.0-9A-Z]*)$", read(os.path.join(run, "sass_08.txt")), re.M)
     text = "\n".join(f"{int(v):7d} {k}" for v, k in sorted(counts, key=lambda c: c[1]))
     fill("08_vectorized/README.md", "sass:08_vectorized",
-         f"On the {on_run(run, dirs)} (all instantiations: int, float, double; both launches):\n\n"
+         f"On the {on_run(run, dirs, 'sass_08.txt')} (all instantiations: int, float, double; both launches):\n\n"
          + fenced("$ cuobjdump -sass build/release/bin/08_vectorized | grep -oE \"LDG\\.E[.0-9A-Z]*\" | sort | uniq -c\n"
                   + text))
 
@@ -302,7 +305,7 @@ def pitfalls(dirs):
     if run is None:
         skipped("docs/pitfalls.md's outputs", ["pitfalls.txt"])
         return
-    on = on_run(run, dirs)
+    on = on_run(run, dirs, "pitfalls.txt")
     text = read(os.path.join(run, "pitfalls.txt"))
     sections = re.split(r"^### (\d)\. .*$", text, flags=re.M)
     for i in range(1, len(sections), 2):
@@ -329,7 +332,7 @@ def sanitizer_sizes():
 
 
 def ncu_meta(run, dirs):
-    return f"Nsight Compute on the {on_run(run, dirs)}, `--clock-control none`; 2^24 ints."
+    return f"Nsight Compute on the {on_run(run, dirs, 'ncu_*.csv')}, `--clock-control none`; 2^24 ints."
 
 
 def profiling_table(dirs):
@@ -352,12 +355,16 @@ def profiling_table(dirs):
 
 
 def tuning(dirs):
-    run = first_with(dirs, "tune_single_pass.txt") or first_with(dirs, "blocks.jsonl")
-    if run is None:
+    """docs/tuning.md's two tables, each from the first run that has its file."""
+    found = False
+    for name in ("tune_single_pass.txt", "blocks.jsonl"):
+        run = first_with(dirs, name)
+        if run is not None:
+            found = True
+            for marker in tuning_tables.fill_tables(run, ROOT, on_run(run, dirs, name), only=name):
+                print(f"fill_docs: docs/tuning.md: {marker}")
+    if not found:
         skipped("docs/tuning.md's tables", ["tune_single_pass.txt", "blocks.jsonl"])
-        return
-    for marker in tuning_tables.fill_tables(run, ROOT, on_run(run, dirs)):
-        print(f"fill_docs: docs/tuning.md: {marker}")
 
 
 # ----------------------------------------------------------------------------- chapter 11

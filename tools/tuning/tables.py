@@ -48,19 +48,20 @@ def blocks_table(path):
     return "\n".join(out), sorted(reps), flush
 
 
-def fill_tables(results, root, on=None):
-    """Fills what results has files for; returns the markers filled."""
+def fill_tables(results, root, on=None, only=None):
+    """Fills what results has files for (only the table of file `only`, when given); returns the
+    markers filled."""
     page = os.path.join(root, "docs", "tuning.md")
     where = f"On the {on}" if on else "From one GPU run"
     filled = []
     single = os.path.join(results, "tune_single_pass.txt")
-    if os.path.exists(single):
+    if os.path.exists(single) and only in (None, "tune_single_pass.txt"):
         text = (f"{where}: `tune_single_pass`, the median time in µs of each variant (one run).\n\n"
                 + single_pass_table(single))
         if fill_file(page, "results:tuning_single_pass", text + "\n"):
             filled.append("results:tuning_single_pass")
     blocks = os.path.join(results, "blocks.jsonl")
-    if os.path.exists(blocks):
+    if os.path.exists(blocks) and only in (None, "blocks.jsonl"):
         text, reps, flush = blocks_table(blocks)
         how = f"median of {' / '.join(map(str, reps))}" if reps else "the chapters' median"
         if flush:
