@@ -81,7 +81,7 @@ def ratio_text(r):
 
 
 def verdict(ok):
-    return "met" if ok else "**missed**"
+    return "met" if ok else "not met"
 
 
 def combine(sweeps):
