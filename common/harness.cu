@@ -103,61 +103,40 @@ std::vector<Measurement> Bench<T>::run_interleaved(const std::vector<Job>& jobs,
     Launcher<T> launch;
     DeviceBuffer<unsigned char> scratch;
     DeviceBuffer<T> result;
-    std::vector<double> times;
   };
   std::vector<Slot> slots;
   for (const Job& job : jobs) {
     const std::size_t scratch_bytes = job.variant->scratch_bytes(n_, job.block, job.grid);
-    Slot slot{job.variant->template launcher<T>(job.op), DeviceBuffer<unsigned char>(scratch_bytes), DeviceBuffer<T>(1),
-              {}};
+    Slot slot{job.variant->template launcher<T>(job.op), DeviceBuffer<unsigned char>(scratch_bytes), DeviceBuffer<T>(1)};
     if (!slot.launch) throw UsageError(job.variant->label() + " does not offer --op " + op_name(job.op));
     if (slot.scratch.bytes()) CUDA_CHECK(cudaMemset(slot.scratch.get(), 0, slot.scratch.bytes()));
     slots.push_back(std::move(slot));
   }
 
-  // Gives an in-place chapter its input back, poisons the job's result slot, launches.
-  auto launch = [&](std::size_t j, unsigned char poison, bool flush_first, GpuTimer* timer) {
+  // Timed as every measurement is (time_in_turns, timer.h). Before each run: an in-place
+  // chapter gets its input back, the job's result slot is poisoned.
+  auto prepare = [&](std::size_t j, unsigned char poison) {
     if (dirty_ && n_) {
       CUDA_CHECK(cudaMemcpyAsync(input_.get(), pristine_.get(), n_ * sizeof(T), cudaMemcpyDeviceToDevice, stream));
     }
     CUDA_CHECK(cudaMemsetAsync(slots[j].result.get(), poison, sizeof(T), stream));
-    if (flush_first) flush_.flush(stream);
-    if (timer) timer->start(stream);  // behind a short busy kernel (timer.h)
+  };
+  auto launch = [&](std::size_t j) {
     CUDA_CHECK(slots[j].launch(input_.get(), n_, slots[j].result.get(), slots[j].scratch.get(), jobs[j].block,
                                jobs[j].grid, stream));
-    if (timer) timer->stop(stream);
     dirty_ = jobs[j].variant->in_place;
   };
-  auto fetch = [&](std::size_t j) {
-    T value{};
+  // The result of each job's first run, and of its last repetition (written over the
+  // second poison pattern, it proves that the launcher really wrote it).
+  std::vector<T> first(jobs.size()), last(jobs.size());
+  auto fetch = [&](std::size_t j, bool after_last) {
+    T& value = after_last ? last[j] : first[j];
     CUDA_CHECK(cudaMemcpy(&value, slots[j].result.get(), sizeof(T), cudaMemcpyDeviceToHost));
-    return value;
   };
+  const std::vector<std::vector<double>> times =
+      time_in_turns(jobs.size(), reps, flush ? &flush_ : nullptr, prepare, launch, fetch);
 
-  // 1. Each job's verified run (and first warm-up), then a second warm-up.
   std::vector<Measurement> measurements(jobs.size());
-  std::vector<T> first(jobs.size());
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    launch(j, 0xCD, false, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-    first[j] = fetch(j);
-    launch(j, 0xCD, false, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-  }
-
-  // 2. Timed repetitions, the jobs taking turns within each one, so that a drift of the
-  //    GPU's clocks or temperature during the run touches every job alike.
-  GpuTimer timer;
-  for (int r = 0; r < reps; ++r) {
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      launch(j, 0xAB, flush, &timer);
-      slots[j].times.push_back(timer.elapsed_ms());
-    }
-  }
-  CUDA_CHECK(cudaDeviceSynchronize());
-
-  // 3. The first run's result, and the last repetition's too (with the second poison
-  //    pattern, it proves that the launcher really wrote it).
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     Measurement& m = measurements[j];
     m.label = jobs[j].variant->label();
@@ -166,7 +145,7 @@ std::vector<Measurement> Bench<T>::run_interleaved(const std::vector<Job>& jobs,
     m.reps = reps;
     m.flush = flush;
     m.chain_length = jobs[j].variant->chain_length(n_, jobs[j].block, jobs[j].grid);
-    m.times = summarize(slots[j].times);
+    m.times = summarize(times[j]);
     m.median_ms = m.times.median;
     m.gbps = m.median_ms > 0 ? n_ * sizeof(T) / (m.median_ms * 1e-3) / 1e9 : 0.0;
     if (!jobs[j].check) {  // nothing to check: only its time counts
@@ -175,11 +154,11 @@ std::vector<Measurement> Bench<T>::run_interleaved(const std::vector<Job>& jobs,
       continue;
     }
     Verdict verdict = verify(first[j], ref, m.chain_length);
-    const T last = reps > 0 ? fetch(j) : first[j];
-    const Verdict last_verdict = verify(last, ref, m.chain_length);
+    const T last_value = reps > 0 ? last[j] : first[j];
+    const Verdict last_verdict = verify(last_value, ref, m.chain_length);
     if (verdict.ok && !last_verdict.ok) {
       verdict = last_verdict;
-      verdict.note = "the first run was right but a timed repetition gave " + format_value(last) +
+      verdict.note = "the first run was right but a timed repetition gave " + format_value(last_value) +
                      (last_verdict.note.empty() ? "" : "; " + last_verdict.note);
     }
     m.verdict = verdict;

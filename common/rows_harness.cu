@@ -790,11 +790,9 @@ std::size_t device_bytes(const HostMatrix& m, std::size_t widest_result, std::si
   return m.bytes.size() + m.rows * widest_result + temp;
 }
 
-// Times every job on one matrix: each job's checked run (and first warm-up), a second
-// warm-up, then `reps` repetitions with the jobs taking turns in each (as the tour
-// does), every one behind an L2 flush and the busy kernel of GpuTimer, with its output
-// poisoned first. The last repetition of each job is checked again, before the next job
-// overwrites the shared output array.
+// Times every job on one matrix as every measurement is (time_in_turns, timer.h), its
+// output poisoned first; the last repetition of each job is checked again before the next
+// job overwrites the shared output array.
 std::vector<Measurement> run_jobs(const RowsProgram& program, const HostMatrix& m, const std::vector<Job>& jobs,
                                   int reps, bool flush, const DeviceInfo& device) {
   cudaStream_t stream = nullptr;
@@ -824,46 +822,31 @@ std::vector<Measurement> run_jobs(const RowsProgram& program, const HostMatrix& 
   L2Flusher flusher(device.l2_bytes);
   std::vector<unsigned char> host_results(m.rows * widest);
 
-  auto launch = [&](std::size_t j, unsigned char poison, bool flush_first, GpuTimer* timer) {
+  auto prepare = [&](std::size_t j, unsigned char poison) {
+    if (!jobs[j].floor && output.bytes()) CUDA_CHECK(cudaMemsetAsync(output.get(), poison, output.bytes(), stream));
+  };
+  auto launch = [&](std::size_t j) {
     const Job& job = jobs[j];
-    if (!job.floor && output.bytes()) CUDA_CHECK(cudaMemsetAsync(output.get(), poison, output.bytes(), stream));
-    if (flush_first) flusher.flush(stream);
-    if (timer) timer->start(stream);
     if (job.floor) CUDA_CHECK(floor_launch(input.get(), m.bytes.size(), temps[j].get(), stream));
     else CUDA_CHECK(job.launch.launch(input.get(), m.rows, m.cols, output.get(), temps[j].get(), temps[j].bytes(), stream));
-    if (timer) timer->stop(stream);
   };
-  auto check = [&](std::size_t j) {
-    CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<Measurement> measurements(jobs.size());
+  auto checked = [&](std::size_t j, bool after_last) {
+    Measurement& mm = measurements[j];
+    if (jobs[j].floor || (after_last && !mm.check.ok)) return;
     const std::size_t bytes = m.rows * result_bytes(jobs[j].op);
     if (bytes) CUDA_CHECK(cudaMemcpy(host_results.data(), output.get(), bytes, cudaMemcpyDeviceToHost));
-    return check_rows(m, jobs[j].op, host_results.data(), jobs[j].depth);
-  };
-
-  std::vector<Measurement> measurements(jobs.size());
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    measurements[j].job = jobs[j];
-    launch(j, 0xCD, false, nullptr);
-    if (!jobs[j].floor) measurements[j].check = check(j);
-    launch(j, 0xCD, false, nullptr);
-    CUDA_CHECK(cudaDeviceSynchronize());
-  }
-  std::vector<std::vector<double>> times(jobs.size());
-  GpuTimer timer;
-  for (int r = 0; r < reps; ++r) {
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      launch(j, 0xAB, flush, &timer);
-      times[j].push_back(timer.elapsed_ms());
-      if (r == reps - 1 && !jobs[j].floor && measurements[j].check.ok) {
-        const RowsCheck last = check(j);
-        if (!last.ok) {
-          measurements[j].check = last;
-          measurements[j].check.first_wrong = "the first run was right but the last timed one was not: " + last.first_wrong;
-        }
-      }
+    const RowsCheck check = check_rows(m, jobs[j].op, host_results.data(), jobs[j].depth);
+    if (!after_last) {
+      mm.check = check;
+    } else if (!check.ok) {
+      mm.check = check;
+      mm.check.first_wrong = "the first run was right but the last timed one was not: " + check.first_wrong;
     }
-  }
-  CUDA_CHECK(cudaDeviceSynchronize());
+  };
+  for (std::size_t j = 0; j < jobs.size(); ++j) measurements[j].job = jobs[j];
+  const std::vector<std::vector<double>> times =
+      time_in_turns(jobs.size(), reps, flush ? &flusher : nullptr, prepare, launch, checked);
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     Measurement& mm = measurements[j];
     mm.times = summarize(times[j]);

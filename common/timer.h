@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cuda_check.h"
+#include "l2_flush.h"
 
 namespace reduction {
 
@@ -51,6 +52,45 @@ class GpuTimer {
  private:
   cudaEvent_t start_{}, stop_{};
 };
+
+// The timing protocol of every GPU measurement in the project (the chapters, the tour, the
+// rows programs, the benches), for `jobs` jobs run on the default stream:
+//   1. each job runs once and checked(j, false) checks it, then runs once more (warm-up);
+//   2. `reps` repetitions, in each of which every job runs once, in turn, so that a drift of
+//      the GPU's clocks or temperature touches every job alike; each run behind an L2 flush
+//      (when `flusher` is given) and GpuTimer's busy start; after its last repetition, job j
+//      is checked again: checked(j, true).
+// prepare(j, poison) readies job j's run outside the timed span (e.g. poisons its result:
+// 0xCD before the untimed runs, 0xAB before the timed ones); launch(j) enqueues the run.
+// Returns each job's times in milliseconds.
+template <typename Prepare, typename Launch, typename Checked>
+std::vector<std::vector<double>> time_in_turns(std::size_t jobs, int reps, L2Flusher* flusher, Prepare&& prepare,
+                                               Launch&& launch, Checked&& checked) {
+  for (std::size_t j = 0; j < jobs; ++j) {
+    prepare(j, 0xCD);
+    launch(j);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    checked(j, false);
+    prepare(j, 0xCD);
+    launch(j);
+    CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  std::vector<std::vector<double>> times(jobs);
+  GpuTimer timer;
+  for (int r = 0; r < reps; ++r) {
+    for (std::size_t j = 0; j < jobs; ++j) {
+      prepare(j, 0xAB);
+      if (flusher) flusher->flush(nullptr);
+      timer.start(nullptr);
+      launch(j);
+      timer.stop(nullptr);
+      times[j].push_back(timer.elapsed_ms());
+      if (r == reps - 1) checked(j, true);
+    }
+  }
+  CUDA_CHECK(cudaDeviceSynchronize());
+  return times;
+}
 
 class CpuTimer {
  public:

@@ -398,5 +398,32 @@ TEST(GridPast2To31Blocks, InPlaceChaptersReturnInvalidValue) {
   }
 }
 
+// A kernel right on its first two runs and wrong from the third (a call counter in its
+// scratch): the harness's timing protocol (time_in_turns) checks the last timed
+// repetition too, so the measurement must say so, whatever the first run gave.
+__global__ void right_twice(const int* data, int* result, unsigned* calls) {
+  *result = (*calls)++ < 2 ? data[0] : data[0] + 1;
+}
+
+TEST(Harness, ATimedRepetitionThatGoesWrongFailsTheMeasurement) {
+  REQUIRE_GPU();
+  Variant v;
+  v.chapter = "test_right_twice";
+  v.scratch_bytes = [](std::size_t, int, int) { return sizeof(unsigned); };
+  v.chain_length = [](std::size_t n, int, int) { return n; };
+  v.int_launchers[static_cast<int>(Op::Sum)] = [](int* data, std::size_t, int* result, void* scratch, int, int,
+                                                  cudaStream_t stream) {
+    right_twice<<<1, 1, 0, stream>>>(data, result, static_cast<unsigned*>(scratch));
+    return cudaGetLastError();
+  };
+  const std::vector<int> host = {41};
+  const Reference ref = cpu_reference(host.data(), host.size());
+  Bench<int> bench(host, query_device(), false);
+  const Measurement m = bench.run(v, Op::Sum, 1, 1, 3, true, ref);
+  EXPECT_FALSE(m.verdict.ok);
+  EXPECT_EQ(m.result_text, "41") << "the first run was right";
+  EXPECT_NE(m.verdict.note.find("a timed repetition gave 42"), std::string::npos) << m.verdict.note;
+}
+
 }  // namespace
 }  // namespace reduction::testing

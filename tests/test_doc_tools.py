@@ -789,5 +789,63 @@ class Reproducible(unittest.TestCase):
         self.assertEqual(run("publish.py", "--root", self.root).returncode, 2)
 
 
+class SmallNAndTuning(unittest.TestCase):
+    """09's small-n tables (tune_small_n.jsonl of several runs) and docs/tuning.md's single-pass
+    table (tune_single_pass.jsonl), from made-up bench output."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "repo")
+        copy_markdown(self.root)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def small_n_run(self, name, factor, uuid):
+        path = os.path.join(self.tmp.name, name)
+        write(os.path.join(path, "gpu.txt"), GPU_TXT.format(driver="999.1.2", uuid=uuid, cuda="77.7", date="2031-02-03"))
+        lines = [{"device": "Test GPU", "cuda": "77.7", "date": "2031-02-03", "sms": 2}]
+        jobs = [("09 default", 64, 3, 10.0), ("09 B=256 V=1", 256, 9, 8.0), ("09 threadfence", 64, 3, 11.0),
+                ("10 CUB", 0, 0, 12.0), ("floor default", 256, 2, 5.0), ("floor B=256 wave", 256, 4, 4.0),
+                ("stage partials", 64, 3, 6.0), ("stage ticket", 64, 3, 7.0), ("stage relaxed", 64, 3, 6.5),
+                ("empty 09-shape", 64, 3, 2.0), ("empty 1x32", 32, 1, 1.5)]
+        for k in (12, 16, 20):
+            for job, block_size, grid, us in jobs:
+                lines.append({"type": "int", "n": 1 << k, "job": job, "block": block_size, "grid": grid,
+                              "reps": 100 if k < 20 else 30, "median_us": us * factor * (k - 11), "min_us": 0.0,
+                              "iqr_us": 0.0, "check": "ok"})
+        write(os.path.join(path, "tune_small_n.jsonl"), "\n".join(json.dumps(line) for line in lines) + "\n")
+        return path
+
+    def test_small_n_tables_take_the_median_over_the_runs(self):
+        runs = [self.small_n_run(f"run{i}", factor, f"GPU-{i}") for i, factor in enumerate((1.0, 1.5, 3.0))]
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        text = block(read(os.path.join(self.root, "09_single_pass", "README.md")), "results:09_small_n")
+        self.assertIn("3 separately started machines (Test GPU, driver 999.1.2, CUDA 77.7; 2031-02-03)", text)
+        self.assertIn("median of 100 (30 from 2^20 up) interleaved repetitions", text)
+        # 2^12, 2^16, 2^20: 09's default (10 µs x 1, 5, 9) times the middle run's factor 1.5.
+        self.assertIn("| ... and step 3: 09, the last block's combine | 15.00 | 75.00 | 135.00 |", text)
+        self.assertIn("| 09's default shape (grid × block) | 3 × 64 | 3 × 64 | 3 × 64 |", text)
+        self.assertIn("| the read-only floor (its fastest shape) | 6.00 | 30.00 | 54.00 |", text)
+        shape = block(read(os.path.join(self.root, "docs", "tuning.md")), "results:09_shape")
+        self.assertIn("| 2^16 | 3 × 64 | 75.00 | 9 × 256 (1 vector per thread) | 60.00 |", shape)
+
+    def test_single_pass_table_from_the_bench_lines(self):
+        path = os.path.join(self.tmp.name, "tuning")
+        write(os.path.join(path, "gpu.txt"), GPU_TXT.format(driver="999.1.2", uuid="GPU-t", cuda="77.7",
+                                                            date="2031-02-03"))
+        lines = [{"variant": v, "n": 1 << k, "reps": 30, "median_us": us * k, "ok": v != "bad"}
+                 for v, us in (("cub", 1.0), ("gs K4", 0.5), ("bad", 2.0)) for k in (16, 20)]
+        write(os.path.join(path, "tune_single_pass.jsonl"), "\n".join(json.dumps(line) for line in lines) + "\n")
+        result = run("publish.py", path, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        text = block(read(os.path.join(self.root, "docs", "tuning.md")), "results:tuning_single_pass")
+        self.assertIn("Test GPU, CUDA 77.7, driver 999.1.2, 2031-02-03", text)
+        for row in ("| variant | 2^16 | 2^20 |", "| cub | 16.00 | 20.00 |", "| gs K4 | 8.00 | 10.00 |",
+                    "| bad | wrong | wrong |"):
+            self.assertIn(row, text)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -3,7 +3,7 @@
 
 fill_suite(dirs) fills 04's and 06's step tables (steps.jsonl, combined over the runs) and,
 from the first run that has their files, the ncu, sass, pitfalls, 00 and docs/tuning.md blocks
-and fill_small_n's of tune_small_n.txt; multigpu_block(dir) chapter 11's; publish_data(dirs)
+and fill_small_n's of tune_small_n.jsonl; multigpu_block(dir) chapter 11's; publish_data(dirs)
 copies each sweep run to docs/data/runK. BLOCKS in publish.py says which block comes from which file. The run
 facts (GPU, driver, CUDA version, date, link type) are read from the files, never typed here;
 a kind of file that no run has leaves its blocks as they were, and one line says so. ROOT is
@@ -357,14 +357,14 @@ def profiling_table(dirs):
 def tuning(dirs):
     """docs/tuning.md's two tables, each from the first run that has its file."""
     found = False
-    for name in ("tune_single_pass.txt", "blocks.jsonl"):
+    for name in ("tune_single_pass.jsonl", "blocks.jsonl"):
         run = first_with(dirs, name)
         if run is not None:
             found = True
             for marker in tuning_tables.fill_tables(run, ROOT, on_run(run, dirs, name), only=name):
                 print(f"fill_docs: docs/tuning.md: {marker}")
     if not found:
-        skipped("docs/tuning.md's tables", ["tune_single_pass.txt", "blocks.jsonl"])
+        skipped("docs/tuning.md's tables", ["tune_single_pass.jsonl", "blocks.jsonl"])
 
 
 # ----------------------------------------------------------------------------- chapter 11

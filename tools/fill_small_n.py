@@ -2,14 +2,14 @@
 """fill_small_n.py: 09's small-n blocks, for tools/publish.py.
 
 fill_sweep(runs) fills 09 against CUB and the read-only floor from the tour's sweep of each
-run (results.load_runs); fill_suite(dirs) the blocks of each gpu_suite run's tune_small_n.txt
+run (results.load_runs); fill_suite(dirs) the blocks of each gpu_suite run's tune_small_n.jsonl
 (09_single_pass/bench/small_n.cu: 09 at many shapes, cut short after each step, the classic
 ticket, an empty kernel, the floor) and gpu.txt. PAGES: the page of each block. Times are
 medians over the runs of each run's median; a target is met only where every run meets it
 (the worst run).
 """
+import json
 import os
-import re
 import statistics
 import sys
 
@@ -96,38 +96,40 @@ def vs_cub(runs):
                         rows)
 
 
-def load_bench(runs):
-    """{(type, n, job): [µs of each run]}, {(type, n, job): (block, grid) of the first run}."""
-    times, shapes = {}, {}
+def load_bench_runs(runs):
+    """(times {(type, n, job): [µs of each run]}, shapes {(type, n, job): (block, grid)}, the
+    "measured on" words, med(key): the median over the runs), or None without a bench run."""
+    times, shapes, reps, facts, dates = {}, {}, {}, [], []
     for run in runs:
-        path = os.path.join(run, "tune_small_n.txt")
+        path = os.path.join(run, "tune_small_n.jsonl")
         if not os.path.exists(path):
             continue
-        for line in read(path).splitlines():
-            parts = line.split()
-            if len(parts) != 9 or parts[0] not in ("int", "float"):
-                continue
-            dtype, n, job, block, grid, median = parts[0], int(parts[1]), parts[2], parts[3], parts[4], parts[5]
-            times.setdefault((dtype, n, job), []).append(float(median))
-            shapes.setdefault((dtype, n, job), (int(block), int(grid)))
-    return times, shapes
-
-
-def load_bench_runs(runs):
-    """(times, shapes, the "measured on" words, med(key): the median over the runs), or None."""
-    times, shapes = load_bench(runs)
+        with open(path, encoding="utf-8") as f:
+            head, *rows = [json.loads(line) for line in f if line.strip()]
+        facts.append(suite_facts(run))
+        dates.append(head["date"])
+        for r in rows:
+            key = (r["type"], r["n"], r["job"])
+            times.setdefault(key, []).append(r["median_us"])
+            shapes.setdefault(key, (r["block"], r["grid"]))
+            reps.setdefault(r["n"], set()).add(r["reps"])
     if not times:
         return None
-    used = [r for r in runs if os.path.exists(os.path.join(r, "tune_small_n.txt"))]
-    dates = [re.search(r"^date: (\S+)", read(os.path.join(r, "tune_small_n.txt")), re.M).group(1) for r in used]
-    return times, shapes, measured_on([suite_facts(r) for r in used], dates), lambda key: statistics.median(times[key])
+    return times, shapes, measured_on(facts, dates), lambda key: statistics.median(times[key]), reps
+
+
+def reps_text(reps, sizes):
+    """"100", or "100 (30 from 2^24 up)": the repetitions at these sizes, smallest first."""
+    counts = [("/".join(map(str, sorted(reps[n]))), n) for n in sorted(sizes)]
+    changes = [f"{c} from 2^{n.bit_length() - 1} up" for (b, _), (c, n) in zip(counts, counts[1:]) if c != b]
+    return counts[0][0] + (f" ({', '.join(changes)})" if changes else "")
 
 
 def breakdown(runs):
     loaded = load_bench_runs(runs)
     if loaded is None:
         return None
-    times, shapes, on, med = loaded
+    times, shapes, on, med, reps = loaded
     sizes = [1 << 12, 1 << 16, 1 << 20]
 
     def floor_best(n):
@@ -135,24 +137,24 @@ def breakdown(runs):
         return min(med(k) for k in keys)
 
     def shape(n):
-        b, g = shapes[("int", n, "09_default")]
+        b, g = shapes[("int", n, "09 default")]
         return f"{g} × {b}"
 
     rows = [
         ("09's default shape (grid × block)", lambda n: shape(n)),
-        ("an empty kernel at that shape: the launch", lambda n: f"{med(('int', n, 'empty_09-shape')):.2f}"),
+        ("an empty kernel at that shape: the launch", lambda n: f"{med(('int', n, 'empty 09-shape')):.2f}"),
         ("the read-only floor (its fastest shape)", lambda n: f"{floor_best(n):.2f}"),
-        ("09 cut after step 1: read, block_reduce, partial stored", lambda n: f"{med(('int', n, 'stage_partials')):.2f}"),
-        ("... and step 2: the ticket (acquire-release)", lambda n: f"{med(('int', n, 'stage_ticket')):.2f}"),
-        ("(the ticket drawn relaxed: no ordering, not correct)", lambda n: f"{med(('int', n, 'stage_relaxed')):.2f}"),
-        ("... and step 3: 09, the last block's combine", lambda n: f"{med(('int', n, '09_default')):.2f}"),
-        ("09 with the classic ticket (`__threadfence` + `atomicInc`)", lambda n: f"{med(('int', n, '09_threadfence')):.2f}"),
-        ("CUB", lambda n: f"{med(('int', n, '10_CUB')):.2f}"),
+        ("09 cut after step 1: read, block_reduce, partial stored", lambda n: f"{med(('int', n, 'stage partials')):.2f}"),
+        ("... and step 2: the ticket (acquire-release)", lambda n: f"{med(('int', n, 'stage ticket')):.2f}"),
+        ("(the ticket drawn relaxed: no ordering, not correct)", lambda n: f"{med(('int', n, 'stage relaxed')):.2f}"),
+        ("... and step 3: 09, the last block's combine", lambda n: f"{med(('int', n, '09 default')):.2f}"),
+        ("09 with the classic ticket (`__threadfence` + `atomicInc`)", lambda n: f"{med(('int', n, '09 threadfence')):.2f}"),
+        ("CUB", lambda n: f"{med(('int', n, '10 CUB')):.2f}"),
     ]
     note = ("At 2^12 the default grid is one block, which writes the result without a ticket: its steps 2 and 3 "
             "are skipped by 09 itself, while the cut-short kernels above still run them.")
-    return (f"`tune_small_n` (09_single_pass/bench/small_n.cu) on {on}: µs, median of 100 interleaved repetitions, "
-            f"L2 flushed; the median over the machines.\n\n"
+    return (f"`tune_small_n` (09_single_pass/bench/small_n.cu) on {on}: µs, median of {reps_text(reps, sizes)} "
+            f"interleaved repetitions, L2 flushed; the median over the machines.\n\n"
             + table(["ints", "2^12", "2^16", "2^20"], "compact", [[label] + [cell(n) for n in sizes] for label, cell in rows])
             + "\n\n" + note)
 
@@ -161,11 +163,11 @@ def shape_table(runs):
     loaded = load_bench_runs(runs)
     if loaded is None:
         return None
-    times, shapes, on, med = loaded
+    times, shapes, on, med, reps = loaded
     rows = []
     for n in sorted({k[1] for k in times if k[0] == "int"}):
-        candidates = [k for k in times if k[0] == "int" and k[1] == n and k[2].startswith("09_B=")]
-        default = ("int", n, "09_default")
+        candidates = [k for k in times if k[0] == "int" and k[1] == n and k[2].startswith("09 B=")]
+        default = ("int", n, "09 default")
         if not candidates or default not in times:
             continue
         best = min(candidates + [default], key=med)
@@ -177,9 +179,10 @@ def shape_table(runs):
             bb, bg = shapes[best]
             found = f"{bg} × {bb} ({per_thread} vector{'s' if per_thread != 1 else ''} per thread)"
         rows.append([f"2^{n.bit_length() - 1}", f"{g} × {b}", f"{med(default):.2f}", found, f"{med(best):.2f}"])
+    every = {k[1] for k in times}
     return (f"`tune_small_n` on {on}: 09 at 256 and 1024 threads per block, each with grids for 1, 2, 4 or 8 "
-            f"16-byte vectors per thread (at most one full wave; a shape that repeats the default is timed once), median of 100 (30 from 2^24 up) interleaved "
-            f"repetitions; the median over the machines.\n\n"
+            f"16-byte vectors per thread (at most one full wave; a shape that repeats the default is timed once), "
+            f"median of {reps_text(reps, every)} interleaved repetitions; the median over the machines.\n\n"
             + table(["ints", "default grid × block", "default µs", "fastest shape found", "its µs"], "compact", rows))
 
 
@@ -199,7 +202,7 @@ def fill(blocks):
 
 
 def fill_suite(dirs):
-    """The blocks of the suite runs' tune_small_n.txt."""
+    """The blocks of the suite runs' tune_small_n.jsonl."""
     return fill([("results:09_small_n", breakdown(dirs)), ("results:09_shape", shape_table(dirs))])
 
 

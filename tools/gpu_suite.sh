@@ -19,12 +19,12 @@
 #   pitfalls  the demonstrations of docs/pitfalls.md
 #   accuracy  bash tools/accuracy_study.sh (when it exists)
 #   rows      bash tools/rows_bench.sh (when it exists)
-#   smalln    build/release/bin/tune_small_n > tune_small_n.txt (when it was built)
+#   smalln    build/release/bin/tune_small_n > tune_small_n.jsonl (when it was built)
 #   multigpu  chapter 11 on 2+ GPUs: ctest --preset multigpu, scaling runs, MPI runs (one rank
 #             per GPU, two ranks placed as two nodes, a rank that stops answering); topo.txt
 #             (nvidia-smi topo -m) and gpu_x2.txt for 11's "measured on" line
 # The run's facts for the docs (tools/publish.py reads them; nothing is typed there):
-# gpu.txt (GPU, driver, memory, UUID, nvcc --version, the date), written by the build step.
+# gpu.txt (GPU, driver, memory, UUID, nvcc --version, the date), written before the first step.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 RESULTS=${RESULTS:-$PWD/build/gpu-results}
@@ -59,11 +59,11 @@ has_target() {
     grep -qE "^build $1:" build/release/build.ninja 2>/dev/null
 }
 
+[ -f "$RESULTS/gpu.txt" ] || gpu_facts "$RESULTS/gpu.txt"
 for step in "$@"; do
   start=$(date +%s)
   case "$step" in
     build)
-      gpu_facts "$RESULTS/gpu.txt"
       cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1 &&
         cmake --build --preset release >"$RESULTS/build.log" 2>&1 &&
         cmake --build --preset release --target pitfall_no_restore pitfall_timing tune_single_pass \
@@ -169,7 +169,7 @@ for step in "$@"; do
       note "sass 08: $(grep -c 'LDG' "$RESULTS/sass_08.txt") kinds of global load: $(tr -s ' \n' ' ' <"$RESULTS/sass_08.txt")"
       ;;
     tuning)
-      $BIN/tune_single_pass >"$RESULTS/tune_single_pass.txt" 2>&1
+      $BIN/tune_single_pass >"$RESULTS/tune_single_pass.jsonl" 2>"$RESULTS/tune_single_pass.err"
       note "tune_single_pass: exit $?"
       : >"$RESULTS/blocks.jsonl"
       for exe in 01_global_naive 02_neighbored_less 03_interleaved; do
@@ -213,7 +213,7 @@ for step in "$@"; do
       ;;
     smalln)
       if [ -x $BIN/tune_small_n ]; then
-        $BIN/tune_small_n >"$RESULTS/tune_small_n.txt" 2>"$RESULTS/tune_small_n.err"
+        $BIN/tune_small_n >"$RESULTS/tune_small_n.jsonl" 2>"$RESULTS/tune_small_n.err"
         note "tune_small_n: exit $?"
       else
         note "smalln: $BIN/tune_small_n was not built (no such target, or the build step not run); step skipped"

@@ -8,8 +8,8 @@ Each INPUT is recognized by what it holds (several kinds may share a folder, as 
 unpacked results.tgz of tools/gpu_suite.sh):
   sweep         data/sweep_{int,float}.json (gpu_suite) or sweep_*.json + run.json (docs/data/runK)
   suite         the other gpu_suite files: steps.jsonl, ncu_*.csv, sass_08.txt, pitfalls.txt,
-                chapters.jsonl + cpu_300M_float.txt, tune_single_pass.txt, blocks.jsonl,
-                tune_small_n.txt (with gpu.txt: the run's GPU, driver, CUDA, date)
+                chapters.jsonl + cpu_300M_float.txt, tune_single_pass.jsonl, blocks.jsonl,
+                tune_small_n.jsonl (with gpu.txt: the run's GPU, driver, CUDA, date)
   rows          rows/NN_name/rows_sweep.json (tools/rows_bench.sh; docs/data/rows_runK)
   accuracy      accuracy/errors.csv ... (tools/accuracy_study.sh)
   reproducible  a bench_reproducible JSON-lines file (docs/data/reproducible/runK.jsonl)
@@ -71,11 +71,11 @@ BLOCKS = [
     ("08_vectorized/README.md", "sass:08_vectorized", "fill_docs.sass", "suite: sass_08.txt"),
     *[("docs/pitfalls.md", f"output:{k}", "fill_docs.pitfalls", "suite: pitfalls.txt") for k in range(1, 7)],
     ("06_warp_unroll/README.md", "sanitize:06_warp_unroll", "fill_docs.pitfalls", "suite: pitfalls.txt"),
-    (TUNING, "results:tuning_single_pass", "tuning/tables.fill_tables", "suite: tune_single_pass.txt"),
+    (TUNING, "results:tuning_single_pass", "tuning/tables.fill_tables", "suite: tune_single_pass.jsonl"),
     (TUNING, "results:tuning_blocks", "tuning/tables.fill_tables", "suite: blocks.jsonl"),
     (TUNING, "results:09_vs_cub", "fill_small_n.vs_cub", "sweep"),
-    ("09_single_pass/README.md", "results:09_small_n", "fill_small_n.breakdown", "suite: tune_small_n.txt, gpu.txt"),
-    (TUNING, "results:09_shape", "fill_small_n.shape_table", "suite: tune_small_n.txt, gpu.txt"),
+    ("09_single_pass/README.md", "results:09_small_n", "fill_small_n.breakdown", "suite: tune_small_n.jsonl, gpu.txt"),
+    (TUNING, "results:09_shape", "fill_small_n.shape_table", "suite: tune_small_n.jsonl, gpu.txt"),
     ("13_rows/README.md", "results:13_rows", "fill_rows.crossover_block", "rows"),
     ("14_row_stats/README.md", "results:14_row_stats", "fill_rows.ops_block", "rows"),
     ("15_lane_groups/README.md", "results:15_lane_groups", "fill_rows.crossover_block", "rows"),
@@ -100,8 +100,8 @@ BLOCKS = [
 # Besides the blocks: docs/results.md (the whole page) and docs/images/results_{int,float}.svg
 # from the sweep; rows_crossover_*.svg, rows_split_*.svg from rows; accuracy_error_*.svg from accuracy.
 
-SUITE_FILES = ("gpu.txt", "steps.jsonl", "chapters.jsonl", "sass_08.txt", "pitfalls.txt", "tune_single_pass.txt",
-               "blocks.jsonl", "tune_small_n.txt")
+SUITE_FILES = ("gpu.txt", "steps.jsonl", "chapters.jsonl", "sass_08.txt", "pitfalls.txt", "tune_single_pass.jsonl",
+               "blocks.jsonl", "tune_small_n.jsonl")
 
 
 def kinds_of(path):

@@ -5,14 +5,14 @@
 //   chunk   each block reads one contiguous chunk (CUB-like even share)
 //   cs      streaming loads (__ldcs) instead of __ldg; L2::256B: the L2 prefetch hint
 //   bB      block size B; N/sm blocks per SM at most; eptE grid sized for E ints per thread
-// Timed as the harness times the chapters (common/timer.h, common/l2_flush.h): at each n,
-// every variant and CUB take turns in each of 30 repetitions, the L2 flushed before each
-// run, the start event behind a short busy kernel; the median. The input is all 0x01
-// bytes, and each variant's warm-up result is checked against n * 0x01010101 (mod 2^32).
+// Timed as every measurement is (time_in_turns, common/timer.h): at each n, every variant
+// and CUB take turns in each of 30 repetitions, the L2 flushed before each run; the median.
+// The input is all 0x01 bytes; each variant's first and last results are checked against
+// n * 0x01010101 (mod 2^32).
 //
 //   cmake --build --preset release --target tune_single_pass && build/release/bin/tune_single_pass
 //
-// Output: a header "variant / log2(n):" with the sizes, then one line of µs per variant.
+// Output: JSON lines, one per variant and size: {"variant", "n", "reps", "median_us", "ok"}.
 // Exit code 0, 1 when a result was wrong, 3 on a CUDA error.
 #include <cub/device/device_reduce.cuh>
 
@@ -26,6 +26,7 @@
 
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "json.h"
 #include "l2_flush.h"
 #include "timer.h"
 
@@ -139,44 +140,37 @@ int main() {
     V("chunk K4 b256 30/sm ept16", 4, 1, 0, 256, 30, 16)
 #undef V
 
-    const int ns[] = {16, 20, 22, 24, 26, 28, 30};
     const int reps = 30;
-    std::vector<std::vector<double>> us(jobs.size());  // [variant][size]
     bool all_ok = true;
-    GpuTimer timer;
-    for (int k : ns) {
+    for (int k : {16, 20, 22, 24, 26, 28, 30}) {
       const std::size_t n = std::size_t(1) << k;
       const int expected = static_cast<int>(static_cast<std::uint32_t>(n * 0x01010101ull));
-      for (auto& job : jobs) {  // two untimed warm-ups, the second one checked
-        job.second(n);
-        job.second(n);
+      std::vector<bool> ok(jobs.size(), true);
+      auto prepare = [&](std::size_t, unsigned char poison) {
+        CUDA_CHECK(cudaMemsetAsync(res.get(), poison, sizeof(int), nullptr));
+      };
+      auto checked = [&](std::size_t j, bool) {
         int got = 0;
         CUDA_CHECK(cudaMemcpy(&got, res.get(), sizeof got, cudaMemcpyDeviceToHost));
         if (got != expected) {
-          std::fprintf(stderr, "tune_single_pass: %s WRONG at n = 2^%d: %d, expected %d\n", job.first.c_str(), k, got,
-                       expected);
-          all_ok = false;
+          ok[j] = false;
+          std::fprintf(stderr, "tune_single_pass: %s WRONG at n = 2^%d: %d, expected %d\n", jobs[j].first.c_str(), k,
+                       got, expected);
         }
+      };
+      const std::vector<std::vector<double>> ms = time_in_turns(
+          jobs.size(), reps, &flusher, prepare, [&](std::size_t j) { jobs[j].second(n); }, checked);
+      for (std::size_t j = 0; j < jobs.size(); ++j) {
+        all_ok = all_ok && ok[j];
+        std::printf("%s\n", JsonObject()
+                                .str("variant", jobs[j].first)
+                                .num("n", n)
+                                .num("reps", reps)
+                                .num("median_us", 1e3 * summarize(ms[j]).median, "%.2f")
+                                .flag("ok", ok[j])
+                                .text()
+                                .c_str());
       }
-      std::vector<std::vector<double>> ms(jobs.size());
-      for (int r = 0; r < reps; ++r) {
-        for (std::size_t j = 0; j < jobs.size(); ++j) {
-          flusher.flush(nullptr);
-          timer.start(nullptr);
-          jobs[j].second(n);
-          timer.stop(nullptr);
-          ms[j].push_back(timer.elapsed_ms());
-        }
-      }
-      for (std::size_t j = 0; j < jobs.size(); ++j) us[j].push_back(1e3 * summarize(ms[j]).median);
-    }
-    std::printf("%-34s", "variant / log2(n):");
-    for (int k : ns) std::printf("%9d", k);
-    std::printf("\n");
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      std::printf("%-34s", jobs[j].first.c_str());
-      for (double t : us[j]) std::printf("%9.2f", t);
-      std::printf("\n");
     }
     return all_ok ? 0 : 1;
   } catch (const std::exception& error) {

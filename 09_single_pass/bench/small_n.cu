@@ -26,8 +26,9 @@
 //
 //   cmake --build --preset release --target tune_small_n && build/release/bin/tune_small_n
 //
-// Output: "key: value" lines, then one line per job:
-//   type n job block grid median_us min_us iqr_us ok
+// Output: JSON lines: first the run's {"device", "cuda", "date", "sms"}, then one line per
+// job and size: {"type", "n", "job", "block", "grid", "reps", "median_us", "min_us",
+// "iqr_us", "check"} ("check": "ok", "WRONG", or "-" for a job timed only).
 // Exit code 0 when every check passed, 1 otherwise, 3 on a CUDA error.
 #include <algorithm>
 #include <cstdio>
@@ -41,6 +42,7 @@
 #include "cuda_check.h"
 #include "harness.h"
 #include "input.h"
+#include "json.h"
 #include "launch_rules.h"
 #include "read_floor.h"
 #include "single_pass.cu"  // 09's copy unit, compiled here (see above)
@@ -274,11 +276,19 @@ bool run_size(std::size_t n, const DeviceInfo& device, int reps) {
   for (std::size_t i = 0; i < results.size(); ++i) {
     const Measurement& m = results[i];
     const bool checked = jobs[i].second.check;
-    std::string label = jobs[i].first;
-    std::replace(label.begin(), label.end(), ' ', '_');
-    std::printf("%s %zu %s %d %d %.3f %.3f %.3f %s\n", std::is_same_v<T, int> ? "int" : "float", n, label.c_str(),
-                m.block, m.grid, 1000 * m.times.median, 1000 * m.times.min, 1000 * m.times.iqr,
-                checked ? (m.verdict.ok ? "ok" : "WRONG") : "-");
+    std::printf("%s\n", JsonObject()
+                            .str("type", std::is_same_v<T, int> ? "int" : "float")
+                            .num("n", n)
+                            .str("job", jobs[i].first)
+                            .num("block", m.block)
+                            .num("grid", m.grid)
+                            .num("reps", m.reps)
+                            .num("median_us", 1000 * m.times.median, "%.3f")
+                            .num("min_us", 1000 * m.times.min, "%.3f")
+                            .num("iqr_us", 1000 * m.times.iqr, "%.3f")
+                            .str("check", checked ? (m.verdict.ok ? "ok" : "WRONG") : "-")
+                            .text()
+                            .c_str());
     if (checked && !m.verdict.ok) ok = false;
   }
   std::fflush(stdout);
@@ -295,8 +305,13 @@ int run() {
   char date[16];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  std::printf("device: %s\ncuda: %s\ndate: %s\nsms: %d\n", device.describe().c_str(), cuda_version_string().c_str(),
-              date, device.sm_count);
+  std::printf("%s\n", JsonObject()
+                          .str("device", device.describe())
+                          .str("cuda", cuda_version_string())
+                          .str("date", date)
+                          .num("sms", device.sm_count)
+                          .text()
+                          .c_str());
   bool ok = true;
   for (int k : {10, 12, 14, 16, 17, 18, 19, 20, 21, 22, 24, 26, 28, 30}) {
     const std::size_t n = std::size_t(1) << k;

@@ -32,8 +32,8 @@
 // Output files in --out (CSV with a header line):
 //   errors.csv           kind, n, method, result, exact sum, relative error, ulps, bound
 //   times.csv            n, method, median/min/IQR ms, GB/s: the GPU methods on the
-//                        positive kind, interleaved within each repetition, L2 flushed
-//                        (common/l2_flush.h), CUDA events behind a busy kernel (timer.h)
+//                        positive kind, timed as every measurement is (time_in_turns,
+//                        common/timer.h: interleaved repetitions, L2 flushed)
 //   reproducibility.csv  100 runs at N = 2^24 (2^max-log2 if smaller) of 09, 12, cub,
 //                        atomic: distinct bit patterns; and 09 and 12 with a second
 //                        grid (half the default): the bits of each
@@ -469,7 +469,6 @@ int study(const StudyOptions& options) {
   std::vector<float> host(max_n);
   DeviceBuffer<float> input(max_n), result(1);
   L2Flusher flusher(device.l2_bytes);
-  GpuTimer timer;
 
   for (int kind = 0; kind < 3; ++kind) {
     parallel_chunks(max_n, [&](unsigned, std::size_t begin, std::size_t end) {
@@ -501,17 +500,10 @@ int study(const StudyOptions& options) {
       std::fflush(errors);
 
       if (kind == 0) {  // time: the data does not matter, the positive kind will do
-        std::vector<std::vector<double>> ms(methods.size());
-        for (int rep = -2; rep < options.reps; ++rep) {  // two untimed warm-ups
-          for (std::size_t j = 0; j < methods.size(); ++j) {
-            flusher.flush(nullptr);
-            timer.start(nullptr);
-            methods[j].launch(input.get(), n, result.get(), nullptr);
-            timer.stop(nullptr);
-            const double elapsed = timer.elapsed_ms();
-            if (rep >= 0) ms[j].push_back(elapsed);
-          }
-        }
+        // The values were checked above; here only the times count.
+        const std::vector<std::vector<double>> ms = time_in_turns(
+            methods.size(), options.reps, &flusher, [](std::size_t, unsigned char) {},
+            [&](std::size_t j) { methods[j].launch(input.get(), n, result.get(), nullptr); }, [](std::size_t, bool) {});
         for (std::size_t j = 0; j < methods.size(); ++j) {
           const Spread spread = summarize(ms[j]);
           std::fprintf(times, "%zu,%s,%d,%d,%.6f,%.6f,%.6f,%.2f,%d\n", n, methods[j].name.c_str(), methods[j].block,
