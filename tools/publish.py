@@ -235,10 +235,7 @@ def main(argv=None):
         print(f"publish.py check: {e}", file=sys.stderr)
         return 2
     if args.list:
-        sizes = []
-        for s in suspects:
-            sizes += [size for size in s["sizes"] if size not in sizes]
-        for dtype, n in sorted(sizes):
+        for dtype, n in sorted({size for s in suspects for size in s["sizes"]}):
             reps = next((run["sweeps"][dtype].get("reps") for run in runs if dtype in run["sweeps"]), None)
             print(f"{dtype} {n} {reps if isinstance(reps, int) else 30}")
         return 1 if suspects else 0

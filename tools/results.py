@@ -230,10 +230,7 @@ def describe_runs(facts):
     """The machines behind a set of runs: "GPU, CUDA 13.0, driver 580.159.04, 2026-11-22" for one run; for
     several, the values that differ joined by " / ", then how many runs on how many GPUs and their dates."""
     def field(key, prefix=""):
-        values = []
-        for f in facts:
-            if f.get(key) and f[key] not in values:
-                values.append(f[key])
+        values = list(dict.fromkeys(f[key] for f in facts if f.get(key)))  # each value once, in order
         return prefix + " / ".join(values) if values else None
 
     parts = [field("gpu") or "the GPU", field("cuda", "CUDA "), field("driver", "driver ")]
@@ -741,7 +738,7 @@ def plot(dtype, sweep, path):
         each = f"each a median of {reps} repetitions; " if isinstance(reps, int) else ""
         how = f"median of {runs} runs ({each}band: the runs' range)"
     else:
-        how = f"median of {reps} runs" if isinstance(reps, int) else "median of the timed runs"
+        how = reps_text(sweep)
     method = (f"every chapter at its default launch shape; {how}; "
               f"{'L2 flushed before each' if sweep['flush'] else 'L2 not flushed'}")
     palette = itertools.cycle(PALETTE)
@@ -749,9 +746,8 @@ def plot(dtype, sweep, path):
     for chapter in sweep["chapters"]:
         color = "#111111" if chapter == CUB else "#8a8a8a" if chapter == CPU else next(palette)
         points = [(n, r) for n, r in sorted(sweep["table"][chapter].items()) if n >= 1 << 10]
-        nan = float("nan")
         ranges = [(n * TYPE_BYTES[dtype] / (r["hi"] * 1e6), n * TYPE_BYTES[dtype] / (r["lo"] * 1e6))
-                  if r.get("n_runs", 1) >= 2 and r["lo"] > 0 else (nan, nan) for n, r in points]
+                  if r.get("n_runs", 1) >= 2 and r["lo"] > 0 else (float("nan"),) * 2 for n, r in points]
         series.append({
             "x": [n for n, _ in points], "y": [r["gbps"] for _, r in points], "color": color,
             "label": chapter + (" (CPU)" if chapter == CPU else " (CUB)" if chapter == CUB else ""),
@@ -794,10 +790,8 @@ def update(data_dirs, root, blocks):
         path, key = os.path.join(root, path), marker.split(":", 1)[1]
         if not os.path.exists(path):
             continue
-        if key == "main":
-            content = main_block(sweeps, root, path, suspects)
-        else:
-            content = chapter_block(key, sweeps, root, path, suspects)
+        content = (main_block(sweeps, root, path, suspects) if key == "main"
+                   else chapter_block(key, sweeps, root, path, suspects))
         if content is None:
             print(f"note: {os.path.relpath(path, root)}: no sweep data for '{key}'; block left as it was")
             continue
