@@ -1,24 +1,16 @@
 #!/usr/bin/env python3
 """publish.py: one command that puts the runs' measurements into every README and doc.
 
-    python3 tools/publish.py [--allow-suspect] [--root DIR] INPUT...
-    python3 tools/publish.py docs/data          # again from what docs/data holds (pages unchanged)
-    python3 tools/publish.py check RUN... [--list]                  suspect points (exit 1 if any);
-                                                                    --list: "TYPE N REPS" to measure again
-    python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K the tour's --json rows in place of the
-                                                                    sweep's (tools/gpu_suite.sh sweep)
+    python3 tools/publish.py [--allow-suspect] [--root DIR] INPUT...   (docs/data: again from what it holds)
+    python3 tools/publish.py check RUN... [--list]     suspect points, exit 1 if any; --list: "TYPE N REPS"
+    python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K    the tour's --json rows for the sweep's
 
-Each INPUT is recognized by what it holds (kinds_of; several may share a folder, as in the unpacked
-results.tgz of tools/gpu_suite.sh): sweep (sweep_*.json, in data/ or beside run.json), suite (the other
-gpu_suite files: SUITE_FILES, ncu_*.csv), rows (rows/), accuracy (accuracy/errors.csv), reproducible (a
-bench_reproducible JSON-lines file), multigpu (multigpu.jsonl). A folder of such folders and files
-(docs/data) stands for them. BLOCKS says which block of which page each kind fills; a kind not among the
-inputs leaves its blocks as they were, and one line says so.
-
-Sweep runs from outside docs/data are copied to docs/data/runK. Before anything is written the sweep
-points are checked (results.check): a suspect point makes it refuse, exit 1 and list them; --allow-suspect
-publishes them marked with †. Runs already in docs/data passed that when published, so they keep their marks.
-Exit codes: 0 written; 1 suspect points (nothing written); 2 bad usage or unreadable data.
+Each INPUT is recognized by what it holds (kinds_of: sweep, suite, rows, accuracy, reproducible, multigpu;
+several may share a folder, and a folder of them such as docs/data stands for them). BLOCKS says which block
+of which page each kind fills; a kind not among the inputs leaves its blocks as they were, said in one line.
+Sweep runs from outside docs/data are copied to docs/data/runK. A suspect sweep point (results.check) makes
+it refuse and list them unless --allow-suspect, which publishes them marked †; runs already in docs/data keep
+their marks. Exit codes: 0 written; 1 suspect points (nothing written); 2 bad usage or unreadable data.
 """
 import argparse
 import glob

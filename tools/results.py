@@ -1,13 +1,11 @@
 #!/usr/bin/env python3
 """The tour's sweeps of one or more runs -> docs/results.md, the plots results_{int,float}.svg and the
 README blocks results:main and results:NN_name; and what every page writer shares (fill_file, table).
-tools/publish.py is the command (and its check and remeasure).
 
-A run folder holds sweep_int.json and sweep_float.json (`tour --sweep --type int --out DIR`), directly
-or in its data/ folder (tools/gpu_suite.sh's layout), and the run's facts: gpu.txt (gpu_suite.sh) or
-run.json (docs/data/runK). Each run is one separately started machine; a point's published time is the
-median over the runs of each run's median, its spread beside it. check() finds the suspect points (the
-noise model below); remeasure() puts the tour's --json rows in place of a sweep's rows at that type and N.
+A run folder holds sweep_{int,float}.json (`tour --sweep`), directly or in data/ (tools/gpu_suite.sh), and
+the run's facts: gpu.txt or run.json (docs/data/runK). Each run is one separately started machine; a point's
+published time is the median over the runs of each run's median. check() finds the suspect points (the noise
+model below); remeasure() puts the tour's --json rows in place of a sweep's. tools/publish.py runs them.
 """
 
 import datetime
@@ -58,6 +56,7 @@ def index_rows(sweep):
 
 
 def load_sweep(path, dtype):
+    """One sweep file, checked against the tour's format and indexed (index_rows)."""
     try:
         with open(path, encoding="utf-8") as f:
             sweep = json.load(f)
@@ -250,17 +249,13 @@ def describe_runs(facts):
 # ----------------------------------------------------------------------------- noise and suspect points
 #
 # The noise model comes from the reference run (docs/data as of 2026-11-22: an H100, 30 repetitions per
-# point, int and float, N = 2^10 .. 2^30):
-# - GPU rows (01-10 and the floor): under 20 µs the IQR of the repetitions is at most 1.15 µs (launch and
-#   event jitter); above, it exceeds that by at most 0.75 % of the median (08 at 2^25 float). So a GPU
-#   median carries noise(ms) = 1.2 µs + 0.75 % of ms.
-# - The CPU row (00, host threads on a shared machine): IQR up to 41 % of the median, no constant part.
-# - Between runs a GPU point also moves with the machine: 09 at 2^30 ints took 1371-1395 µs (1.7 %) on
-#   four H100 instances, so between runs the relative part is 1.7 %.
+# point, N = 2^10 .. 2^30). GPU rows (01-10, the floor): the IQR of the repetitions is at most 1.15 µs under
+# 20 µs (launch and event jitter) and exceeds that by at most 0.75 % of the median above: noise(ms) = 1.2 µs
+# + 0.75 % of ms. The CPU row (host threads on a shared machine): IQR up to 41 % of the median. Between runs
+# a GPU point also moves with the machine: 09 at 2^30 ints took 1371-1395 µs (1.7 %) on four H100 instances.
 # A point is suspect where a difference exceeds SUSPECT_FACTOR = 2 times the noise (of two medians, the
-# larger one's). On the reference run the largest ratio of any checked difference to its noise is 0.99,
-# so the factor 2 keeps it clean with a margin. The CPU row is left out of int vs float: its wide
-# accumulator (int64 vs double on the host) makes float up to 2.4 times slower, a property, not noise.
+# larger one's); on the reference run the largest ratio to the noise is 0.99. The CPU row is left out of int
+# vs float: its wide accumulator (int64 vs double) makes float up to 2.4 times slower, a property, not noise.
 
 NOISE_MODEL = {"gpu": (0.0012, 0.0075), "cpu": (0.0, 0.41)}  # (constant part in ms, share of the median)
 BETWEEN_RUNS_SHARE = 0.017
