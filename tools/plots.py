@@ -1,16 +1,10 @@
-"""The results plots, drawn with matplotlib (results.py, fill_rows.py, fill_accuracy.py).
-
-Each tool builds its series and calls line_plot() through draw(), which skips the plots,
-with one line on standard error, where matplotlib is not importable (apt install
-python3-matplotlib): the Markdown blocks are written all the same. The SVGs are
-deterministic: a fixed figure size, DejaVu Sans, a fixed hash salt and no date, so drawing
-twice from the same data gives the same bytes.
-"""
+"""The results plots, drawn with matplotlib (results.py, fill_rows.py, fill_accuracy.py) through draw(),
+which skips them with one line where matplotlib is not importable. The SVGs are deterministic: a fixed
+size, DejaVu Sans, a fixed hash salt and no date, so the same data gives the same bytes."""
 
 import os
 import sys
 
-HINT = "apt install python3-matplotlib"
 SIZE = (11.0, 6.2)  # inches: every plot has the same width
 WRONG_COLOR = "#d00000"
 
@@ -26,14 +20,14 @@ def pyplot():
 
 
 def draw(jobs, who):
-    """Runs each job (path, function, args) unless matplotlib is missing: then draws none and
-    says so in one line. Returns the paths drawn."""
+    """Runs each job (path, function, args); without matplotlib none, said in one line. Returns the paths drawn."""
     try:
         pyplot()
     except ImportError:
         if jobs:
-            print(f"{who}: matplotlib is not importable, so these plots were not drawn: "
-                  f"{', '.join(os.path.basename(path) for path, _, _ in jobs)} ({HINT})", file=sys.stderr)
+            names = ", ".join(os.path.basename(path) for path, _, _ in jobs)
+            print(f"{who}: matplotlib is not importable, so these plots were not drawn: {names} "
+                  "(apt install python3-matplotlib)", file=sys.stderr)
         return []
     for path, function, args in jobs:
         function(*args)
@@ -46,8 +40,7 @@ def power_labels(base, powers):
 
 
 def spaced_labels(values, min_gap=0.12):
-    """Labels for ticks at values on a log scale: one whose neighbour is too close on the left
-    (32 and 33, 1000 and 1024) goes one line lower."""
+    """Labels for ticks at values on a log scale, one line lower where the left neighbour is too close."""
     import math
     out, last = [], None
     for v in values:
@@ -60,21 +53,17 @@ def spaced_labels(values, min_gap=0.12):
 
 
 def line_plot(path, title, subtitles, series, x_label, y_label, x_ticks, x_labels, y_lim, y_log=False,
-              y_ticks=None, y_labels=None, x_base=2, peak=None, legend_title=None, extra_legend=(), legend_order=None, y_gap=None, size=SIZE):
-    """One plot: a bold title and grey subtitle lines over the axes, the legend on the right.
-
-    series: dicts with x, y (None or nan: a gap), color, label, and optionally width, style
-    (a matplotlib line style), marker_size, lo and hi (the machines' range per point, drawn as
-    a light band), wrong (a bool per point: drawn as a red cross), bold (the label in bold),
-    in_legend (default True), hollow (white markers), alpha. y_gap: a dotted line across the
-    axes at that height (fill_accuracy.py: exact results under it). peak: a dashed horizontal line at that GB/s, labelled.
-    extra_legend: (label, handle kwargs) for entries that are not series; legend_order: the
-    series' labels in the legend's order (default: the order drawn)."""
+              y_ticks=None, y_labels=None, x_base=2, peak=None, legend_title=None, extra_legend=(),
+              legend_order=None, y_gap=None, size=SIZE):
+    """One plot: a bold title and grey subtitles over the axes, the legend on the right. series: dicts of x,
+    y (None or nan: a gap), color, label, and optionally width, style, marker_size, lo and hi (a light band),
+    wrong (per point: a red cross), bold (label), in_legend, hollow (white markers), alpha. y_gap: a dotted
+    line at that height; peak: a dashed line at that GB/s, labelled; extra_legend: (label, Line2D kwargs)
+    entries that are no series; legend_order: the series' labels in the legend's order."""
     plt = pyplot()
     from matplotlib.lines import Line2D
     width, height = size
-    fig = plt.figure(figsize=size)
-    # Fixed margins (in inches) so the axes sit at the same place in every plot.
+    fig = plt.figure(figsize=size)  # fixed margins in inches: the axes sit at the same place in every plot
     top_in = 0.42 + 0.2 * len(subtitles) + 0.15
     fig.subplots_adjust(left=1.0 / width, right=1 - 2.75 / width, bottom=0.75 / height, top=1 - top_in / height)
     fig.text(0.18 / width, 1 - 0.16 / height, title, fontsize=12.5 if len(title) < 90 else 10.5, fontweight="bold",
@@ -86,28 +75,24 @@ def line_plot(path, title, subtitles, series, x_label, y_label, x_ticks, x_label
     ax.set_xscale("log", base=x_base)
     if y_log:
         ax.set_yscale("log")
-    ax.set_xticks(x_ticks)
-    ax.set_xticklabels(x_labels)
+    ax.set_xticks(x_ticks, x_labels)
     ax.minorticks_off()
     ax.set_xlim(min(x_ticks) / x_base ** 0.25, max(x_ticks) * x_base ** 0.25)
     ax.set_ylim(*y_lim)
     if y_ticks is not None:
-        ax.set_yticks(y_ticks)
-        ax.set_yticklabels(y_labels if y_labels is not None else [f"{t:g}" for t in y_ticks])
+        ax.set_yticks(y_ticks, y_labels if y_labels is not None else [f"{t:g}" for t in y_ticks])
     ax.grid(True, color="#e6e6e6", linewidth=0.8)
     ax.set_axisbelow(True)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
+    ax.spines[["top", "right"]].set_visible(False)
     ax.set_xlabel(x_label, fontsize=11)
     ax.set_ylabel(y_label, fontsize=11)
     ax.tick_params(labelsize=9.5, colors="#333333")
     handles, bold = [], []
     for z, s in enumerate(series):
-        color, width_pt = s["color"], s.get("width", 1.6)
-        xs, ys = s["x"], [float("nan") if y is None else y for y in s["y"]]
+        color, xs, ys = s["color"], s["x"], [float("nan") if y is None else y for y in s["y"]]
         if s.get("lo") is not None:
             ax.fill_between(xs, s["lo"], s["hi"], color=color, alpha=0.16, linewidth=0, zorder=2 + z * 0.01)
-        line, = ax.plot(xs, ys, color=color, linewidth=width_pt, linestyle=s.get("style", "-"), marker="o",
+        line, = ax.plot(xs, ys, color=color, linewidth=s.get("width", 1.6), linestyle=s.get("style", "-"), marker="o",
                         markersize=s.get("marker_size", 3.5), zorder=3 + z * 0.01, label=s["label"],
                         alpha=s.get("alpha", 1.0), markerfacecolor="white" if s.get("hollow") else color,
                         markeredgewidth=1.5 if s.get("hollow") else 1.0)

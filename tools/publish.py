@@ -1,39 +1,16 @@
 #!/usr/bin/env python3
 """publish.py: one command that puts the runs' measurements into every README and doc.
 
-    python3 tools/publish.py [--allow-suspect] [--root DIR] INPUT...
-    python3 tools/publish.py docs/data          # again from what docs/data holds (pages unchanged)
+    python3 tools/publish.py [--allow-suspect] [--root DIR] INPUT...   (docs/data: again from what it holds)
+    python3 tools/publish.py check RUN... [--list]     suspect points, exit 1 if any; --list: "TYPE N REPS"
+    python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K    the tour's --json rows for the sweep's
 
-Each INPUT is recognized by what it holds (several kinds may share a folder, as in the
-unpacked results.tgz of tools/gpu_suite.sh):
-  sweep         data/sweep_{int,float}.json (gpu_suite) or sweep_*.json + run.json (docs/data/runK)
-  suite         the other gpu_suite files: steps.jsonl, ncu_*.csv, sass_08.txt, pitfalls.txt,
-                chapters.jsonl + cpu_300M_float.txt, tune_single_pass.jsonl, blocks.jsonl,
-                tune_small_n.jsonl (with gpu.txt: the run's GPU, driver, CUDA, date)
-  rows          rows/NN_name/rows_sweep.json (tools/rows_bench.sh; docs/data/rows_runK)
-  accuracy      accuracy/errors.csv ... (tools/accuracy_study.sh)
-  reproducible  a bench_reproducible JSON-lines file (docs/data/reproducible/runK.jsonl)
-  multigpu      multigpu.jsonl + gpu_x2.txt or gpu.txt (tools/gpu_suite.sh multigpu)
-A folder that holds none of these but has such folders or files in it (docs/data) stands for
-them. BLOCKS below says which block of which page each kind fills; a kind not among the
-inputs leaves its blocks as they were, and one line says so.
-
-Sweep runs from outside docs/data are copied to docs/data/runK (run.json: the run's facts).
-Before anything is written the sweep points are checked (`check` below): a suspect point
-(a large spread within or between runs, int and float disagreeing, a time that falls or a
-GB/s that drops when N doubles) makes it refuse, exit 1 and list them; --allow-suspect
-publishes them marked with †. Runs already in docs/data passed that when they were published,
-so republishing them keeps their marks.
-
-    python3 tools/publish.py check RUN... [--list]      the suspect points (exit 1 if any);
-                                                        --list: "TYPE N REPS" to measure again
-    python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K
-                                                        the tour's --json rows in place of the
-                                                        sweep's (tools/gpu_suite.sh sweep)
-    python3 tools/publish.py noise RUN...               what the noise model is derived from
-
-Exit codes: 0 written; 1 suspect points (nothing written); 2 bad usage or unreadable data.
-Python 3 standard library; the plots need matplotlib (skipped with one line where missing).
+Each INPUT is recognized by what it holds (kinds_of: sweep, suite, rows, accuracy, reproducible, multigpu;
+several may share a folder, and a folder of them such as docs/data stands for them). BLOCKS says which block
+of which page each kind fills; a kind not among the inputs leaves its blocks as they were, said in one line.
+Sweep runs from outside docs/data are copied to docs/data/runK. A suspect sweep point (results.check) makes
+it refuse and list them unless --allow-suspect, which publishes them marked †; runs already in docs/data keep
+their marks. Exit codes: 0 written; 1 suspect points (nothing written); 2 bad usage or unreadable data.
 """
 import argparse
 import glob
@@ -108,18 +85,14 @@ def kinds_of(path):
     """The kinds of run files a folder or file holds (see the docstring)."""
     if os.path.isfile(path):
         return ["reproducible"] if fill_reproducible.is_run(path) else []
-    found = []
-    if glob.glob(os.path.join(results.sweep_dir(path), "sweep_*.json")):
-        found.append("sweep")
-    if any(os.path.exists(os.path.join(path, f)) for f in SUITE_FILES) or glob.glob(os.path.join(path, "ncu_*.csv")):
-        found.append("suite")
-    if os.path.isdir(os.path.join(path, "rows")):
-        found.append("rows")
-    if os.path.exists(os.path.join(path, "accuracy", "errors.csv")):
-        found.append("accuracy")
-    if os.path.exists(os.path.join(path, "multigpu.jsonl")):
-        found.append("multigpu")
-    return found
+
+    def has(*names):
+        return os.path.exists(os.path.join(path, *names))
+    found = {"sweep": glob.glob(os.path.join(results.sweep_dir(path), "sweep_*.json")),
+             "suite": any(has(f) for f in SUITE_FILES) or glob.glob(os.path.join(path, "ncu_*.csv")),
+             "rows": os.path.isdir(os.path.join(path, "rows")), "accuracy": has("accuracy", "errors.csv"),
+             "multigpu": has("multigpu.jsonl")}
+    return [kind for kind, yes in found.items() if yes]
 
 
 def classify(paths):
@@ -149,7 +122,12 @@ def declared(root, kind):
             if needs.split(":")[0].split(" ")[0] == kind}
 
 
+def plural(count, word):
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
 def publish(paths, root, allow_suspect=False):
+    """Fills every block the inputs feed (see the docstring). Returns the exit code."""
     missing = [p for p in paths if not os.path.exists(p)]
     if missing:
         print(f"publish: no such file or folder: {', '.join(missing)}", file=sys.stderr)
@@ -160,9 +138,8 @@ def publish(paths, root, allow_suspect=False):
               + ("" if given else "; skipped"), file=sys.stderr)
     if any(given for _, given in unknown):
         return 2  # a mistyped or wrong input: nothing is written
-    data = os.path.join(root, "docs", "data") + os.sep
     sweeps = by_kind.get("sweep", [])
-    committed = bool(sweeps) and all(d.startswith(data) for d in sweeps)
+    committed = bool(sweeps) and all(d.startswith(os.path.join(root, "docs", "data") + os.sep) for d in sweeps)
     runs = []  # the sweep runs, loaded once: results.py's pages and the blocks that compare chapters
     if sweeps:
         try:
@@ -172,9 +149,8 @@ def publish(paths, root, allow_suspect=False):
             print(f"publish: {e}", file=sys.stderr)
             return 2
         if suspects and not (allow_suspect or committed):
-            print(f"publish: {len(suspects)} suspect point{'s' if len(suspects) != 1 else ''}; nothing written. "
-                  "Measure them again (tools/gpu_suite.sh sweep does), or publish them marked with --allow-suspect:",
-                  file=sys.stderr)
+            print(f"publish: {plural(len(suspects), 'suspect point')}; nothing written. Measure them again "
+                  "(tools/gpu_suite.sh sweep does), or publish them marked with --allow-suspect:", file=sys.stderr)
             for s in suspects:
                 print("  " + results.describe_suspect(s), file=sys.stderr)
             return 1
@@ -187,14 +163,12 @@ def publish(paths, root, allow_suspect=False):
         results.update(dirs if committed else fill_docs.publish_data(dirs), root, pages)
         return fill_small_n.fill_sweep(runs)
 
-    jobs = [("sweep", sweep),
-            ("suite", fill_docs.fill_suite),
-            ("rows", lambda dirs: fill_rows.fill(dirs, root)),
-            ("accuracy", lambda dirs: fill_accuracy.fill(dirs, root, runs)),
-            ("reproducible", lambda files: fill_reproducible.publish(files, root)),
-            ("multigpu", lambda dirs: fill_docs.multigpu_block(dirs[0]))]
+    jobs = {"sweep": sweep, "suite": fill_docs.fill_suite, "rows": lambda dirs: fill_rows.fill(dirs, root),
+            "accuracy": lambda dirs: fill_accuracy.fill(dirs, root, runs),
+            "reproducible": lambda files: fill_reproducible.publish(files, root),
+            "multigpu": lambda dirs: fill_docs.multigpu_block(dirs[0])}
     status = 0
-    for kind, job in jobs:
+    for kind, job in jobs.items():
         if kind not in by_kind:
             left = sorted({m for p, m in declared(root, kind) if os.path.exists(p)})
             if left:
@@ -203,11 +177,12 @@ def publish(paths, root, allow_suspect=False):
         results.DECLARED = declared(root, kind)
         try:
             out = job(by_kind[kind])
-            status = max(status, out) if isinstance(out, int) and kind == "multigpu" else status
+            if kind == "multigpu" and isinstance(out, int):
+                status = max(status, out)
             for written in out if isinstance(out, list) else []:
                 if isinstance(written, str):
-                    print("wrote", os.path.relpath(written.split(" (")[0], root)
-                          + (" (" + written.split(" (", 1)[1] if " (" in written else ""))
+                    path, sep, marker = written.partition(" (")
+                    print("wrote", os.path.relpath(path, root) + sep + marker)
         except (results.DataError, ValueError, KeyError) as e:
             print(f"publish: {kind}: {e}", file=sys.stderr)
             status = 2
@@ -218,22 +193,15 @@ def publish(paths, root, allow_suspect=False):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    command = argv[0] if argv and argv[0] in ("check", "remeasure", "noise") else None
+    command = argv[0] if argv and argv[0] in ("check", "remeasure") else None
     parser = argparse.ArgumentParser(prog="publish.py" + (f" {command}" if command else ""),
                                      description=__doc__.split("\n\n")[0])
     if command == "remeasure":
         parser.add_argument("run")
         parser.add_argument("tour_json", nargs="*")
         parser.add_argument("--attempt", type=int, default=1)
-        args = parser.parse_args(argv[1:])
-        replaced, warnings = results.remeasure(args.run, args.tour_json, args.attempt)
-        for w in warnings:
-            print("warning:", w, file=sys.stderr)
-        points = sorted({(t, n) for t, _, n in replaced})
-        print(f"re-measured (attempt {args.attempt}): "
-              + (", ".join(f"{t} {results.power_label(n)}" for t, n in points) or "nothing"))
-        return 0
-    parser.add_argument("inputs", nargs="+", help="run folders and files (see the docstring), or docs/data")
+    else:
+        parser.add_argument("inputs", nargs="+", help="run folders and files (see the docstring), or docs/data")
     if command == "check":
         parser.add_argument("--list", action="store_true", help="print only 'TYPE N REPS' for each size to measure "
                                                                 "again (tools/gpu_suite.sh)")
@@ -244,27 +212,29 @@ def main(argv=None):
     args = parser.parse_args(argv[1:] if command else argv)
     if not command:
         return publish(args.inputs, os.path.abspath(args.root), args.allow_suspect)
+    if command == "remeasure":
+        replaced, warnings = results.remeasure(args.run, args.tour_json, args.attempt)
+        for w in warnings:
+            print("warning:", w, file=sys.stderr)
+        points = sorted({(t, n) for t, _, n in replaced})
+        print(f"re-measured (attempt {args.attempt}): "
+              + (", ".join(f"{t} {results.power_label(n)}" for t, n in points) or "nothing"))
+        return 0
     try:
         runs = results.load_runs(args.inputs)
-        if command == "noise":
-            print(results.noise_report(runs))
-            return 0
         suspects = results.check(runs)
     except results.DataError as e:
-        print(f"publish.py {command}: {e}", file=sys.stderr)
+        print(f"publish.py check: {e}", file=sys.stderr)
         return 2
     if args.list:
-        sizes = []
-        for s in suspects:
-            sizes += [size for size in s["sizes"] if size not in sizes]
-        for dtype, n in sorted(sizes):
+        for dtype, n in sorted({size for s in suspects for size in s["sizes"]}):
             reps = next((run["sweeps"][dtype].get("reps") for run in runs if dtype in run["sweeps"]), None)
             print(f"{dtype} {n} {reps if isinstance(reps, int) else 30}")
-    else:
-        for s in suspects:
-            print(results.describe_suspect(s))
-        print(f"{len(suspects)} suspect point{'s' if len(suspects) != 1 else ''} in {len(runs)} "
-              f"run{'s' if len(runs) != 1 else ''}" + ("" if suspects else ": all clean"))
+        return 1 if suspects else 0
+    for s in suspects:
+        print(results.describe_suspect(s))
+    print(f"{plural(len(suspects), 'suspect point')} in {plural(len(runs), 'run')}"
+          + ("" if suspects else ": all clean"))
     return 1 if suspects else 0
 
 
