@@ -111,16 +111,6 @@ def step_key(row):
     return row["chapter"][:2] + (f"_{row['variant']}" if row.get("variant") else "")
 
 
-def parse_steps(path):
-    """steps.jsonl (one `tour --steps NN --json` object per line): the records, and
-    {(group "04", step_key, type, n): {"median": µs, "min": µs, "gbps", "ok"}}."""
-    records = jsonl(path)
-    rows = {(record["steps"][:2], step_key(row), record["type"], record["n"]): {
-        "median": 1000 * row["ms"], "min": 1000 * row["min_ms"], "gbps": row["gbps"], "ok": row["ok"]}
-        for record in records for row in record["rows"]}
-    return records, rows
-
-
 def combine_steps(parsed):
     """Several runs' `tour --steps` rows: per key the median of the medians (with lo, hi, n_runs),
     the smallest min and the median GB/s."""
@@ -170,7 +160,11 @@ def steps_blocks(dirs):
     runs = having(dirs, ["steps.jsonl"])
     if not runs:
         return say("no run has steps.jsonl; the 04 and 06 step tables left as it was")
-    parsed = [parse_steps(os.path.join(d, "steps.jsonl")) for d in runs]
+    parsed = []  # per run: its `tour --steps NN --json` records, and {(group "04", step_key, type, n): row}
+    for records in (jsonl(os.path.join(d, "steps.jsonl")) for d in runs):
+        parsed.append((records, {(record["steps"][:2], step_key(row), record["type"], record["n"]): {
+            "median": 1000 * row["ms"], "min": 1000 * row["min_ms"], "gbps": row["gbps"], "ok": row["ok"]}
+            for record in records for row in record["rows"]}))
     rows = combine_steps(parsed)
     wrong = [" ".join(map(str, k)) for k, r in rows.items() if not r["ok"]]
     if wrong:
@@ -236,24 +230,22 @@ def cpu_block(dirs):
     fill("00_cpu_baseline/README.md", "output:00_cpu_methods", text)
 
 
-BANK_METRICS = ["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "gpu__time_duration.sum"]
-
-
 def bank_conflicts(dirs):
     names = ["ncu_04_shared_tree.csv", "ncu_04_shared_tree_strided.csv"]
     run = first_with(dirs, names, "04's bank-conflict block")
     if run is None:
         return
+    metrics = ["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+               "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "gpu__time_duration.sum"]
     rows = []
     for name, scheme in zip(names, ("sequential addressing", "strided index")):
         launches = ncu_table.read_launches(os.path.join(run, name))
         if not launches:
             return say(f"{name} has no launches; 04's bank-conflict block left as it was")
-        ld, st, ns = (ncu_table.number(launches[0].get(key, "")) or 0 for key in BANK_METRICS)
+        ld, st, ns = (ncu_table.number(launches[0].get(key, "")) or 0 for key in metrics)
         rows.append([f"`{ncu_table.short_kernel(launches[0]['Kernel Name'])}` (first launch)", scheme,
                      f"{ld:,.0f}", f"{st:,.0f}", f"{ns / 1000:.1f}"])
-    command = f"ncu --metrics {','.join(BANK_METRICS)} build/release/bin/04_shared_tree --n 2^24 --reps 1 --no-flush"
+    command = f"ncu --metrics {','.join(metrics)} build/release/bin/04_shared_tree --n 2^24 --reps 1 --no-flush"
     fill("04_shared_tree/README.md", "ncu:04_bank_conflicts",
          f"{on_run(run, dirs, names)}; `{command}` for the first row, the same with `--variant strided` added for the "
          f"second, ints:\n\n" + table(["kernel", "tree", "smem load bank conflicts", "smem store bank conflicts",
