@@ -23,14 +23,10 @@ KINDS = {
     "wide": "a wide dynamic range: magnitudes 10⁻⁸ to 10⁸, one in four negative",
 }
 METHODS = {  # name in the CSV: (label, colour)
-    "loop": ("loop (00, CPU)", "#d62728"),
-    "pairwise": ("pairwise (NumPy's, CPU)", "#ff7f0e"),
-    "09": ("09 (float tree)", "#1f77b4"),
-    "12": ("12 (compensated)", "#2ca02c"),
-    "double": ("double accumulators", "#9467bd"),
-    "cub": ("CUB", "#8c564b"),
-    "atomic": ("atomicAdd of partials", "#e377c2"),
-}
+    "loop": ("loop (00, CPU)", "#d62728"), "pairwise": ("pairwise (NumPy's, CPU)", "#ff7f0e"),
+    "09": ("09 (float tree)", "#1f77b4"), "12": ("12 (compensated)", "#2ca02c"),
+    "double": ("double accumulators", "#9467bd"), "cub": ("CUB", "#8c564b"),
+    "atomic": ("atomicAdd of partials", "#e377c2")}
 GPU_METHODS = ("09", "12", "double", "cub", "atomic")
 TIME_TARGET = 1.01  # the issue's target: 12 within 1.01x of 09's time at N >= 2^24
 COLUMNS = {"errors.csv": ("kind", "n", "method", "rel_error", "ulps", "bound"),
@@ -104,8 +100,6 @@ def errors_by(errors):
         out.setdefault(row["kind"], {}).setdefault(int(row["n"]), {})[row["method"]] = row
     return out
 
-
-# ----------------------------------------------------------------------------- the blocks
 
 def errors_block(errors, device, readme_dir, root):
     data = errors_by(errors)
