@@ -240,7 +240,7 @@ def plot(sweep, dtype, path):
     """GB/s against K (log scale), one line per method, auto thickest; with several machines,
     the machines' range as a light band."""
     ks, peak = sweep["ks"], sweep["peak_gbps"]
-    top = max([peak] + [r["gbps"] for (t, _), group in sweep["table"].items() if t == dtype for r in group.values()])
+    top = max([peak] + [r["gbps"] for r in sweep["rows"] if r["type"] == dtype])
     title = (f"{dtype} row sums, GB/s against K at M × K = 2^26: {sweep['device']}, CUDA {sweep['cuda']}, "
              f"{sweep['date']}")
     subtitle = (f"median of {sweep.get('reps', '?')} runs, every method interleaved; GB/s = input bytes / time "
