@@ -1,12 +1,9 @@
 #!/usr/bin/env python3
 """fill_accuracy.py: chapter 12's error study into its README, docs/tuning.md and plots, for tools/publish.py.
 
-fill(dirs, root, runs) reads the first run's accuracy/ folder (tools/accuracy_study.sh writes it):
-errors.csv, times.csv, reproducibility.csv, device.txt and, optional, ncu_09_single_pass_float.csv
-and ncu_12_accuracy_float.csv; and runs, the tour's sweep (results.load_runs; 12 against 09). It
-draws docs/images/accuracy_error_{positive,cancel,wide}.svg (relative error against N, each
-method beside its bound) and fills the accuracy:NAME blocks that publish.py's BLOCKS gives it.
-Python 3 standard library; the plots need matplotlib (tools/plots.py).
+Reads the accuracy/ folder that tools/accuracy_study.sh writes (errors.csv, times.csv, reproducibility.csv,
+device.txt, optional ncu_{09_single_pass,12_accuracy}_float.csv) and, for 12 against 09, the tour's sweep
+runs; draws docs/images/accuracy_error_{positive,cancel,wide}.svg (relative error against N, with bounds).
 """
 
 import csv
@@ -20,44 +17,40 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results import DataError, fill_file, power_label, table  # noqa: E402
 import plots  # noqa: E402
 
-README = os.path.join("12_accuracy", "README.md")
-TUNING = os.path.join("docs", "tuning.md")  # the study's tables beyond the README's
 KINDS = {
     "positive": "all positive: uniform in [0, 1)",
     "cancel": "mixed signs, cancelling: uniform in (−1, 1) plus 2⁻¹⁰",
     "wide": "a wide dynamic range: magnitudes 10⁻⁸ to 10⁸, one in four negative",
 }
 METHODS = {  # name in the CSV: (label, colour)
-    "loop": ("loop (00, CPU)", "#d62728"),
-    "pairwise": ("pairwise (NumPy's, CPU)", "#ff7f0e"),
-    "09": ("09 (float tree)", "#1f77b4"),
-    "12": ("12 (compensated)", "#2ca02c"),
-    "double": ("double accumulators", "#9467bd"),
-    "cub": ("CUB", "#8c564b"),
-    "atomic": ("atomicAdd of partials", "#e377c2"),
-}
+    "loop": ("loop (00, CPU)", "#d62728"), "pairwise": ("pairwise (NumPy's, CPU)", "#ff7f0e"),
+    "09": ("09 (float tree)", "#1f77b4"), "12": ("12 (compensated)", "#2ca02c"),
+    "double": ("double accumulators", "#9467bd"), "cub": ("CUB", "#8c564b"),
+    "atomic": ("atomicAdd of partials", "#e377c2")}
 GPU_METHODS = ("09", "12", "double", "cub", "atomic")
 TIME_TARGET = 1.01  # the issue's target: 12 within 1.01x of 09's time at N >= 2^24
+COLUMNS = {"errors.csv": ("kind", "n", "method", "rel_error", "ulps", "bound"),
+           "times.csv": ("n", "method", "median_ms"),
+           "reproducibility.csv": ("case", "method", "n", "distinct", "bits")}
 
 
-# ----------------------------------------------------------------------------- reading
-
-def read_csv(path):
+def read_csv(folder, name):
+    path = os.path.join(folder, name)
     try:
         with open(path, newline="", encoding="utf-8") as f:
-            return list(csv.DictReader(f))
+            rows = list(csv.DictReader(f))
     except OSError as e:
         raise DataError(f"cannot read {path}: {e.strerror}")
+    if rows and any(k not in rows[0] for k in COLUMNS[name]):
+        raise DataError(f"{name}: expected the columns {', '.join(COLUMNS[name])}")
+    return rows
 
 
 def read_device(path):
-    device = {}
+    """device.txt's "key: value" lines."""
     try:
         with open(path, encoding="utf-8") as f:
-            for line in f:
-                key, sep, value = line.partition(":")
-                if sep:
-                    device[key.strip()] = value.strip()
+            device = {key.strip(): value.strip() for key, sep, value in (line.partition(":") for line in f) if sep}
     except OSError as e:
         raise DataError(f"cannot read {path}: {e.strerror}")
     for key in ("device", "cuda", "date", "reps"):
@@ -73,8 +66,6 @@ def num(text):
         return math.nan
 
 
-# ----------------------------------------------------------------------------- formatting
-
 def power(n):
     return power_label(int(n))  # the CSV files' N are text
 
@@ -83,10 +74,8 @@ def fmt_error(x):
     """A relative error: 0 when exact, else two significant digits."""
     if math.isnan(x):
         return "—"
-    if math.isinf(x):
-        return "∞"
-    if x == 0:
-        return "0"
+    if math.isinf(x) or x == 0:
+        return "∞" if x else "0"
     return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{x:.1e}").replace("e+", "e")
 
 
@@ -96,13 +85,13 @@ def fmt_us(ms):
 
 
 def measured_on(device):
-    cc = device.get("compute_capability", "?")
-    sms = device.get("sms", "?")
-    return (f"Measured on **{device['device']}** (compute capability {cc}, {sms} SMs), CUDA {device['cuda']}, "
-            f"{device['date']}")
+    return (f"Measured on **{device['device']}** (compute capability {device.get('compute_capability', '?')}, "
+            f"{device.get('sms', '?')} SMs), CUDA {device['cuda']}, {device['date']}")
 
 
-# ----------------------------------------------------------------------------- the blocks
+def label(method):
+    return METHODS[method][0] if method in METHODS else method
+
 
 def errors_by(errors):
     """{kind: {n: {method: row}}}"""
@@ -115,28 +104,22 @@ def errors_by(errors):
 def errors_block(errors, device, readme_dir, root):
     data = errors_by(errors)
     out = [f"{measured_on(device)}: 12_accuracy/bench/error_study.cu, one run of each method on the same floats. "
-           "Relative error |result − S| / |S| against the exact sum S (common/exact_sum.h); "
-           "\"0\" is the exact sum, correctly rounded. Dashed in the plots: the bound that each method's chain "
-           "length gives (common/reference.h; CUB's rests on 10's assumption about its order).", ""]
-    for kind, description in KINDS.items():
-        if kind not in data:
-            continue
+           "Relative error |result − S| / |S| against the exact sum S (common/exact_sum.h); \"0\" is the exact sum, "
+           "correctly rounded. Dashed in the plots: the bound that each method's chain length gives "
+           "(common/reference.h; CUB's rests on 10's assumption about its order).", ""]
+    for kind in (k for k in KINDS if k in data):
         methods = [m for m in METHODS if any(m in by_method for by_method in data[kind].values())]
-        out += [f"**{kind}** ({description})", ""]
-        rows = []
-        for n in sorted(data[kind]):
-            rows.append([power(n)] + [fmt_error(num(data[kind][n][m]["rel_error"])) if m in data[kind][n] else "—"
-                                      for m in methods])
-        out += [table(["N"] + [METHODS[m][0] for m in methods], None, rows), ""]
-        image = os.path.join(root, "docs", "images", f"accuracy_error_{kind}.svg")
-        out += [f"![relative error against N, {kind} data]({os.path.relpath(image, readme_dir)})", ""]
+        rows = [[power(n)] + [fmt_error(num(data[kind][n][m]["rel_error"])) if m in data[kind][n] else "—"
+                              for m in methods] for n in sorted(data[kind])]
+        image = os.path.relpath(os.path.join(root, "docs", "images", f"accuracy_error_{kind}.svg"), readme_dir)
+        out += [f"**{kind}** ({KINDS[kind]})", "", table(["N"] + [label(m) for m in methods], None, rows), "",
+                f"![relative error against N, {kind} data]({image})", ""]
     twelve = [r for r in errors if r["method"] == "12"]
     if twelve:
         worst = max(twelve, key=lambda r: num(r["ulps"]))
-        met = num(worst["ulps"]) <= 2
         out.append(f"12's result was at most {num(worst['ulps']):.3g} ulps from the correctly rounded sum over all "
                    f"{len(twelve)} inputs (the largest: {worst['kind']} data, N = {power(worst['n'])}); target "
-                   f"2 ulps: {'met' if met else 'not met'}.")
+                   f"2 ulps: {'met' if num(worst['ulps']) <= 2 else 'not met'}.")
     return "\n".join(out).rstrip()
 
 
@@ -145,34 +128,22 @@ def time_block(times, errors, device):
     for row in times:
         by_n.setdefault(int(row["n"]), {})[row["method"]] = row
     methods = [m for m in GPU_METHODS if any(m in r for r in by_n.values())]
+    rows = []
+    for n, r in sorted(by_n.items()):
+        ratio = num(r["12"]["median_ms"]) / num(r["09"]["median_ms"]) if "12" in r and "09" in r else math.nan
+        rows.append([power(n)] + [fmt_us(num(r[m]["median_ms"])) if m in r else "—" for m in methods]
+                    + ["—" if math.isnan(ratio) else f"{ratio:.3f}×"])
     out = [f"{measured_on(device)}: the GPU methods on the positive data, interleaved within each repetition, "
            f"median of {device['reps']}, L2 flushed before each (µs; the atomicAdd variant's time includes "
-           "zeroing its result).", ""]
-    rows = []
-    for n in sorted(by_n):
-        r = by_n[n]
-        cells = [power(n)] + [fmt_us(num(r[m]["median_ms"])) if m in r else "—" for m in methods]
-        ratio = num(r["12"]["median_ms"]) / num(r["09"]["median_ms"]) if "12" in r and "09" in r else math.nan
-        rows.append(cells + ["—" if math.isnan(ratio) else f"{ratio:.3f}×"])
-    out += [table(["N"] + [METHODS[m][0] for m in methods] + ["12 / 09"], None, rows), ""]
-    # Time against error at the largest size.
-    data = errors_by(errors)
-    n = max(by_n) if by_n else None
-    if n is not None:
-        rows = []
-        for m in METHODS:
-            t = by_n[n].get(m)
-            cells = [METHODS[m][0], fmt_us(num(t["median_ms"])) if t else "CPU, not timed"]
-            cells += [fmt_error(num(data[k][n][m]["rel_error"])) if k in data and n in data[k] and m in data[k][n]
-                      else "—" for k in KINDS]
-            rows.append(cells)
+           "zeroing its result).", "", table(["N"] + [label(m) for m in methods] + ["12 / 09"], None, rows), ""]
+    if by_n:  # time against error at the largest size
+        data, n = errors_by(errors), max(by_n)
+        rows = [[label(m), fmt_us(num(by_n[n][m]["median_ms"])) if m in by_n[n] else "CPU, not timed"]
+                + [fmt_error(num(data[k][n][m]["rel_error"])) if m in data.get(k, {}).get(n, {}) else "—"
+                   for k in KINDS] for m in METHODS]
         out += [f"Time and error at N = {power(n)}:", "",
                 table(["method", "µs"] + [f"error, {k}" for k in KINDS], None, rows)]
     return "\n".join(out)
-
-
-def shape(row):
-    return "CUB's choice" if row["method"] == "cub" else f"{row['block']} × {row['grid']}"
 
 
 def repro_block(repro, device):
@@ -180,43 +151,31 @@ def repro_block(repro, device):
     grids = [r for r in repro if r["case"] == "grid"]
     out = [f"{measured_on(device)}: positive data."]
     if runs:
-        n = power(runs[0]["n"])
-        rows = [[METHODS.get(r["method"], (r["method"],))[0], shape(r), r["runs"], r["distinct"],
-                 r["values"].replace(";", ", ")] for r in runs]
-        out += ["", f"The same input, N = {n}, run again and again:", "",
-                table(["method", "block × grid", "runs", "distinct results (bit patterns)", "results"], ["---", "---:", "---:", "---:", "---"], rows)]
+        rows = [[label(r["method"]), "CUB's choice" if r["method"] == "cub" else f"{r['block']} × {r['grid']}",
+                 r["runs"], r["distinct"], r["values"].replace(";", ", ")] for r in runs]
+        out += ["", f"The same input, N = {power(runs[0]['n'])}, run again and again:", "",
+                table(["method", "block × grid", "runs", "distinct results (bit patterns)", "results"],
+                      ["---", "---:", "---:", "---:", "---"], rows)]
     if grids:
-        rows = [[METHODS.get(r["method"], (r["method"],))[0], f"{r['block']} × {r['grid']}", r["value"], f"`{r['bits']}`",
+        rows = [[label(r["method"]), f"{r['block']} × {r['grid']}", r["value"], f"`{r['bits']}`",
                  fmt_error(num(r["rel_error"]))] for r in grids]
+        bits = {m: {r["bits"] for r in grids if r["method"] == m} for m in dict.fromkeys(r["method"] for r in grids)}
+        verdicts = [f"{m}: {'the same bits' if len(b) == 1 else 'different bits'}" for m, b in bits.items()]
         out += ["", f"The same input, N = {power(grids[0]['n'])}, with the default grid and half of it:", "",
-                table(["method", "block × grid", "result", "bits", "relative error"], ["---", "---:", "---:", "---", "---:"], rows)]
-        verdicts = []
-        for method in dict.fromkeys(r["method"] for r in grids):
-            bits = {r["bits"] for r in grids if r["method"] == method}
-            verdicts.append(f"{method}: {'the same bits' if len(bits) == 1 else 'different bits'}")
-        out += ["", "Two grids: " + "; ".join(verdicts) + "."]
+                table(["method", "block × grid", "result", "bits", "relative error"],
+                      ["---", "---:", "---:", "---", "---:"], rows), "", "Two grids: " + "; ".join(verdicts) + "."]
     return "\n".join(out)
 
 
 def vs09_block(runs):
-    """12 against 09 in the tour's sweep of the runs (results.load_runs: one per separately
-    started machine): the times are the median over the machines, the ratio and the verdict
-    the worst machine's."""
+    """12 against 09 in the tour's sweep of the runs (one per machine): the times the median over
+    the machines, the ratio and the verdict the worst machine's; None without such sizes."""
     per_run = [{dtype: sweep["table"] for dtype, sweep in run["sweeps"].items()} for run in runs]
-    facts = [(s["device"], s["cuda"], s["date"], s.get("reps", "?")) for run in runs for s in run["sweeps"].values()]
-    if not per_run:
-        return None
-    devices = ", ".join(sorted({f"{d}, CUDA {c}" for d, c, _, _ in facts}))
-    dates = ", ".join(sorted({day for _, _, day, _ in facts}))
-    reps = "/".join(sorted({str(r) for _, _, _, r in facts}))
-    machines = f"{len(per_run)} separately started machine{'s' if len(per_run) != 1 else ''}"
-    out, rows = [], []
-    out.append(f"From the tour's sweep on {machines} ({devices}; {dates}; each size one `tour` run per machine, "
-               f"median of {reps}, L2 flushed): 12 against 09 at N = 2^24 and up, where 12 aims to stay within "
-               f"{TIME_TARGET:.2f}× of 09's time. Times: the median over the machines; the ratio: the worst machine.")
+    sweeps = [s for run in runs for s in run["sweeps"].values()]
+    rows = []
     for dtype in ("int", "float"):
-        sizes = sorted(set.intersection(*[set(run.get(dtype, {}).get("12_accuracy", {})) for run in per_run]))
-        for n in sizes:
+        sizes = set.intersection(*[set(run.get(dtype, {}).get("12_accuracy", {})) for run in per_run]) if runs else ()
+        for n in sorted(sizes):
             if n < 1 << 24 or any(n not in run[dtype].get("09_single_pass", {}) for run in per_run):
                 continue
             nine = [run[dtype]["09_single_pass"][n]["ms"] for run in per_run]
@@ -226,25 +185,27 @@ def vs09_block(runs):
                          f"{worst:.3f}×", "met" if worst <= TIME_TARGET else "not met"])
     if not rows:
         return None
-    out += ["", table(["type", "N", "09 µs", "12 µs", "12 / 09, worst machine", "target"], ["---", "---:", "---:", "---:", "---:", "---"], rows)]
-    return "\n".join(out)
+    devices = ", ".join(sorted({f"{s['device']}, CUDA {s['cuda']}" for s in sweeps}))
+    dates = ", ".join(sorted({s["date"] for s in sweeps}))
+    reps = "/".join(sorted({str(s.get("reps", "?")) for s in sweeps}))
+    return (f"From the tour's sweep on {len(runs)} separately started machine{'s' if len(runs) != 1 else ''} "
+            f"({devices}; {dates}; each size one `tour` run per machine, median of {reps}, L2 flushed): 12 against "
+            f"09 at N = 2^24 and up, where 12 aims to stay within {TIME_TARGET:.2f}× of 09's time. Times: the median "
+            "over the machines; the ratio: the worst machine.\n\n"
+            + table(["type", "N", "09 µs", "12 µs", "12 / 09, worst machine", "target"],
+                    ["---", "---:", "---:", "---:", "---:", "---"], rows))
 
 
 def ncu_block(folder, device):
-    paths = [(c, os.path.join(folder, f"ncu_{c}_float.csv")) for c in ("09_single_pass", "12_accuracy")]
-    paths = [(c, p) for c, p in paths if os.path.exists(p)]
-    if not paths:
-        return None
     import ncu_table  # tools/ncu_table.py
 
     launches = []
-    for chapter, path in paths:
-        for rec in ncu_table.read_launches(path):
-            if "busy" in rec.get("Kernel Name", "") or "spin" in rec.get("Kernel Name", ""):
-                continue
-            rec = dict(rec)
-            rec["Kernel Name"] = f"{chapter}: " + ncu_table.short_kernel(rec.get("Kernel Name", ""))
-            launches.append(rec)
+    for chapter in ("09_single_pass", "12_accuracy"):
+        path = os.path.join(folder, f"ncu_{chapter}_float.csv")
+        for rec in ncu_table.read_launches(path) if os.path.exists(path) else []:
+            name = rec.get("Kernel Name", "")
+            if "busy" not in name and "spin" not in name:
+                launches.append(dict(rec, **{"Kernel Name": f"{chapter}: " + ncu_table.short_kernel(name)}))
     if not launches:
         return None
     columns = ncu_table.columns_for("12_accuracy", launches)
@@ -255,88 +216,71 @@ def ncu_block(folder, device):
             f"09_single_pass): `{cmd}`.")
 
 
-# ----------------------------------------------------------------------------- the plot
-
 def plot(kind, rows, path, device):
     """Relative error against N, log-log: a solid line per method, its bound dashed; exact
-    results (error 0) on a row of their own under the decades (tools/plots.py)."""
+    results (error 0) on a row of their own under the decades."""
     by_method = {}
-    for row in rows:
+    for row in sorted(rows, key=lambda r: (int(r["n"]), num(r["rel_error"]), num(r["bound"]))):
         by_method.setdefault(row["method"], []).append((int(row["n"]), num(row["rel_error"]), num(row["bound"])))
-    for points in by_method.values():
-        points.sort()
-    errors = [e for pts in by_method.values() for _, e, _ in pts if e > 0 and math.isfinite(e)]
-    bounds = [b for pts in by_method.values() for _, _, b in pts if b > 0 and math.isfinite(b)]
-    lo = math.floor(math.log10(min(errors + bounds + [1e-8])))
-    hi = min(math.ceil(math.log10(max(errors + bounds + [1e-6]))), 0)
+    values = [v for pts in by_method.values() for _, e, b in pts for v in (e, b) if v > 0 and math.isfinite(v)]
+    lo = math.floor(math.log10(min(values + [1e-8])))
+    hi = min(math.ceil(math.log10(max(values + [1e-6]))), 0)
     ns = sorted({int(r["n"]) for r in rows})
     k_lo, k_hi = ns[0].bit_length() - 1, ns[-1].bit_length() - 1
     exact = 10.0 ** (lo - 1)  # where an error of 0 is drawn, under a gap
     series = []
-    for method, (label, colour) in METHODS.items():
+    for method, (name, colour) in METHODS.items():
         points = [(n, e, b) for n, e, b in by_method.get(method, []) if math.isfinite(e)]
         if not points:
             continue
         # Consecutive nonzero errors are joined; exact results are hollow dots on their own row.
-        series.append({"x": [n for n, _, _ in points], "y": [min(e, 10.0 ** hi) if e > 0 else None for n, e, _ in points],
-                       "color": colour, "label": label, "width": 1.8})
+        series.append({"x": [n for n, _, _ in points], "color": colour, "label": name, "width": 1.8,
+                       "y": [min(e, 10.0 ** hi) if e > 0 else None for _, e, _ in points]})
         zeros = [n for n, e, _ in points if e == 0]
         if zeros:
-            series.append({"x": zeros, "y": [exact] * len(zeros), "color": colour, "label": label + " (exact)",
+            series.append({"x": zeros, "y": [exact] * len(zeros), "color": colour, "label": name + " (exact)",
                            "width": 0, "marker_size": 5.5, "hollow": True, "in_legend": False})
         bound = [(n, b) for n, _, b in points if math.isfinite(b) and 0 < b <= 10.0 ** hi]
         if len(bound) > 1:
             series.append({"x": [n for n, _ in bound], "y": [b for _, b in bound], "color": colour, "width": 1.2,
-                           "label": label + " (bound)", "style": "--", "marker_size": 0, "alpha": 0.7,
+                           "label": name + " (bound)", "style": "--", "marker_size": 0, "alpha": 0.7,
                            "in_legend": False})
     decades = list(range(lo, hi + 1))
+    y_labels = [text if len(decades) <= 10 or (d - lo) % 2 == 0 else ""
+                for d, text in zip(decades, plots.power_labels(10, decades))]
     plots.line_plot(path, f"Relative error against N: {kind} data",
                     [KINDS[kind], f"{device['device']}, CUDA {device['cuda']}, {device['date']}; dashed: the bound "
                      "from each method's chain length"], series, "N (elements)", "relative error",
                     [1 << k for k in range(k_lo, k_hi + 1, 2)], plots.power_labels(2, range(k_lo, k_hi + 1, 2)),
-                    (10.0 ** (lo - 1.5), 10.0 ** (hi + 0.2)), y_log=True, y_ticks=[exact] + [10.0 ** d for d in decades],
-                    y_labels=["0 (exact)"] + [label if len(decades) <= 10 or (d - lo) % 2 == 0 else ""
-                                                 for d, label in zip(decades, plots.power_labels(10, decades))], y_gap=10.0 ** (lo - 0.5),
-                    size=(10.0, 5.6))
+                    (10.0 ** (lo - 1.5), 10.0 ** (hi + 0.2)), y_log=True, y_gap=10.0 ** (lo - 0.5), size=(10.0, 5.6),
+                    y_ticks=[exact] + [10.0 ** d for d in decades], y_labels=["0 (exact)"] + y_labels)
 
-
-# ----------------------------------------------------------------------------- fill
 
 def fill(dirs, root, runs=()):
-    """Writes the plots and the blocks from the first run that holds the study (accuracy/),
-    and 12 against 09 from the tour's sweep of the runs (results.load_runs). Returns the
-    paths written."""
+    """Draws the plots and fills the blocks from the first run that holds the study (accuracy/),
+    and 12 against 09 from the tour's sweep runs. Returns the paths written."""
     folder = next(os.path.join(d, "accuracy") for d in dirs if os.path.isdir(os.path.join(d, "accuracy")))
     device = read_device(os.path.join(folder, "device.txt"))
-    errors = read_csv(os.path.join(folder, "errors.csv"))
-    times = read_csv(os.path.join(folder, "times.csv"))
-    repro = read_csv(os.path.join(folder, "reproducibility.csv"))
-    for name, rows, keys in (("errors.csv", errors, ("kind", "n", "method", "rel_error", "ulps", "bound")),
-                             ("times.csv", times, ("n", "method", "median_ms")),
-                             ("reproducibility.csv", repro, ("case", "method", "n", "distinct", "bits"))):
-        if rows and any(k not in rows[0] for k in keys):
-            raise DataError(f"{name}: expected the columns {', '.join(keys)}")
-    readme = os.path.join(root, README)
-    tuning = os.path.join(root, TUNING)
-    images = os.path.join(root, "docs", "images")
+    errors, times, repro = (read_csv(folder, name) for name in COLUMNS)
+    tuning, images = os.path.join(root, "docs", "tuning.md"), os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
-    jobs = [(os.path.join(images, f"accuracy_error_{kind}.svg"), plot,
-             (kind, [r for r in errors if r["kind"] == kind], os.path.join(images, f"accuracy_error_{kind}.svg"),
-              device)) for kind in KINDS if any(r["kind"] == kind for r in errors)]
+    jobs = []
+    for kind in (k for k in KINDS if any(r["kind"] == k for r in errors)):
+        path = os.path.join(images, f"accuracy_error_{kind}.svg")
+        jobs.append((path, plot, (kind, [r for r in errors if r["kind"] == kind], path, device)))
     written = plots.draw(jobs, "fill_accuracy.py")
     blocks = {  # marker: (the page it is in, its text)
         "accuracy:errors": (tuning, errors_block(errors, device, os.path.dirname(tuning), root)),
         "accuracy:time": (tuning, time_block(times, errors, device) if times else None),
         "accuracy:repro": (tuning, repro_block(repro, device) if repro else None),
         "accuracy:vs09": (tuning, vs09_block(runs)),
-        "accuracy:ncu": (readme, ncu_block(folder, device)),
+        "accuracy:ncu": (os.path.join(root, "12_accuracy", "README.md"), ncu_block(folder, device)),
     }
     for marker, (page, text) in blocks.items():
         if text is None:
             print(f"fill_accuracy: no data for {marker}; block left as it was", file=sys.stderr)
-            continue
-        if not fill_file(page, marker, text.rstrip() + "\n"):
+        elif fill_file(page, marker, text.rstrip() + "\n"):
+            written.append(f"{page} ({marker})")
+        else:
             print(f"fill_accuracy: no block {marker} in {os.path.relpath(page, root)}", file=sys.stderr)
-            continue
-        written.append(f"{page} ({marker})")
     return written
