@@ -136,9 +136,8 @@ def parse_markdown(lines):
         if MD_END.match(lines[i]):
             yield i, "'<!-- /snippet -->' without a '<!-- snippet: PATH#NAME -->' before it"
         elif fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
-            i += 1  # an ordinary code block: markers inside it are text
-            while i < len(lines) and not closes(lines[i], fence.group(1)):
-                i += 1
+            # an ordinary code block: the markers inside it are text
+            i = next((k for k in range(i + 1, len(lines)) if closes(lines[k], fence.group(1))), len(lines))
         i += 1
 
 
