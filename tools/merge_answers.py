@@ -1,20 +1,18 @@
 #!/usr/bin/env python3
-"""Merges the per-chapter answer files into one page.
+"""Merges the per-chapter answer files docs/answers/*.md, in name order, into docs/answers.md.
 
     python3 tools/merge_answers.py            write docs/answers.md
     python3 tools/merge_answers.py --check    exit 1 if docs/answers.md is out of date
 
-concatenates docs/answers/*.md in name order (00_..., 01_..., ...) under a title and a
-table of contents. Each file becomes one section: its headings are shifted so that its
-top heading is a level-2 heading (a file without a heading at its top gets one named
-after the file; a leading "Answers:" in that heading is dropped), relative links are rewritten to work from docs/, and a link to the
-chapter's README follows the section heading when that chapter folder exists.
-
-Python 3 standard library only.
+A title and a table of contents, then one section per file: its headings shift so that its top
+heading is level 2 (a file without one gets "## FILE_STEM"; a leading "Answers:" is dropped), its
+relative links are rewritten to work from docs/, and a link to the chapter's README follows the
+heading when that chapter folder exists. Python 3 standard library only.
 """
 
 import argparse
 import os
+import pathlib
 import re
 import sys
 
@@ -24,22 +22,18 @@ LINK = re.compile(r"(\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")
 TITLE = "Answers to the exercises"
 
 
-def outside_fences(lines):
-    """Yields (index, line, inside_fence) for each line."""
-    opener = None
-    for i, line in enumerate(lines):
-        match = FENCE.match(line)
-        if opener is None and match:
-            opener = match.group(1)
-            yield i, line, True
-            continue
-        if opener is not None:
-            if match and match.group(1)[0] == opener[0] and len(match.group(1)) >= len(opener) \
-                    and not line[match.end():].strip():
-                opener = None
-            yield i, line, True
-            continue
-        yield i, line, False
+def headings(lines):
+    """Returns, for each line, (whether it belongs to a fenced code block, its HEADING match or None)."""
+    found, opener = [], None
+    for line in lines:
+        fence = FENCE.match(line)
+        found.append((True, None) if opener or fence else (False, HEADING.match(line)))
+        if opener is None and fence:
+            opener = fence.group(1)
+        elif opener and fence and fence.group(1)[0] == opener[0] and len(fence.group(1)) >= len(opener) \
+                and not line[fence.end():].strip():
+            opener = None
+    return found
 
 
 def slug(text, seen):
@@ -52,80 +46,58 @@ def slug(text, seen):
     return anchor
 
 
-def rebase_link(target, source_dir, out_dir):
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:", target) or target.startswith(("#", "/")):
-        return target  # a URL, an anchor in the page, or a site-absolute path
-    path, hash_, anchor = target.partition("#")
-    if not path:
-        return target
-    new = os.path.relpath(os.path.normpath(os.path.join(source_dir, path)), out_dir).replace(os.sep, "/")
-    return new + hash_ + anchor
+def rebase_links(text, source_dir, out_dir):
+    """text with its relative links rewritten from source_dir to out_dir (inline code left alone)."""
+    def rebase(link):
+        path, hash_, anchor = link.group(2).partition("#")
+        if not path or path.startswith("/") or re.match(r"^[a-zA-Z][a-zA-Z0-9+.\-]*:", path):
+            return link.group(0)  # an anchor in the page, a site-absolute path or a URL
+        new = os.path.relpath(os.path.join(source_dir, path), out_dir).replace(os.sep, "/")
+        return link.group(1) + new + hash_ + anchor + link.group(3)
+    return "".join(part if part.startswith("`") else LINK.sub(rebase, part)
+                   for part in re.split(r"(`+[^`]*`+)", text))
 
 
 def section(path, out_dir, root):
     """One answer file as a section: (heading text, lines)."""
     stem = os.path.splitext(os.path.basename(path))[0]
-    with open(path, encoding="utf-8") as f:
-        lines = f.read().strip("\n").splitlines()
-    levels = [len(HEADING.match(line).group(1)) for _, line, fenced in outside_fences(lines)
-              if not fenced and HEADING.match(line)]
-    first = next((line for line in lines if line.strip()), "")
-    if first and HEADING.match(first) and not FENCE.match(first):
-        shift = 2 - min(levels)
-        prefix = []
-    else:
-        shift = 3 - min(levels) if levels else 0
-        prefix = [f"## {stem}", ""]
+    lines = pathlib.Path(path).read_text(encoding="utf-8").strip("\n").splitlines()
+    found = headings(lines)
+    top = HEADING.match(next((line for line in lines if line.strip()), ""))
+    shift = (2 if top else 3) - min((len(match.group(1)) for _, match in found if match), default=0)
     source_dir = os.path.dirname(os.path.abspath(path))
-    body = []
-    for _, line, fenced in outside_fences(lines):
-        if not fenced:
-            match = HEADING.match(line)
-            if match:
-                level = max(1, min(6, len(match.group(1)) + shift))
-                line = "#" * level + " " + match.group(2)
-            parts = re.split(r"(`+[^`]*`+)", line)  # leave inline code alone
-            line = "".join(part if part.startswith("`") else
-                           LINK.sub(lambda m: m.group(1) + rebase_link(m.group(2), source_dir, out_dir) + m.group(3),
-                                    part) for part in parts)
-        body.append(line)
-    lines = prefix + body
-    heading_index = next(i for i, line in enumerate(lines) if HEADING.match(line))
-    match = HEADING.match(lines[heading_index])
+    body = [] if top else [f"## {stem}", ""]
+    for line, (fenced, match) in zip(lines, found):
+        if match:
+            line = "#" * min(6, len(match.group(1)) + shift) + " " + match.group(2)
+        body.append(line if fenced else rebase_links(line, source_dir, out_dir))
+    index = next(i for i, line in enumerate(body) if HEADING.match(line))
+    level, heading = HEADING.match(body[index]).groups()
     # "Answers: 01 · ..." on a page titled "Answers to the exercises": drop the repeated word.
-    heading = re.sub(r"^answers?\b(?:\s+to\s+[^:—–]*)?\s*[:—–-]\s*", "", match.group(2), flags=re.I) or match.group(2)
-    lines[heading_index] = match.group(1) + " " + heading
+    heading = re.sub(r"^answers?\b(?:\s+to\s+[^:—–]*)?\s*[:—–-]\s*", "", heading, flags=re.I) or heading
+    body[index] = level + " " + heading
     readme = os.path.join(root, stem, "README.md")
     if os.path.exists(readme):
         link = os.path.relpath(readme, out_dir).replace(os.sep, "/")
-        lines[heading_index + 1:heading_index + 1] = ["", f"The exercises: [{stem}/README.md]({link})."]
-    return heading, lines
+        body[index + 1:index + 1] = ["", f"The exercises: [{stem}/README.md]({link})."]
+    return heading, body
 
 
 def merge(answers_dir, out_path, root):
-    files = sorted(f for f in os.listdir(answers_dir) if f.endswith(".md"))
+    """Returns the merged page."""
     out_dir = os.path.dirname(os.path.abspath(out_path))
-    sections = [section(os.path.join(answers_dir, f), out_dir, root) for f in files]
+    sections = [section(os.path.join(answers_dir, f), out_dir, root)
+                for f in sorted(os.listdir(answers_dir)) if f.endswith(".md")]
     rel_answers = os.path.relpath(os.path.abspath(answers_dir), root).replace(os.sep, "/")
-    seen = {}
-    slug(TITLE, seen)
-    # Anchors in document order: every heading counts towards GitHub's -1, -2 suffixes.
-    anchors = []
-    for _, lines in sections:
-        first = True
-        for _, line, fenced in outside_fences(lines):
-            match = None if fenced else HEADING.match(line)
-            if match:
-                anchor = slug(match.group(2), seen)
-                if first:
-                    anchors.append(anchor)
-                    first = False
     out = [f"# {TITLE}", "",
            f"<!-- Generated by tools/merge_answers.py from {rel_answers}/*.md: edit those files, "
            "then run the script again. -->", "",
            "Short answers to the exercises at the end of each chapter's README. Try the exercise first.", ""]
-    for (heading, _), anchor in zip(sections, anchors):
-        out.append(f"- [{re.sub(r'[][]', '', heading)}](#{anchor})")
+    seen = {}
+    slug(TITLE, seen)
+    for heading, lines in sections:  # every heading, in page order, counts towards GitHub's -1, -2 suffixes
+        anchors = [slug(match.group(2), seen) for _, match in headings(lines) if match]
+        out.append(f"- [{re.sub(r'[][]', '', heading)}](#{anchors[0]})")
     for _, lines in sections:
         out += [""] + lines
     return "\n".join(out) + "\n"
@@ -143,21 +115,15 @@ def main(argv=None):
         print(f"merge_answers.py: no folder '{args.answers}'", file=sys.stderr)
         return 2
     text = merge(args.answers, args.out, os.path.abspath(args.root))
-    if args.check:
-        try:
-            with open(args.out, encoding="utf-8") as f:
-                current = f.read()
-        except OSError:
-            current = None
-        if current != text:
-            print(f"merge_answers.py: {args.out} is out of date; run python3 tools/merge_answers.py",
-                  file=sys.stderr)
-            return 1
+    out = pathlib.Path(args.out)
+    if not args.check:
+        out.write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
+    elif out.is_file() and out.read_text(encoding="utf-8") == text:
         print(f"{args.out} is up to date")
-        return 0
-    with open(args.out, "w", encoding="utf-8") as f:
-        f.write(text)
-    print(f"wrote {args.out}")
+    else:
+        print(f"merge_answers.py: {args.out} is out of date; run python3 tools/merge_answers.py", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1,78 +1,48 @@
 #!/usr/bin/env python3
 """Keep the code excerpts in the Markdown files in sync with the compiled source.
 
-In a source file, a region is marked by two lines (the marker lines themselves are
-not part of the excerpt):
+    python3 tools/snippets.py --write   rewrite every block from the source
+    python3 tools/snippets.py --check   exit 1 listing every block that differs from the source,
+                                        every missing file or snippet, every malformed block
 
-    // [snippet:block_sums]
-    ...code...
-    // [/snippet:block_sums]
-
-In a Markdown file, an excerpt of it is a block of four parts, each on its own line:
+A source file marks a region with the lines `// [snippet:NAME]` and `// [/snippet:NAME]` (or `#`
+comments). Every *.md file under the root (build and hidden folders skipped) shows it, dedented,
+in a block like the one below; a block may start out empty (the start marker directly followed
+by the end marker) and --write fills it in. Paths are relative to the repository root.
 
     <!-- snippet: 04_shared_tree/shared_tree.cu#block_sums -->
     ```cuda
-    ...the region, dedented by its common leading whitespace...
+    ...the region...
     ```
     <!-- /snippet -->
 
-The path is relative to the repository root. A block may start out empty (the
-start marker directly followed by the end marker): --write fills it in.
-
-A block can also show what changed between two sources, as a unified diff (the
-"What changed" section of each chapter README):
-
-    <!-- snippet: diff 03_interleaved/interleaved.cu 04_shared_tree/shared_tree.cu -->
-    ```diff
-    ...the lines that differ, with two lines of context...
-    ```
-    <!-- /snippet -->
-
-Each side is PATH#NAME, one region: a lesson shows the diff of the functions that
-changed, never of a whole file. A diff longer than MAX_DIFF_LINES (60) lines is refused:
-a change that long is more than one change (split the chapter, or show its parts).
-
-    python3 tools/snippets.py --write   rewrite every block from the source
-    python3 tools/snippets.py --check   exit 1 listing every block that differs
-                                             from the source, every reference to a
-                                             missing file or snippet, every malformed
-                                             block; exit 0 when all match
-
-Every *.md file under the root is scanned (folders named build and hidden folders
-such as .git are skipped), or only the files named on the command line. Snippet
-markers inside an ordinary fenced code block are ignored, so a page can show the
-syntax by wrapping an example in a ~~~ or ```` fence.
-
-Python 3 standard library only.
+`<!-- snippet: diff A#NAME B#NAME -->` shows the unified diff of two regions instead (a chapter's
+"What changed"); whole-file diffs and diffs over MAX_DIFF_LINES lines are refused. Markers inside
+an ordinary code fence (```` or ~~~) are text, so a page can show the syntax.
 """
 
 import argparse
+import collections
 import difflib
 import os
 import re
 import sys
 
-# A source marker line: `// [snippet:NAME]` or `// [/snippet:NAME]` (`#` comments too,
-# for CMake and Python files).
 SOURCE_MARKER = re.compile(r"^\s*(?://|#)\s*\[(/?)snippet:([A-Za-z0-9_.\-]+)\]\s*$")
-# The Markdown block markers.
 MD_START = re.compile(r"^\s*<!--\s*snippet:\s*(\S+?|diff \S+ \S+)\s*-->\s*$")
 MD_END = re.compile(r"^\s*<!--\s*/snippet\s*-->\s*$")
-# A fence line (CommonMark: up to three spaces of indentation, 3+ backticks or tildes).
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")  # CommonMark: up to 3 spaces, 3+ backticks or tildes, info
 SKIP_DIRS = {"build", "node_modules", "__pycache__"}
-# The longest diff a block may show (its lines, the two file-name lines included).
-MAX_DIFF_LINES = 60
-
-LANGUAGE_BY_EXTENSION = {
-    ".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".cc": "cpp", ".h": "cpp", ".hpp": "cpp",
-    ".py": "python", ".cmake": "cmake", ".sh": "bash", ".json": "json",
-}
+MAX_DIFF_LINES = 60  # a diff's lines, its two file-name lines included
+LANGUAGES = {".cu": "cuda", ".cuh": "cuda", ".cpp": "cpp", ".cc": "cpp", ".h": "cpp", ".hpp": "cpp",
+             ".py": "python", ".cmake": "cmake", ".sh": "bash", ".json": "json"}
+# A Markdown block: its start and end marker lines (0-based), reference, the language its fence
+# names and the lines between the fences (None while the block is empty).
+Block = collections.namedtuple("Block", "start end reference language body")
 
 
 class SnippetError(Exception):
-    """A problem in a source file's markers (unclosed, duplicated, nested)."""
+    """A source file that is missing, unreadable, or whose markers are unclosed, duplicated or nested."""
 
 
 def dedent(lines):
@@ -83,186 +53,117 @@ def dedent(lines):
     return [line[len(prefix):] if line.strip() else "" for line in lines]
 
 
-def read_lines(path):
-    with open(path, encoding="utf-8") as f:
-        return f.read().splitlines()
-
-
-def parse_source(path):
-    """Returns {name: [excerpt lines]} for one source file; raises SnippetError on bad markers."""
-    snippets = {}
-    open_name, open_line, body = None, 0, []
-    for number, line in enumerate(read_lines(path), start=1):
+def parse_source(root, path):
+    """Returns {name: [excerpt lines]} for one source file; raises SnippetError."""
+    full = os.path.join(root, path)
+    if os.path.isabs(path) or not os.path.isfile(full):
+        raise SnippetError(f"source file '{path}' not found (paths are relative to the repository root)")
+    try:
+        with open(full, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise SnippetError(f"cannot read '{path}': {e}")
+    snippets, open_name, open_line, body = {}, None, 0, []
+    for number, line in enumerate(lines, start=1):
         match = SOURCE_MARKER.match(line)
         if not match:
-            if open_name is not None:
-                body.append(line.rstrip())
+            body.append(line.rstrip())
             continue
-        closing, name = match.group(1) == "/", match.group(2)
-        if not closing:
+        name, where = match.group(2), f"{full}:{number}"
+        if not match.group(1):  # a start marker
             if open_name is not None:
-                raise SnippetError(f"{path}:{number}: snippet '{name}' starts inside snippet "
-                                   f"'{open_name}' (line {open_line}); nesting is not supported")
+                raise SnippetError(f"{where}: snippet '{name}' starts inside snippet '{open_name}' "
+                                   f"(line {open_line}); nesting is not supported")
             if name in snippets:
-                raise SnippetError(f"{path}:{number}: snippet '{name}' is defined twice")
+                raise SnippetError(f"{where}: snippet '{name}' is defined twice")
             open_name, open_line, body = name, number, []
+        elif open_name != name:
+            what = f"snippet '{open_name}' (line {open_line}) is open" if open_name else "no snippet is open"
+            raise SnippetError(f"{where}: end marker for '{name}' but {what}")
         else:
-            if open_name != name:
-                what = f"snippet '{open_name}' (line {open_line}) is open" if open_name else "no snippet is open"
-                raise SnippetError(f"{path}:{number}: end marker for '{name}' but {what}")
-            snippets[name] = dedent(body)
-            open_name = None
+            snippets[name], open_name = dedent(body), None
     if open_name is not None:
-        raise SnippetError(f"{path}:{open_line}: snippet '{open_name}' is never closed "
+        raise SnippetError(f"{full}:{open_line}: snippet '{open_name}' is never closed "
                            f"(add a line `// [/snippet:{open_name}]`)")
     return snippets
 
 
-class SourceCache:
-    """Parses each referenced source file once."""
-
-    def __init__(self, root):
-        self.root = root
-        self.files = {}
-
-    def diff(self, reference):
-        """The unified diff between the two regions of a 'diff A#NAME B#NAME' reference."""
-        sides = []
-        for side in reference.split()[1:]:
+def lookup(reference, root):
+    """Returns (excerpt lines, None) or (None, why it cannot be found)."""
+    if reference.startswith("diff "):
+        names, sides = reference.split()[1:], []
+        for side in names:
             if "#" not in side:
                 return None, (f"diff side '{side}' is a whole file: name the function that changed "
                               "(PATH#NAME), a lesson never shows a whole-file diff")
-            lines, why = self.lookup(side)
+            excerpt, why = lookup(side, root)
             if why:
                 return None, why
-            sides.append((side, lines))
-        (name_a, a), (name_b, b) = sides
-        diff = list(difflib.unified_diff(a, b, name_a, name_b, lineterm="", n=2))
+            sides.append(excerpt)
+        diff = list(difflib.unified_diff(*sides, *names, lineterm="", n=2))
         if len(diff) > MAX_DIFF_LINES:
             return None, (f"the diff {reference} is {len(diff)} lines (at most {MAX_DIFF_LINES}): show the "
                           "functions that changed one at a time, or split the change")
         return diff, None
-
-    def lookup(self, reference):
-        """Returns (excerpt lines, None) or (None, why it cannot be found)."""
-        if reference.startswith("diff "):
-            return self.diff(reference)
-        if "#" not in reference:
-            return None, f"reference '{reference}' has no '#NAME' (expected PATH#NAME)"
-        path, name = reference.rsplit("#", 1)
-        if path not in self.files:
-            full = os.path.join(self.root, path)
-            if os.path.isabs(path) or not os.path.isfile(full):
-                self.files[path] = f"source file '{path}' not found (paths are relative to the repository root)"
-            else:
-                try:
-                    self.files[path] = parse_source(full)
-                except SnippetError as e:
-                    self.files[path] = str(e)
-                except (OSError, UnicodeDecodeError) as e:
-                    self.files[path] = f"cannot read '{path}': {e}"
-        parsed = self.files[path]
-        if isinstance(parsed, str):
-            return None, parsed
-        if name not in parsed:
-            known = ", ".join(sorted(parsed)) or "none"
-            return None, f"no snippet '{name}' in '{path}' (snippets there: {known})"
-        return parsed[name], None
+    if "#" not in reference:
+        return None, f"reference '{reference}' has no '#NAME' (expected PATH#NAME)"
+    path, name = reference.rsplit("#", 1)
+    try:
+        parsed = parse_source(root, path)
+    except SnippetError as e:
+        return None, str(e)
+    if name not in parsed:
+        return None, f"no snippet '{name}' in '{path}' (snippets there: {', '.join(sorted(parsed)) or 'none'})"
+    return parsed[name], None
 
 
-class Block:
-    """One snippet block found in a Markdown file (line indices are 0-based)."""
-
-    def __init__(self, start, end, reference, fence_open, body, language):
-        self.start, self.end = start, end  # the start and end marker lines
-        self.reference = reference
-        self.fence_open = fence_open  # the opening fence line, or None for an empty block
-        self.body = body  # the lines between the fences
-        self.language = language
-
-
-def parse_markdown(lines):
-    """Returns (blocks, problems): problems are (0-based line, message) for malformed blocks."""
-    blocks, problems = [], []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        start = MD_START.match(line)
-        if start:
-            block, why, i = parse_block(lines, i, start.group(1))
-            if block:
-                blocks.append(block)
-            else:
-                problems.append(why)
-            continue
-        if MD_END.match(line):
-            problems.append((i, "'<!-- /snippet -->' without a '<!-- snippet: PATH#NAME -->' before it"))
-            i += 1
-            continue
-        fence = FENCE.match(line)
-        if fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
-            i = skip_fenced(lines, i, fence.group(1))  # an ordinary code block: markers inside are text
-            continue
-        i += 1
-    return blocks, problems
-
-
-def is_closing_fence(line, opener):
+def closes(line, opener):
+    """Whether line is a fence that closes the code block opened with the fence opener."""
     match = FENCE.match(line)
     return bool(match and match.group(1)[0] == opener[0] and len(match.group(1)) >= len(opener)
                 and not match.group(2).strip())
 
 
-def skip_fenced(lines, i, opener):
-    """Returns the index just past the fence that closes the one opened at line i."""
-    j = i + 1
-    while j < len(lines) and not is_closing_fence(lines[j], opener):
-        j += 1
-    return j + 1
+def parse_markdown(lines):
+    """Yields a Block for each snippet block, and (0-based line, why) for each malformed one."""
+    lines, i = lines + [""], 0  # a blank line at the end spares the bounds checks
+    while i < len(lines):
+        start, fence = MD_START.match(lines[i]), FENCE.match(lines[i])
+        if start:
+            i, found = parse_block(lines, i, start.group(1))
+            yield found
+            continue
+        if MD_END.match(lines[i]):
+            yield i, "'<!-- /snippet -->' without a '<!-- snippet: PATH#NAME -->' before it"
+        elif fence and not (fence.group(1)[0] == "`" and "`" in fence.group(2)):
+            # an ordinary code block: the markers inside it are text
+            i = next((k for k in range(i + 1, len(lines)) if closes(lines[k], fence.group(1))), len(lines))
+        i += 1
 
 
 def parse_block(lines, i, reference):
-    """Parses the block whose start marker is line i. Returns (Block or None, problem, next i)."""
-    j = i + 1
-    if j < len(lines) and MD_END.match(lines[j]):  # empty block: --write fills it
-        return Block(i, j, reference, None, [], None), None, j + 1
-    fence = FENCE.match(lines[j]) if j < len(lines) else None
+    """Parses the block whose start marker is line i. Returns (next i, Block or (i, why it is malformed))."""
+    if MD_END.match(lines[i + 1]):  # an empty block: --write fills it, in the language of the file's extension
+        path = reference.rsplit("#", 1)[0]
+        language = "diff" if reference.startswith("diff ") else LANGUAGES.get(os.path.splitext(path)[1], "")
+        return i + 2, Block(i, i + 1, reference, language, None)
+    fence = FENCE.match(lines[i + 1])
     if not fence:
-        return None, (i, f"snippet block '{reference}': the line after the start marker must open a code "
-                         "fence (```cuda) or be '<!-- /snippet -->'"), i + 1
-    opener = fence.group(1)
-    k = j + 1
-    while k < len(lines) and not is_closing_fence(lines[k], opener):
-        if MD_START.match(lines[k]) or MD_END.match(lines[k]):
-            break
-        k += 1
-    if k >= len(lines) or not is_closing_fence(lines[k], opener):
-        return None, (i, f"snippet block '{reference}': its code fence is not closed before "
-                         "the next snippet marker or the end of the file"), k
-    end = k + 1
-    if end >= len(lines) or not MD_END.match(lines[end]):
-        return None, (i, f"snippet block '{reference}': the code fence must be followed directly by "
-                         "'<!-- /snippet -->'"), end
-    return Block(i, end, reference, lines[j], lines[j + 1:k], fence.group(2).strip()), None, end + 1
-
-
-def render(block, excerpt):
-    """The lines that go between the start and end markers for this excerpt."""
-    language = block.language
-    if language is None and block.reference.startswith("diff "):
-        language = "diff"
-    if language is None:  # a new block: guess from the file's extension
-        path = block.reference.rsplit("#", 1)[0]
-        language = LANGUAGE_BY_EXTENSION.get(os.path.splitext(path)[1], "")
-    longest = max([len(run) for line in excerpt for run in re.findall(r"`+", line)] + [0])
-    fence = "`" * max(3, longest + 1)
-    if block.fence_open is not None and FENCE.match(block.fence_open).group(1)[0] == "~":
-        longest = max([len(run) for line in excerpt for run in re.findall(r"~+", line)] + [0])
-        fence = "~" * max(3, longest + 1)
-    return [fence + language] + list(excerpt) + [fence]
+        return i + 1, (i, f"snippet block '{reference}': the line after the start marker must open a code "
+                          "fence (```cuda) or be '<!-- /snippet -->'")
+    k = next((k for k in range(i + 2, len(lines)) if closes(lines[k], fence.group(1))
+              or MD_START.match(lines[k]) or MD_END.match(lines[k])), len(lines))
+    if k == len(lines) or not closes(lines[k], fence.group(1)):
+        return k, (i, f"snippet block '{reference}': its code fence is not closed before "
+                      "the next snippet marker or the end of the file")
+    if not MD_END.match(lines[k + 1]):
+        return k + 1, (i, f"snippet block '{reference}': the code fence must be followed directly by "
+                          "'<!-- /snippet -->'")
+    return k + 2, Block(i, k + 1, reference, fence.group(2).strip(), lines[i + 2:k])
 
 
 def find_markdown(root):
+    """Returns the paths of every *.md file under root, build and hidden folders skipped."""
     found = []
     for directory, subdirs, files in os.walk(root):
         subdirs[:] = sorted(d for d in subdirs if d not in SKIP_DIRS and not d.startswith("."))
@@ -270,75 +171,69 @@ def find_markdown(root):
     return found
 
 
-def process(path, root, sources, write):
-    """Checks (or rewrites) one Markdown file. Returns a list of problem messages."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        return [f"{path}: cannot read: {e}"]
-    lines = text.splitlines()
-    shown = os.path.relpath(path, root)
-    blocks, malformed = parse_markdown(lines)
-    problems = [(line, f"{shown}:{line + 1}: malformed: {why}") for line, why in malformed]
-    replacements = []
-    for block in blocks:
-        excerpt, why = sources.lookup(block.reference)
-        where = f"{shown}:{block.start + 1}"
+def plural(count, word):
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def process(path, root, write):
+    """Checks (or rewrites) one Markdown file. Returns (problem messages, number of blocks)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    lines, shown = text.splitlines(), os.path.relpath(path, root)
+    problems, blocks, updates = [], 0, []
+    for block in parse_markdown(lines):
+        if not isinstance(block, Block):
+            problems.append(f"{shown}:{block[0] + 1}: malformed: {block[1]}")
+            continue
+        blocks += 1
+        excerpt, why = lookup(block.reference, root)
         if why:
-            problems.append((block.start, f"{where}: {why}"))
+            problems.append(f"{shown}:{block.start + 1}: {why}")
+        elif block.body == excerpt:
             continue
-        if block.fence_open is not None and block.body == excerpt:
-            continue
-        if write:
-            replacements.append((block, render(block, excerpt)))
+        elif write:
+            fence = "`" * max([3] + [len(run) + 1 for line in excerpt for run in re.findall("`+", line)])
+            updates.insert(0, (block, [fence + block.language] + excerpt + [fence]))  # the last block first
         else:
-            diff = list(difflib.unified_diff(block.body, excerpt, "in " + shown, "in " + block.reference.rsplit("#", 1)[0],
-                                             lineterm="", n=1))
-            shown_diff = "\n".join("    " + d for d in diff[:40])
+            diff = list(difflib.unified_diff(block.body or [], excerpt, "in " + shown,
+                                             "in " + block.reference.rsplit("#", 1)[0], lineterm="", n=1))
             more = f"\n    ... ({len(diff) - 40} more diff lines)" if len(diff) > 40 else ""
-            state = "is empty" if block.fence_open is None else "differs from the source"
-            problems.append((block.start, f"{where}: snippet {block.reference} {state}\n{shown_diff}{more}"))
-    if write and replacements:
-        for block, new_inner in reversed(replacements):  # from the bottom, so indices stay valid
-            lines[block.start + 1:block.end] = new_inner
-        new_text = "\n".join(lines) + ("\n" if text.endswith("\n") or not text else "")
+            state = "is empty" if block.body is None else "differs from the source"
+            problems.append(f"{shown}:{block.start + 1}: snippet {block.reference} {state}\n"
+                            + "\n".join("    " + d for d in diff[:40]) + more)
+    for block, new in updates:  # from the bottom up, so that the line numbers above stay valid
+        lines[block.start + 1:block.end] = new
+    if updates:
         with open(path, "w", encoding="utf-8") as f:
-            f.write(new_text)
-        print(f"updated {shown} ({len(replacements)} block{'s' if len(replacements) != 1 else ''})")
-    return [message for _, message in sorted(problems, key=lambda p: p[0])]
+            f.write("\n".join(lines) + ("\n" if text.endswith("\n") else ""))
+        print(f"updated {shown} ({plural(len(updates), 'block')})")
+    return problems, blocks
 
 
 def main(argv=None):
-    default_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description="Sync the code excerpts in Markdown files with the source.")
     mode = parser.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--check", action="store_true", help="report drift, missing snippets, malformed blocks; exit 1 if any")
+    mode.add_argument("--check", action="store_true",
+                      help="report drift, missing snippets, malformed blocks; exit 1 if any")
     mode.add_argument("--write", action="store_true", help="rewrite every block from the source")
-    parser.add_argument("--root", default=default_root, help="repository root (default: this script's repository)")
-    parser.add_argument("files", nargs="*", help="Markdown files (default: every *.md under the root)")
+    parser.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        help="repository root (default: this script's repository)")
     args = parser.parse_args(argv)
-
     root = os.path.abspath(args.root)
-    files = [os.path.abspath(f) for f in args.files] if args.files else find_markdown(root)
-    sources = SourceCache(root)
-    problems, blocks_seen = [], 0
+    files = find_markdown(root)
+    problems, blocks = [], 0
     for path in files:
-        problems += process(path, root, sources, args.write)
-        try:
-            with open(path, encoding="utf-8") as f:
-                blocks_seen += len(parse_markdown(f.read().splitlines())[0])
-        except (OSError, UnicodeDecodeError):
-            pass
+        found, count = process(path, root, args.write)
+        problems, blocks = problems + found, blocks + count
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
         hint = "" if args.write else "; run `python3 tools/snippets.py --write` to update excerpts from the source"
-        print(f"snippets: {len(problems)} problem{'s' if len(problems) != 1 else ''} in {len(files)} "
-              f"Markdown file{'s' if len(files) != 1 else ''}{hint}", file=sys.stderr)
+        print(f"snippets: {plural(len(problems), 'problem')} in {plural(len(files), 'Markdown file')}{hint}",
+              file=sys.stderr)
         return 1
     verb = "written" if args.write else "match the source"
-    print(f"snippets: {blocks_seen} block{'s' if blocks_seen != 1 else ''} in {len(files)} Markdown file{'s' if len(files) != 1 else ''} {verb}")
+    print(f"snippets: {plural(blocks, 'block')} in {plural(len(files), 'Markdown file')} {verb}")
     return 0
 
 
