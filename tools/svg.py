@@ -1,19 +1,37 @@
-"""A few helpers for writing SVG by hand (draw_schemes.py, draw_rows.py, accuracy/draw_chain.py;
-the results plots are drawn with matplotlib: plots.py).
+"""Helpers for writing SVG by hand (draw_schemes.py, draw_rows.py, accuracy/draw_chain.py; the results
+plots are drawn with matplotlib: plots.py). Python 3 standard library only."""
 
-Python 3 standard library only.
-"""
-
+import colorsys
 from xml.sax.saxutils import escape
 
 SANS = "DejaVu Sans, Helvetica, Arial, sans-serif"
 MONO = "DejaVu Sans Mono, Menlo, Consolas, monospace"
+TEXT = "#222222"
+SUBTLE = "#666666"
 
 
 def fmt(number):
     """A coordinate with at most one decimal, without a trailing .0."""
     text = f"{number:.1f}"
     return text[:-2] if text.endswith(".0") else text
+
+
+def hls_color(hue, lightness, saturation):
+    """'#rrggbb' of a colour given as hue, lightness, saturation (0..1)."""
+    r, g, b = colorsys.hls_to_rgb(hue, lightness, saturation)
+    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
+
+
+def wrap(text, max_chars):
+    """The words of text as lines of at most max_chars characters."""
+    lines, current = [], ""
+    for word in text.split():
+        if current and len(current) + 1 + len(word) > max_chars:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}" if current else word
+    return lines + ([current] if current else [])
 
 
 def attributes(**attrs):
@@ -26,6 +44,10 @@ def attributes(**attrs):
             value = fmt(value)
         parts.append(f'{key}="{escape(str(value), {chr(34): "&quot;"})}"')
     return " ".join(parts)
+
+
+def points(pairs):
+    return " ".join(f"{fmt(x)},{fmt(y)}" for x, y in pairs)
 
 
 class Svg:
@@ -48,16 +70,14 @@ class Svg:
         marker = f"url(#{self.arrow_marker(stroke)})" if arrow else None
         self.add(f"<line {attributes(x1=float(x1), y1=float(y1), x2=float(x2), y2=float(y2), stroke=stroke, stroke_width=float(width), marker_end=marker, **extra)}/>")
 
-    def polyline(self, points, stroke, width=1.5, **extra):
-        text = " ".join(f"{fmt(x)},{fmt(y)}" for x, y in points)
-        self.add(f"<polyline {attributes(points=text, fill='none', stroke=stroke, stroke_width=float(width), stroke_linejoin='round', stroke_linecap='round', **extra)}/>")
+    def polyline(self, pairs, stroke, width=1.5, **extra):
+        self.add(f"<polyline {attributes(points=points(pairs), fill='none', stroke=stroke, stroke_width=float(width), stroke_linejoin='round', stroke_linecap='round', **extra)}/>")
 
-    def polygon(self, points, fill, stroke="none", **extra):
-        text = " ".join(f"{fmt(x)},{fmt(y)}" for x, y in points)
-        self.add(f"<polygon {attributes(points=text, fill=fill, stroke=stroke, **extra)}/>")
+    def polygon(self, pairs, fill, stroke="none", **extra):
+        self.add(f"<polygon {attributes(points=points(pairs), fill=fill, stroke=stroke, **extra)}/>")
 
-    def text(self, x, y, content, size=13, anchor="start", color="#222", weight=None, family=SANS, **extra):
-        self.add(f"<text {attributes(x=float(x), y=float(y), font_size=size, text_anchor=anchor, fill=color, font_weight=weight, font_family=family, **extra)}>{escape(content)}</text>")
+    def text(self, x, y, content, **style):
+        self.raw_text(x, y, escape(content), **style)
 
     def raw_text(self, x, y, markup, size=13, anchor="start", color="#222", weight=None, family=SANS, **extra):
         """Text whose content is already SVG markup (e.g. <tspan> for superscripts)."""
@@ -80,7 +100,7 @@ class Svg:
             parts.append(f"<desc>{escape(self.description)}</desc>")
         if self.defs:
             parts.append("<defs>" + "".join(self.defs) + "</defs>")
-        parts.append(f'<rect width="100%" height="100%" fill="#ffffff"/>')
+        parts.append('<rect width="100%" height="100%" fill="#ffffff"/>')
         parts.extend(self.body)
         parts.append("</svg>")
         return "\n".join(parts) + "\n"
