@@ -101,10 +101,7 @@ def shuffle_steps(lanes):
 
 def pow2ceil(x):
     """The smallest power of two at or above x (the device's __clz trick in 05 computes the same)."""
-    p = 1
-    while p < x:
-        p *= 2
-    return p
+    return 1 << max(x - 1, 0).bit_length()
 
 
 def padded_steps(block, name="partial"):
@@ -208,26 +205,30 @@ def pill(svg, x, top, w, h, fill, label, size, baseline):
     svg.text(x, baseline, label, size=size, anchor="middle", color="#ffffff", weight="bold")
 
 
+SWATCHES = {"written": (WRITTEN_FILL, ACTIVE), "live": ("#ffffff", LIVE_STROKE), "dead": (DEAD_FILL, DEAD_STROKE),
+            "working": (ACTIVE, ACTIVE), "idle": ("#ffffff", IDLE)}  # legend: cells, then threads
+
+
 def cell_legend(dead="no longer read"):
-    return [("cell", WRITTEN_FILL, ACTIVE, "written in this step"), ("cell", "#ffffff", LIVE_STROKE, "still to be read"),
-            ("cell", DEAD_FILL, DEAD_STROKE, dead)]
+    return [("written", "written in this step"), ("live", "still to be read"), ("dead", dead)]
 
 
 def draw_legend(svg, y, width, items, pill_text="3"):
-    """Legend items (kind, fill, stroke, label) in rows from x = 20 that fit `width`; returns the last row's y."""
+    """Legend items (kind, label) in rows from x = 20 that fit `width`; returns the last row's y."""
     x = 20.0
-    for kind, fill, stroke, label in items:
+    for kind, label in items:
         needed = 30 + 6.6 * len(label) + 22
         if x + needed > width - 10:
             x, y = 20.0, y + 24
-        if kind == "cell":
+        fill, stroke = SWATCHES.get(kind, (None, None))
+        if kind in ("written", "live", "dead"):
             svg.rect(x, y - 11, 22, 16, fill=fill, stroke=stroke, rx=3)
+        elif kind in ("working", "idle"):
+            svg.rect(x + 4, y - 11, 14, 14, fill=fill, stroke=stroke, rx=2)
         elif kind == "padding":
             svg.rect(x, y - 11, 22, 16, fill="#ffffff", stroke=IDLE, rx=2, stroke_dasharray="2 2")
         elif kind == "pill":
-            pill(svg, x + 12, y - 11, 24, 14, fill, pill_text, 10, y - 1)
-        elif kind == "square":
-            svg.rect(x + 4, y - 11, 14, 14, fill=fill, stroke=stroke, rx=2)
+            pill(svg, x + 12, y - 11, 24, 14, ACTIVE, pill_text, 10, y - 1)
         elif kind == "faint":
             svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.5)
         elif kind == "cross":  # a missing partner, as draw_rows draws it
@@ -243,7 +244,7 @@ def draw_legend(svg, y, width, items, pill_text="3"):
     return y
 
 
-def draw_tree(path, title, caption, values, steps, row_names, worker="thread", shuffle=False, barrier=None):
+def draw_tree(path, title, caption, values, steps, row_names, shuffle=False):
     """03, 04 and 07: one row of cells per step, arrows for the additions, a strip of threads (not for 07)."""
     n = len(values)
     rows = simulate(values, steps, shuffle)
@@ -252,10 +253,9 @@ def draw_tree(path, title, caption, values, steps, row_names, worker="thread", s
     longest = max([len(line) for step in steps for line in step.rule] + [len(name) * 12 / 11.5 for name in row_names])
     left = max(150.0, 34 + 7.0 * longest)
     array_w = n * cell_w
-    strip = not shuffle
     square = 16.0 if n <= 16 else max(6.0, 256.0 / n)
     strip_x = left + array_w + 36
-    width = (strip_x + n * square + 30) if strip else (left + array_w + 40)
+    width = (left + array_w + 40) if shuffle else (strip_x + n * square + 30)
     width = max(width, 760.0, 40 + 10.5 * len(title))
     svg = Svg(width, 0, title, caption)
     top = header(svg, width, title, caption, 7.0) + 24
@@ -321,9 +321,9 @@ def draw_tree(path, title, caption, values, steps, row_names, worker="thread", s
         for j, line in enumerate(step.rule):
             svg.text(left - 12, mid - 8 * len(step.rule) + 18 + 15 * j, line, size=11.5, anchor="end",
                      family=MONO, color=TEXT, xml_space="preserve")
-        if barrier and k < len(steps) - 1:
-            barrier_line(svg, left, left + array_w, row_top(k + 1) + cell_h + 7, barrier, label_right=True)
-        if strip:
+        if not shuffle and k < len(steps) - 1:
+            barrier_line(svg, left, left + array_w, row_top(k + 1) + cell_h + 7, "__syncthreads()", label_right=True)
+        if not shuffle:  # the strip of the block's threads
             sy = mid - square / 2
             for t in range(n):
                 on = t in step.working
@@ -340,13 +340,12 @@ def draw_tree(path, title, caption, values, steps, row_names, worker="thread", s
             if k == 0:
                 svg.text(strip_x, sy - 8, f"the block's {n} threads", size=11, color=SUBTLE)
 
-    items = cell_legend("no longer read" + ("" if shuffle else " (left as it was)"))
-    items.append(("pill", ACTIVE, ACTIVE, f"{worker} that adds the pair" + (" (lane id)" if shuffle else "")))
     if shuffle:
-        items += [("faint", FAINT, FAINT, "sum never reaches lane 0"),
-                  ("no_source", FAINT, FAINT, "source lane out of range: adds nothing")]
+        items = cell_legend() + [("pill", "lane that adds the pair (lane id)"), ("faint", "sum never reaches lane 0"),
+                                 ("no_source", "source lane out of range: adds nothing")]
     else:
-        items += [("square", ACTIVE, ACTIVE, "working thread"), ("square", "#ffffff", IDLE, "idle thread")]
+        items = cell_legend("no longer read (left as it was)") + [
+            ("pill", "thread that adds the pair"), ("working", "working thread"), ("idle", "idle thread")]
     y = draw_legend(svg, row_top(len(rows) - 1) + cell_h + 44, width, items, "3" if shuffle else "t3")
     svg.height = y + 22
     write(svg, path)
@@ -444,14 +443,11 @@ def draw_thread_panel(svg, top, left, cell_w, threads, steps, labels, title):
         for w in range(warps):
             members = range(w * WARP_SIZE, min(threads, (w + 1) * WARP_SIZE))
             busy = sum(t in step.working for t in members)
-            x = left + w * WARP_SIZE * cell_w + 2
-            if busy == 0:
-                svg.text(x, y + sq_h + 13, "no lane works: the warp skips the add", size=10, color=SUBTLE)
-            elif busy == len(members):
-                svg.text(x, y + sq_h + 13, f"all {busy} lanes work", size=10, color=SUBTLE)
-            else:
-                svg.raw_text(x, y + sq_h + 13, f"{busy} of {len(members)} lanes work: "
-                             f'<tspan fill="{WARP_LINE}" font-weight="bold">diverged</tspan>', size=10, color=SUBTLE)
+            diverged = (f'{busy} of {len(members)} lanes work: '
+                        f'<tspan fill="{WARP_LINE}" font-weight="bold">diverged</tspan>')
+            svg.raw_text(left + w * WARP_SIZE * cell_w + 2, y + sq_h + 13, "no lane works: the warp skips the add"
+                         if busy == 0 else f"all {busy} lanes work" if busy == len(members) else diverged,
+                         size=10, color=SUBTLE)
         y += row_h
     for w in range(1, warps):
         x = left + w * WARP_SIZE * cell_w
@@ -479,12 +475,11 @@ def draw_warp_tree(path, title, caption, values, steps, row_names, thread_labels
                           "thread t drawn under column t)")
     items = cell_legend()
     if padding:
-        items += [("padding", None, None, "padding: in thought only, not in memory"),
-                  ("cross", None, None, "partner would be padding: no add")]
+        items += [("padding", "padding: in thought only, not in memory"), ("cross", "partner would be padding: no add")]
     if cell_w >= 16:  # else no thread labels on the arrows: their colour is the adding thread's warp
-        items.append(("pill", ACTIVE, ACTIVE, "thread that adds the pair (colour: its warp)"))
-    items += [("square", ACTIVE, ACTIVE, f"working thread ({', '.join(f'warp {w}' for w in range(warps))})"),
-              ("square", "#ffffff", IDLE, "idle thread"), ("warp", None, None, "warp boundary")]
+        items.append(("pill", "thread that adds the pair (colour: its warp)"))
+    items += [("working", f"working thread ({', '.join(f'warp {w}' for w in range(warps))})"),
+              ("idle", "idle thread"), ("warp", "warp boundary")]
     y = draw_legend(svg, y + 14, width, items)
     svg.height = y + 22
     write(svg, path)
@@ -563,7 +558,7 @@ def draw_warp_unroll(path, block):
     gap = max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in fold))
     y = draw_rows(svg, y + 58, left, cell_w, fold_rows, fold, fold_names, gap, "__syncwarp()",
                   index_marks=range(0, 64, 4))
-    y = draw_legend(svg, y + 14, width, cell_legend() + [("pill", ACTIVE, ACTIVE, "lane of warp 0 that adds the pair")])
+    y = draw_legend(svg, y + 14, width, cell_legend() + [("pill", "lane of warp 0 that adds the pair")])
     svg.height = y + 22
     write(svg, path)
 
@@ -653,17 +648,11 @@ def draw_grid_stride(path, blocks, threads, n):
     write(svg, path)
 
 
-def float_fields(x):
-    """The sign bit, exponent field e and 24-bit significand m (with its leading 1) of a normal float32."""
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
-    e = (bits >> 23) & 0xFF
-    return bits, bits >> 31, e, (bits & 0x7FFFFF) | 0x800000
-
-
 def draw_reproducible_window(path, x=-0.8125, base=96):
     """17: one float placed in a thread's 64-bit window: m << (e - base) (reproducible_sum.cu, add),
     and where values outside the window go (add_outside: the ten 32-bit limbs)."""
-    bits, sign, e, m = float_fields(x)
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    sign, e, m = bits >> 31, (bits >> 23) & 0xFF, (bits & 0x7FFFFF) | 0x800000  # m with its leading 1
     shift = e - base
     assert 0 <= shift < 32 and abs(x) == m * 2.0 ** (e - 150)
     width = 1000.0
@@ -749,9 +738,10 @@ def draw_reproducible_window(path, x=-0.8125, base=96):
     note = ("Limbs 0-8 hold 32-bit digits after settle(); limb 9 is signed. Windows and limbs add as integers, "
             "in any order (shuffles, atomics, the last block); the last block rounds the exact sum once, to "
             "nearest, ties to even.")
-    for k, line in enumerate(wrap(note, int((width - 40) / 6.5))):
-        svg.text(20, y + 18 * k, line, size=12, color="#444")
-    svg.height = y + 18 * len(wrap(note, int((width - 40) / 6.5))) + 14
+    for line in wrap(note, int((width - 40) / 6.5)):
+        svg.text(20, y, line, size=12, color="#444")
+        y += 18
+    svg.height = y + 14
     write(svg, path)
 
 
@@ -796,9 +786,6 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     block = args.block
     values = example_values(block)
-    after = lambda steps, fmt: ["input x[]"] + [fmt(s) for s in steps]  # noqa: E731
-
-    strides = [1 << k for k in range(block.bit_length() - 1)]
     made = []
 
     def out(name):
@@ -829,14 +816,13 @@ def main(argv=None):
               f"03 interleaved pairs: the stride halves ({block} threads)",
               f"Thread t < stride adds x[t+stride] into x[t]; the stride starts at half the block ({block // 2}) "
               "and halves; the working threads stay contiguous.",
-              values, block_steps("interleaved", block), after(halves, lambda s: f"after stride {s}"),
-              barrier="__syncthreads()")
+              values, block_steps("interleaved", block), ["input x[]"] + [f"after stride {s}" for s in halves])
     draw_tree(out("shared_tree.svg"),
               f"04 tree in shared memory: sequential addressing on partial[] ({block} threads)",
               "Each thread stores its grid-stride sum in partial[t]; then thread t < stride adds "
               "partial[t+stride] into partial[t]; a barrier after each step.",
               values, block_steps("interleaved", block, name="partial"),
-              ["partial[] (shared)"] + [f"after stride {s}" for s in halves], barrier="__syncthreads()")
+              ["partial[] (shared)"] + [f"after stride {s}" for s in halves])
     pb = args.pow2_block
     padded = pow2ceil(pb)
     pow2 = padded_steps(pb)
@@ -867,7 +853,7 @@ def main(argv=None):
               "the last lane adds nothing; no shared memory, no barrier; lane 0 ends with the sum."
               + ("" if lanes == WARP_SIZE else " A real warp has 32 lanes, offsets 16 to 1."),
               example_values(lanes), shuffle_steps(lanes), ["v (lanes)"] + [f"after offset {o}" for o in offsets],
-              worker="lane", shuffle=True)
+              shuffle=True)
     draw_grid_stride(out("grid_stride.svg"), args.gs_blocks, args.gs_threads, gs_n)
     draw_reproducible_window(out("reproducible_window.svg"))
     for name in made:
