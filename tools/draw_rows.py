@@ -3,14 +3,10 @@
 
     python3 tools/draw_rows.py [--out docs/images]
 
-writes rows_mapping.svg (a thread, a group of lanes, a warp or a block per row, and the 16-byte
-vectors each thread loads), rows_alignment.svg (13: head, vectors and tail of rows of K = 33 floats),
-rows_lane_groups.svg (15: a warp as groups of 4 lanes; the loads of a trip; one group's shuffles),
-rows_staged.svg (16: a tile staged in shared memory with spare words; the banks) and rows_split.svg
-(18: rows split into pieces, a block per piece; the ticket; the last block combines).
-The shapes are computed the way the kernels do (plan_rows, staged_word, lane_reduce_row).
-
-Python 3 standard library only.
+writes rows_mapping.svg (a thread, a group of lanes, a warp or a block per row), rows_alignment.svg (13: head,
+vectors and tail of each row), rows_lane_groups.svg (15), rows_staged.svg (16: a tile in shared memory, its banks)
+and rows_split.svg (18: a row split over blocks, the ticket). The shapes are computed the way the kernels do
+(plan_rows, staged_word, lane_reduce_row). Python 3 standard library only.
 """
 
 import argparse

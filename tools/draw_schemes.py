@@ -1,17 +1,12 @@
 #!/usr/bin/env python3
-"""Draws the addressing-scheme diagrams of the tutorial as SVG files.
+"""Draws the addressing-scheme diagrams of the tutorial as SVG files (Python 3 standard library only).
 
     python3 tools/draw_schemes.py [--block 16] [--lanes 32] [--out docs/images]
 
-writes neighbored.svg (01), neighbored_less.svg (02), interleaved.svg (03), shared_tree.svg (04),
-pow2ceil.svg (05), warp_unroll.svg (06), grid_stride.svg (04+), warp_shuffle.svg (07) and
-reproducible_window.svg (17: one float placed in a thread's 64-bit window). A tree diagram shows the
-array after every step as a row of cells holding the partial sums of a small example input, an arrow
-from each of the two cells a thread adds to the cell it writes, labelled with the thread's id, and the
-block's threads (working ones filled). --block (a power of two, 2..64) sizes 03 and 04; the other
-options (see --help) size the other diagrams.
-
-Python 3 standard library only.
+writes neighbored.svg (01), neighbored_less.svg (02), interleaved.svg (03), shared_tree.svg (04), pow2ceil.svg (05),
+warp_unroll.svg (06), grid_stride.svg (04+), warp_shuffle.svg (07) and reproducible_window.svg (17). A tree diagram
+shows the array after every step (partial sums of a small example input), an arrow from each of the two cells a
+thread adds to the cell it writes, and the block's threads at work; --help lists the options that size each diagram.
 """
 
 import argparse
@@ -54,6 +49,11 @@ class Step:
         self.unused_pairs = list(unused_pairs)  # (destination, source): computed, never used
         self.no_source = list(no_source)  # lanes whose source lane is out of range (or is padding)
         self.notes = []                   # lines of text under the rule
+
+    @property
+    def stride(self):
+        """How far apart the two cells of each pair are."""
+        return self.pairs[0][1] - self.pairs[0][0]
 
 
 def halving_steps(first, last, rule):
@@ -146,8 +146,7 @@ def simulate(values, steps, shuffle):
         old, new = rows[-1], list(rows[-1])
         if shuffle:  # every lane adds what lane + offset holds; a lane with no such source adds nothing
             n = len(old)
-            offset = step.pairs[0][1] - step.pairs[0][0]
-            new = [old[lane] + (old[lane + offset] if lane + offset < n else 0) for lane in range(n)]
+            new = [old[lane] + (old[lane + step.stride] if lane + step.stride < n else 0) for lane in range(n)]
         else:
             for destination, source, _ in step.pairs:
                 new[destination] = old[destination] + old[source]
@@ -244,8 +243,9 @@ def draw_legend(svg, y, width, items, pill_text="3"):
     return y
 
 
-def draw_tree(path, title, caption, values, steps, row_names, shuffle=False):
+def draw_tree(path, title, caption, values, steps, first_row, unit="stride ", shuffle=False):
     """03, 04 and 07: one row of cells per step, arrows for the additions, a strip of threads (not for 07)."""
+    row_names = [first_row] + [f"after {unit}{step.stride}" for step in steps]
     n = len(values)
     rows = simulate(values, steps, shuffle)
     cell_w = max(22.0, min(38.0, 608.0 / n))
@@ -401,7 +401,7 @@ def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, colu
         if k > 0:  # the barrier that ends the previous step
             barrier_line(svg, left, left + n * cell_w, y0 + 6, barrier)
         for lane in step.no_source:
-            source = lane + (step.pairs[0][1] - step.pairs[0][0] if step.pairs else 0)
+            source = lane + (step.stride if step.pairs else 0)
             if source < n:
                 svg.line(cx(source), y0, cx(lane), y1 - 12, stroke=FAINT, width=0.8, stroke_dasharray="2 3")
             svg.text(cx(lane), y1 - 3, "×", size=10, anchor="middle", color="#a0a0a0")
@@ -455,14 +455,16 @@ def draw_thread_panel(svg, top, left, cell_w, threads, steps, labels, title):
     return y
 
 
-def draw_warp_tree(path, title, caption, values, steps, row_names, thread_labels, threads, cell_w=18.0,
-                   padding=(), index_marks=None):
+def draw_warp_tree(path, title, caption, values, steps, first_row, unit, threads, cell_w=18.0, padding=(),
+                   index_marks=None):
     """01, 02 and 05: the tree over a block of several warps (rows of cells, coloured by warp), then the
     block's threads at each step, so that the warp boundaries and the divergence show."""
     n = len(values)
     rows = simulate(values, steps, False)
+    row_names = [first_row] + [f"after {unit}{step.stride}" for step in steps]
+    thread_labels = [f"step {k + 1} ({unit}{step.stride})" for k, step in enumerate(steps)]
     lines = [line for step in steps for line in step.rule + step.notes]
-    left = max(150.0, 34 + 6.7 * max(len(s) for s in lines + list(row_names) + list(thread_labels)))
+    left = max(150.0, 34 + 6.7 * max(len(s) for s in lines + row_names + thread_labels))
     width = left + n * cell_w + 30
     gap = max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in steps))
     svg = Svg(width, 100, title, caption)
@@ -512,7 +514,7 @@ def draw_warp_unroll(path, block):
     for g in range(groups):
         svg.text(left + (g + 0.5) * group_w, top - 8, f"warp {g}", size=11, anchor="middle",
                  color=warp_color(g * WARP_SIZE), weight="bold")
-    names = ["partial[] (shared)"] + [f"after stride {len(s.pairs)}" for s in wide]
+    names = ["partial[] (shared)"] + [f"after stride {s.stride}" for s in wide]
     for k in range(len(wide) + 1):
         yk = top + k * (box_h + gap)
         svg.text(left - 12, yk + box_h / 2 + 4, names[k], size=12, anchor="end")
@@ -554,7 +556,7 @@ def draw_warp_unroll(path, block):
     svg.text(20, y, "2. warp 0 alone folds partial[0..63] into partial[0]: __syncwarp() between its steps "
              "(one cell per slot)", size=13, weight="bold")
     fold_rows = [row[:64] for row in rows[len(wide):]]
-    fold_names = ["partial[0..63]"] + [f"after stride {len(s.pairs)}" for s in fold]
+    fold_names = ["partial[0..63]"] + [f"after stride {s.stride}" for s in fold]
     gap = max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in fold))
     y = draw_rows(svg, y + 58, left, cell_w, fold_rows, fold, fold_names, gap, "__syncwarp()",
                   index_marks=range(0, 64, 4))
@@ -793,40 +795,33 @@ def main(argv=None):
         return os.path.join(args.out, name)
 
     wb = args.warp_block
-    warp_values = example_values(wb)
-    warp_strides = [1 << k for k in range(wb.bit_length() - 1)]
-    warp_names = ["input x[]"] + [f"after s = {s}" for s in warp_strides]
-    warp_labels = [f"step {k + 1} (s = {s})" for k, s in enumerate(warp_strides)]
     draw_warp_tree(out("neighbored.svg"),
                    f"01 neighbored pairs, in place in global memory ({wb} threads, {wb // WARP_SIZE} warps)",
                    "Step s: thread t with t % 2s == 0 adds x[t+s] into x[t]. A warp is 32 consecutive threads "
                    "that issue each instruction together; its threads are its lanes. The working threads are "
                    "scattered (t = 0, 2s, 4s, ...), so at every step each warp that works has idle lanes too: it "
                    "diverges, running the add with its idle lanes masked off.",
-                   warp_values, block_steps("neighbored", wb), warp_names, warp_labels, wb)
+                   example_values(wb), block_steps("neighbored", wb), "input x[]", "s = ", wb)
     draw_warp_tree(out("neighbored_less.svg"),
                    f"02 the same pairs, done by contiguous threads ({wb} threads, {wb // WARP_SIZE} warps)",
                    "The pairs of 01 (x[i] += x[i+s]) given to threads 0, 1, 2, ... (i = 2*s*t; the number on "
                    "each arrow is the thread, its colour the thread's warp). The working threads are contiguous: "
                    "a warp either works with all its lanes or skips the add, until fewer than 32 threads work "
                    "and only warp 0 works, diverged.",
-                   warp_values, block_steps("neighbored_less", wb), warp_names, warp_labels, wb)
-    halves = [block >> (k + 1) for k in range(block.bit_length() - 1)]
+                   example_values(wb), block_steps("neighbored_less", wb), "input x[]", "s = ", wb)
     draw_tree(out("interleaved.svg"),
               f"03 interleaved pairs: the stride halves ({block} threads)",
               f"Thread t < stride adds x[t+stride] into x[t]; the stride starts at half the block ({block // 2}) "
               "and halves; the working threads stay contiguous.",
-              values, block_steps("interleaved", block), ["input x[]"] + [f"after stride {s}" for s in halves])
+              values, block_steps("interleaved", block), "input x[]")
     draw_tree(out("shared_tree.svg"),
               f"04 tree in shared memory: sequential addressing on partial[] ({block} threads)",
               "Each thread stores its grid-stride sum in partial[t]; then thread t < stride adds "
               "partial[t+stride] into partial[t]; a barrier after each step.",
-              values, block_steps("interleaved", block, name="partial"),
-              ["partial[] (shared)"] + [f"after stride {s}" for s in halves])
+              values, block_steps("interleaved", block, name="partial"), "partial[] (shared)")
     pb = args.pow2_block
     padded = pow2ceil(pb)
     pow2 = padded_steps(pb)
-    pow2_strides = [padded >> (k + 1) for k in range(len(pow2))]
     first = pow2[0]
     draw_warp_tree(out("pow2ceil.svg"),
                    f"05 any block size: {pb} threads, padded in thought to {padded}",
@@ -838,22 +833,19 @@ def main(argv=None):
                    "exists and the steps are 04's. A __syncthreads() ends every step."
                    if first.no_source else
                    f"{pb} is a power of two: nothing is padded and the steps are 04's.",
-                   example_values(pb) + [0] * (padded - pb), pow2,
-                   ["partial[] (shared)"] + [f"after stride {s}" for s in pow2_strides],
-                   [f"step {k + 1} (stride {s})" for k, s in enumerate(pow2_strides)], pb, cell_w=1152.0 / padded,
-                   padding=range(pb, padded),
+                   example_values(pb) + [0] * (padded - pb), pow2, "partial[] (shared)", "stride ", pb,
+                   cell_w=1152.0 / padded, padding=range(pb, padded),
                    index_marks=sorted({0, 32, 64, 96, pb} | ({first.no_source[0]} if first.no_source else set())))
     draw_warp_unroll(out("warp_unroll.svg"), args.unroll_block)
     lanes = args.lanes
-    offsets = [lanes >> (k + 1) for k in range(lanes.bit_length() - 1)]
+    shuffle = shuffle_steps(lanes)
     shown = "32 lanes: a whole warp" if lanes == WARP_SIZE else f"{lanes} of a warp's 32 lanes, for readability"
     draw_tree(out("warp_shuffle.svg"),
-              f"07 warp shuffle: __shfl_down_sync, offsets {', '.join(map(str, offsets))} ({shown})",
+              f"07 warp shuffle: __shfl_down_sync, offsets {', '.join(str(s.stride) for s in shuffle)} ({shown})",
               "Lane l adds the v that lane l + offset holds, read from its registers; a lane whose source is past "
               "the last lane adds nothing; no shared memory, no barrier; lane 0 ends with the sum."
               + ("" if lanes == WARP_SIZE else " A real warp has 32 lanes, offsets 16 to 1."),
-              example_values(lanes), shuffle_steps(lanes), ["v (lanes)"] + [f"after offset {o}" for o in offsets],
-              shuffle=True)
+              example_values(lanes), shuffle, "v (lanes)", "offset ", shuffle=True)
     draw_grid_stride(out("grid_stride.svg"), args.gs_blocks, args.gs_threads, gs_n)
     draw_reproducible_window(out("reproducible_window.svg"))
     for name in made:

@@ -3,13 +3,9 @@
 
     python3 tools/accuracy/draw_chain.py [--out docs/images]
 
-writes accuracy_chain.svg: eight values summed three ways in a toy floating point that keeps 3 significant
-decimal digits (a float keeps 24 binary digits; the effect is the same, only easier to read): the
-sequential loop (00), a tree (09, CUB, NumPy's pairwise sum), and the compensated loop (12), which keeps
-what each addition rounds away in a second running sum c and rounds s + c once. Every number in the
-picture is computed here (decimal arithmetic, round half to even).
-
-Python 3 standard library only.
+writes accuracy_chain.svg: eight values summed by the loop (00), a tree (09, CUB, NumPy) and the compensated loop
+(12) in a toy floating point of 3 significant decimal digits (a float keeps 24 binary digits; the effect is the
+same, only easier to read). Every number in it is computed here. Python 3 standard library only.
 """
 
 import argparse
