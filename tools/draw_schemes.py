@@ -666,7 +666,6 @@ def draw_reproducible_window(path, x=-0.8125, base=96):
                "change the sum.")
     svg = Svg(width, 0, title, caption)
     y = header(svg, width, title, caption) + 30
-    sign_fill, exp_fill, frac_fill, m_fill = "#f6c9b8", WRITTEN_FILL, "#dcefd2", RESULT_FILL
 
     # 1. The 32 bits of x.
     svg.text(20, y, f"1. the bits of x = {x:g} (float32)", size=13, weight="bold")
@@ -674,7 +673,7 @@ def draw_reproducible_window(path, x=-0.8125, base=96):
     cell, left = 26.0, 150.0
     for k in range(32):
         bit = (bits >> (31 - k)) & 1
-        fill = sign_fill if k == 0 else exp_fill if k <= 8 else frac_fill
+        fill = "#f6c9b8" if k == 0 else WRITTEN_FILL if k <= 8 else "#dcefd2"  # sign, exponent, fraction
         svg.rect(left + k * cell, y, cell - 2, 26, fill=fill, stroke=LIVE_STROKE, rx=2)
         svg.text(left + k * cell + (cell - 2) / 2, y + 18, str(bit), size=13, anchor="middle", family=MONO)
     for label, first, last in (("sign", 0, 0), (f"exponent field e = {e}", 1, 8), ("fraction: 23 bits", 9, 31)):
@@ -694,7 +693,7 @@ def draw_reproducible_window(path, x=-0.8125, base=96):
     for k in range(64):  # bit 63 on the left
         b = 63 - k
         inside = shift <= b < shift + 24
-        fill = m_fill if inside else "#f2f2f2" if b >= 56 else "#ffffff"
+        fill = RESULT_FILL if inside else "#f2f2f2" if b >= 56 else "#ffffff"
         stroke = RESULT_STROKE if inside else DEAD_STROKE
         svg.rect(left + k * cell2, y, cell2 - 1, 24, fill=fill, stroke=stroke)
         if inside:

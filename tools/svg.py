@@ -60,28 +60,25 @@ class Svg:
         self.body = []
         self.markers = {}
 
-    def add(self, element):
-        self.body.append(element)
-
     def rect(self, x, y, w, h, fill="none", stroke="none", **extra):
-        self.add(f"<rect {attributes(x=float(x), y=float(y), width=float(w), height=float(h), fill=fill, stroke=stroke, **extra)}/>")
+        self.body.append(f"<rect {attributes(x=float(x), y=float(y), width=float(w), height=float(h), fill=fill, stroke=stroke, **extra)}/>")
 
     def line(self, x1, y1, x2, y2, stroke="#000", width=1.0, arrow=False, **extra):
         marker = f"url(#{self.arrow_marker(stroke)})" if arrow else None
-        self.add(f"<line {attributes(x1=float(x1), y1=float(y1), x2=float(x2), y2=float(y2), stroke=stroke, stroke_width=float(width), marker_end=marker, **extra)}/>")
+        self.body.append(f"<line {attributes(x1=float(x1), y1=float(y1), x2=float(x2), y2=float(y2), stroke=stroke, stroke_width=float(width), marker_end=marker, **extra)}/>")
 
     def polyline(self, pairs, stroke, width=1.5, **extra):
-        self.add(f"<polyline {attributes(points=points(pairs), fill='none', stroke=stroke, stroke_width=float(width), stroke_linejoin='round', stroke_linecap='round', **extra)}/>")
+        self.body.append(f"<polyline {attributes(points=points(pairs), fill='none', stroke=stroke, stroke_width=float(width), stroke_linejoin='round', stroke_linecap='round', **extra)}/>")
 
     def polygon(self, pairs, fill, stroke="none", **extra):
-        self.add(f"<polygon {attributes(points=points(pairs), fill=fill, stroke=stroke, **extra)}/>")
+        self.body.append(f"<polygon {attributes(points=points(pairs), fill=fill, stroke=stroke, **extra)}/>")
 
     def text(self, x, y, content, **style):
         self.raw_text(x, y, escape(content), **style)
 
     def raw_text(self, x, y, markup, size=13, anchor="start", color="#222", weight=None, family=SANS, **extra):
         """Text whose content is already SVG markup (e.g. <tspan> for superscripts)."""
-        self.add(f"<text {attributes(x=float(x), y=float(y), font_size=size, text_anchor=anchor, fill=color, font_weight=weight, font_family=family, **extra)}>{markup}</text>")
+        self.body.append(f"<text {attributes(x=float(x), y=float(y), font_size=size, text_anchor=anchor, fill=color, font_weight=weight, font_family=family, **extra)}>{markup}</text>")
 
     def arrow_marker(self, color):
         """The id of an arrowhead marker in this colour (SVG 1.1 markers cannot take the line's colour)."""
