@@ -169,13 +169,14 @@ def cell_style(i, written, live, result=False):
     return DEAD_FILL, DEAD_STROKE, DEAD_TEXT, None
 
 
-def header(svg, width, title, caption, char_w=6.9):
-    """The diagram's title and its caption, wrapped; returns the y under the caption."""
+def titled(width, title, caption, space, char_w=6.9):
+    """A new Svg with the diagram's title and its caption, wrapped; returns it and the y `space` below the caption."""
+    svg = Svg(width, 0, title, caption)
     svg.text(20, 32, title, size=18, weight="bold")
     lines = wrap(caption, int((width - 40) / char_w))
     for k, line in enumerate(lines):
         svg.text(20, 56 + 18 * k, line, size=13, color="#444")
-    return 56 + 18 * len(lines)
+    return svg, 56 + 18 * len(lines) + space
 
 
 def barrier_line(svg, left, right, y, label, label_right=False):
@@ -257,8 +258,7 @@ def draw_tree(path, title, caption, values, steps, first_row, unit="stride ", sh
     strip_x = left + array_w + 36
     width = (left + array_w + 40) if shuffle else (strip_x + n * square + 30)
     width = max(width, 760.0, 40 + 10.5 * len(title))
-    svg = Svg(width, 0, title, caption)
-    top = header(svg, width, title, caption, 7.0) + 24
+    svg, top = titled(width, title, caption, 24, 7.0)
 
     def cx(i):
         return left + (i + 0.5) * cell_w
@@ -467,8 +467,7 @@ def draw_warp_tree(path, title, caption, values, steps, first_row, unit, threads
     left = max(150.0, 34 + 6.7 * max(len(s) for s in lines + row_names + thread_labels))
     width = left + n * cell_w + 30
     gap = max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in steps))
-    svg = Svg(width, 100, title, caption)
-    top = header(svg, width, title, caption) + 40
+    svg, top = titled(width, title, caption, 40)
     warps = (threads + WARP_SIZE - 1) // WARP_SIZE
     y = draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, "__syncthreads()", columns=range(threads),
                   padding=padding, index_marks=range(0, n, 4) if index_marks is None else index_marks)
@@ -505,8 +504,7 @@ def draw_warp_unroll(path, block):
                f"The block-wide steps halve the {block} values down to 64; each is one line with a constant "
                "stride, and whole warps work or skip it, followed by __syncthreads(). Then warp 0 alone folds the "
                "last 64 values, with __syncwarp() between its steps; the other warps are done.")
-    svg = Svg(width, 100, title, caption)
-    y = header(svg, width, title, caption) + 26
+    svg, y = titled(width, title, caption, 26)
     svg.text(20, y, f"1. block-wide steps: all {groups} warps, a barrier for the whole block after each",
              size=13, weight="bold")
     box_h, gap = 30.0, 86.0
@@ -582,8 +580,7 @@ def draw_grid_stride(path, blocks, threads, n):
     tail = n - (iterations - 1) * total
     strip_cell = max(18.0, min(30.0, 860.0 / n))
     width = max(40 + n * strip_cell, 220 + total * 56 + 160, 760)
-    svg = Svg(width, 0, title, caption)
-    y = header(svg, width, title, caption, 7.0) + 24
+    svg, y = titled(width, title, caption, 24, 7.0)
 
     # 1. The array in memory, each element coloured by the thread that adds it.
     svg.text(20, y, "the array in memory: neighbouring threads read neighbouring elements (coalesced)",
@@ -664,8 +661,7 @@ def draw_reproducible_window(path, x=-0.8125, base=96):
                "base + 31: x goes in as m shifted left by e − base, an exact integer, added to a 64-bit sum "
                "(a shift and an add). Nothing is rounded until the end, so the order of the additions cannot "
                "change the sum.")
-    svg = Svg(width, 0, title, caption)
-    y = header(svg, width, title, caption) + 30
+    svg, y = titled(width, title, caption, 30)
 
     # 1. The 32 bits of x.
     svg.text(20, y, f"1. the bits of x = {x:g} (float32)", size=13, weight="bold")
