@@ -191,7 +191,7 @@ def draw_alignment(path):
         x = x0 + shift // element_bytes * ew
         for j in range(cols):
             fill, label = (HEAD if j < head else TAIL), ""
-            if head <= j < head + vectors * per_vector:
+            if head <= j < head + vectors * per_vector:  # a whole vector: alternating shades, named once
                 v = (j - head) // per_vector
                 fill = hue_color(0.6, lightness=0.45 if v % 2 == 0 else 0.62)
                 label = f"v{v}" if (j - head) % per_vector == 1 else ""
@@ -269,12 +269,13 @@ def draw_lane_groups(path):
     for j in range(lanes):
         note(svg, box_x(j) + bw / 2, y + 12, f"lane {4 + j}", anchor="middle")
     y += 18
-    for step, (label, row) in enumerate(zip(("partial states", "after offset 2", "after offset 1"), states)):
+    labels = ("partial states", "after offset 2", "after offset 1")
+    for step, (label, row, offset) in enumerate(zip(labels, states, (2, 1, None))):
         yy = y + step * gap
         side(svg, x0, yy, label)
         for j in range(lanes):
             cell(svg, box_x(j), yy, bw, ch, thread_color(1, groups), row[j], size=10.5)
-        for offset in (2, 1)[step:step + 1]:
+        if offset:  # the shuffle to the next row: lane j reads lane j ^ offset
             for j in range(lanes):
                 svg.line(box_x(j ^ offset) + bw / 2, yy + ch + 2, box_x(j) + bw / 2, yy + gap - 3, stroke=SUBTLE,
                          width=1.0, arrow=True)
