@@ -3,49 +3,29 @@
 
     python3 tools/draw_rows.py [--out docs/images]
 
-writes
-
-    rows_mapping.svg     how rows are shared out: one thread, a group of lanes, a warp, a
-                         block per row (16's staged_rows, 15's rows_by_lanes, 14's
-                         rows_by_block), with the 16-byte vectors each thread loads
-    rows_alignment.svg   rows of K = 33 floats start at every 16-byte alignment: each row's
-                         head, vectors and tail (lane_reduce_row of 13 to 15)
-    rows_lane_groups.svg 15: a warp's lanes as groups of 4, each on its own row's vectors;
-                         the loads of a trip and the 128-byte lines; one group's shuffles
-    rows_staged.svg      16: a tile of rows loaded as 16-byte vectors, stored in shared
-                         memory with spare words, each thread reading its own row; the
-                         banks of row-strided reads with and without the spare words
-    rows_split.svg       18: three rows, each split into pieces of whole vectors, a block
-                         per piece (split_rows's lane_reduce_row); each block's state and
-                         its row's ticket; the last block to draw it combines the states
-
-The shapes in the pictures follow the units' rules (plan_rows, staged_word): the script
-computes which thread takes which vector, which bank a word falls in and which vectors a
-piece of a split row holds, the way the kernels do.
-
-Python 3 standard library only.
+writes rows_mapping.svg (a thread, a group of lanes, a warp or a block per row), rows_alignment.svg (13: head,
+vectors and tail of each row), rows_lane_groups.svg (15), rows_staged.svg (16: a tile in shared memory, its banks)
+and rows_split.svg (18: a row split over blocks, the ticket). The shapes are computed the way the kernels do
+(plan_rows, staged_word, lane_reduce_row). Python 3 standard library only.
 """
 
 import argparse
-import colorsys
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svg import MONO, Svg, write  # noqa: E402
+from svg import MONO, SUBTLE, TEXT, Svg, hls_color, wrap, write  # noqa: E402
 
-TEXT = "#222222"
-SUBTLE = "#666666"
 GRID = "#9aa0a6"
 HEAD = "#f4a259"    # elements before the first aligned address
 TAIL = "#7fb069"    # elements after the last whole vector
+SPARE = "#d0d0d0"   # spare words in shared memory
 VECTOR_BYTES = 16
 WIDTH = 980.0
 
 
 def hue_color(hue, lightness=0.55, saturation=0.55):
-    r, g, b = colorsys.hls_to_rgb(hue % 1.0, lightness, saturation)
-    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
+    return hls_color(hue % 1.0, lightness, saturation)
 
 
 def thread_color(index, count):
@@ -67,9 +47,23 @@ def split_row(start_byte, cols, element_bytes):
     return head, vectors, cols - head - vectors * per_vector
 
 
-def lane_of_vector(vector, lanes):
-    """Lane l of a row's `lanes` takes vectors l, l + lanes, l + 2*lanes, ..."""
-    return vector % lanes
+def staged_word(word, spare):
+    """16's staged_word: where word `word` of a tile lies in shared memory."""
+    return word + spare * (word // 64)
+
+
+def bank_counts(row_words, spare):
+    """How many of a warp's 32 lanes read their row's first word (staged_word) from each bank."""
+    counts = [0] * 32
+    for lane in range(32):
+        counts[staged_word(lane * row_words, spare) % 32] += 1
+    return counts
+
+
+def split_pieces(count, parts):
+    """The vectors [begin, end) of each piece of a row of `count` vectors (18's lane_reduce_row)."""
+    per = (count + parts - 1) // parts
+    return [(min(per * part, count), min(per * part + per, count)) for part in range(parts)]
 
 
 def cell(svg, x, y, w, h, fill, label="", size=10, stroke="#ffffff"):
@@ -79,15 +73,21 @@ def cell(svg, x, y, w, h, fill, label="", size=10, stroke="#ffffff"):
                  family=MONO)
 
 
-def wrap(text, max_chars):
-    lines, current = [], ""
-    for word in text.split():
-        if current and len(current) + 1 + len(word) > max_chars:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}" if current else word
-    return lines + ([current] if current else [])
+def note(svg, x, y, text, color=TEXT, anchor="start", size=11):
+    svg.text(x, y, text, size=size, anchor=anchor, color=color)
+
+
+def side(svg, x, y, text):
+    """A label ending left of x, beside a row of cells whose top is at y."""
+    svg.text(x - 10, y + 14, text, size=11, anchor="end", color=SUBTLE)
+
+
+def page(height, title, description, heading, subheading):
+    """An Svg WIDTH wide with the picture's heading and the line under it."""
+    svg = Svg(WIDTH, height, title, description)
+    svg.text(24, 32, heading, size=19, weight="bold", color=TEXT)
+    svg.text(24, 54, subheading, size=12.5, color=SUBTLE)
+    return svg
 
 
 def panel_title(svg, y, title, caption):
@@ -100,96 +100,85 @@ def panel_title(svg, y, title, caption):
 
 
 def draw_mapping(path):
-    svg = Svg(WIDTH, 755, "The rows chapters: how the rows of a matrix are shared out",
-              "One thread, a group of lanes, a warp or a block per row; each cell a 16-byte vector"
-              ", coloured by the thread that loads it.")
-    svg.text(24, 32, "One result per row: who reads which part of a row", size=19, weight="bold", color=TEXT)
-    svg.text(24, 54, "Each cell is one load of a 16-byte vector (4 floats, 8 halves), or one element of it. "
-                     "Colour = the thread that loads it.", size=12.5, color=SUBTLE)
+    svg = page(755, "The rows chapters: how the rows of a matrix are shared out",
+               "One thread, a group of lanes, a warp or a block per row; each cell a 16-byte vector"
+               ", coloured by the thread that loads it.",
+               "One result per row: who reads which part of a row",
+               "Each cell is one load of a 16-byte vector (4 floats, 8 halves), or one element of it. "
+               "Colour = the thread that loads it.")
+    x0, cw, ch = 110, 30.0, 20.0
 
     # 1. One thread per row, rows of at most 128 bytes staged in shared memory (K = 3 floats).
     y = panel_title(svg, 92, "Thread: one thread per row, staged (K = 3 floats, 12 bytes; rows of up to 128 bytes)",
                     "The block loads a tile of 1280 rows as one byte range: thread t loads vectors t, t + 256, t + 512, "
                     "t + 768 (four 16-byte loads in flight), into shared memory; after the barrier, thread t reduces "
                     "rows t, t + 256, ... of the tile from there.")
-    cw, ch = 30.0, 20.0
     threads = 8
     for r in range(threads):
-        x0 = 110
-        svg.text(x0 - 10, y + r * (ch + 3) + 14, f"row {r}", size=11, anchor="end", color=SUBTLE)
+        yy = y + r * (ch + 3)
+        side(svg, x0, yy, f"row {r}")
         for j in range(3):
             loader = (r * 3 + j) // 4  # the vector (4 floats) holding this element, loaded by that thread
-            cell(svg, x0 + j * cw, y + r * (ch + 3), cw, ch, thread_color(loader, threads), f"x{j}")
-        svg.text(x0 + 3 * cw + 12, y + r * (ch + 3) + 14,
-                 f"loaded by thread {(r * 3) // 4}" + ("" if (r * 3) // 4 == (r * 3 + 2) // 4 else f", {(r * 3 + 2) // 4}")
-                 + f"; thread {r} adds it from shared memory, writes result[{r}]", size=11, color=TEXT)
-    svg.text(720, y + 40, "no shuffles: each thread", size=12, color=TEXT)
-    svg.text(720, y + 58, "owns whole rows", size=12, color=TEXT)
+            cell(svg, x0 + j * cw, yy, cw, ch, thread_color(loader, threads), f"x{j}")
+        first, last = (r * 3) // 4, (r * 3 + 2) // 4
+        note(svg, x0 + 3 * cw + 12, yy + 14, f"loaded by thread {first}" + ("" if first == last else f", {last}")
+             + f"; thread {r} adds it from shared memory, writes result[{r}]")
+    note(svg, 720, y + 40, "no shuffles: each thread", size=12)
+    note(svg, 720, y + 58, "owns whole rows", size=12)
 
     # 2. A group of lanes per row (K = 64 floats: 16 vectors; 15's plan_rows gives 4 lanes).
-    y += threads * (ch + 3) + 26
     lanes, vectors, shown_rows = 4, 16, 4
-    y = panel_title(svg, y, "Group: 4 lanes per row (K = 64 floats: 16 vectors of 16 bytes, 4 per lane)",
+    y = panel_title(svg, y + threads * (ch + 3) + 26,
+                    "Group: 4 lanes per row (K = 64 floats: 16 vectors of 16 bytes, 4 per lane)",
                     "A warp holds 8 such groups, one row each. Lane l of a row takes vectors l, l + 4, ...: each "
                     "load of the warp reads 64 bytes of 8 rows, whole 32-byte sectors.")
     for r in range(shown_rows):
-        x0 = 110
         yy = y + r * (ch + 3)
-        svg.text(x0 - 10, yy + 14, f"row {r}", size=11, anchor="end", color=SUBTLE)
+        side(svg, x0, yy, f"row {r}")
         for v in range(vectors):
-            lane = r * lanes + lane_of_vector(v, lanes)
+            lane = r * lanes + v % lanes
             cell(svg, x0 + v * 32, yy, 32, ch, thread_color(lane, shown_rows * lanes), f"{lane}", size=9.5)
-        svg.text(x0 + vectors * 32 + 12, yy + 14,
-                 f"lanes {r * lanes}-{r * lanes + lanes - 1}: 2 shuffle steps -> result[{r}]",
-                 size=11, color=TEXT)
+        note(svg, x0 + vectors * 32 + 12, yy + 14,
+             f"lanes {r * lanes}-{r * lanes + lanes - 1}: 2 shuffle steps -> result[{r}]")
 
     # 3. One warp per row (K = 1024 floats: 256 vectors).
-    y += shown_rows * (ch + 3) + 26
-    y = panel_title(svg, y, "Warp: 32 lanes per row (K = 1024 floats: 256 vectors, 8 per lane)",
+    y = panel_title(svg, y + shown_rows * (ch + 3) + 26,
+                    "Warp: 32 lanes per row (K = 1024 floats: 256 vectors, 8 per lane)",
                     "Lane l takes vectors l, l + 32, l + 64, ...: each load of the warp reads 512 contiguous bytes; "
                     "four loads in flight per lane, then 5 shuffle steps.")
     per_line, w = 64, 13.0
-    x0 = 110
     for line in range(2):
         yy = y + line * (ch + 3)
-        svg.text(x0 - 10, yy + 14, f"v{line * per_line}..", size=11, anchor="end", color=SUBTLE)
+        side(svg, x0, yy, f"v{line * per_line}..")
         for v in range(per_line):
-            vector = line * per_line + v
-            lane = lane_of_vector(vector, 32)
-            cell(svg, x0 + v * w, yy, w, ch, thread_color(lane, 32))
+            cell(svg, x0 + v * w, yy, w, ch, thread_color((line * per_line + v) % 32, 32))
     yy = y + 2 * (ch + 3)
-    svg.text(x0, yy + 14, "... vectors 128 to 255 the same way. Colours: lanes 0 to 31", size=11, color=SUBTLE)
+    note(svg, x0, yy + 14, "... vectors 128 to 255 the same way. Colours: lanes 0 to 31", SUBTLE)
     for lane in range(32):
         cell(svg, x0 + 400 + lane * 13, yy + 3, 13, 13, thread_color(lane, 32))
 
     # 4. One block per row (K = 65536 floats: 16384 vectors, 256 threads).
-    y = yy + 40
-    y = panel_title(svg, y, "Block: 256 threads per row (K = 65536 floats: 16384 vectors, 64 per thread)",
+    y = panel_title(svg, yy + 40, "Block: 256 threads per row (K = 65536 floats: 16384 vectors, 64 per thread)",
                     "Thread t takes vectors t, t + 256, ...; each warp combines its lanes with shuffles, the 8 warp "
                     "results meet in shared memory (09's block_reduce), thread 0 writes the row's result.")
-    warps = 8
-    for segment in range(2):
-        for warp in range(warps):
-            xx = x0 + (segment * warps + warp) * 46
-            cell(svg, xx, y, 46, ch, thread_color(warp, warps), f"warp {warp}", size=9)
-    svg.text(x0 + 16 * 46 + 10, y + 14, "... 64 rounds", size=11, color=SUBTLE)
-    svg.text(x0, y + ch + 18, "each cell: 32 vectors (512 bytes), one per lane of that warp", size=11, color=SUBTLE)
+    for k in range(16):
+        cell(svg, x0 + k * 46, y, 46, ch, thread_color(k % 8, 8), f"warp {k % 8}", size=9)
+    note(svg, x0 + 16 * 46 + 10, y + 14, "... 64 rounds", SUBTLE)
+    note(svg, x0, y + ch + 18, "each cell: 32 vectors (512 bytes), one per lane of that warp", SUBTLE)
     write(svg, path)
 
 
 def draw_alignment(path):
     cols, element_bytes, rows = 33, 4, 4
-    svg = Svg(WIDTH, 290, "13_rows: rows of K = 33 floats start at every alignment",
-              "Each row split into head (before the first 16-byte-aligned address), whole 16-byte vectors, and tail.")
-    svg.text(24, 32, "Rows of K = 33 floats (132 bytes) start at every 16-byte alignment", size=19, weight="bold",
-             color=TEXT)
-    svg.text(24, 54, "Each row is split on its own: head (before its first 16-byte boundary), whole vectors "
-                     "(one 16-byte load each), tail. Grey lines: 16-byte boundaries.", size=12.5, color=SUBTLE)
+    svg = page(290, "13_rows: rows of K = 33 floats start at every alignment",
+               "Each row split into head (before the first 16-byte-aligned address), whole 16-byte vectors, and tail.",
+               "Rows of K = 33 floats (132 bytes) start at every 16-byte alignment",
+               "Each row is split on its own: head (before its first 16-byte boundary), whole vectors "
+               "(one 16-byte load each), tail. Grey lines: 16-byte boundaries.")
     ew, ch, x0, y0 = 16.0, 24.0, 225.0, 84.0  # ew: one element (4 bytes)
     per_vector = VECTOR_BYTES // element_bytes
-    # Every row on one byte axis, shifted by its start modulo 16, so that the 16-byte
-    # boundaries line up.
-    for b in range(0, 10):
+    # Every row on one byte axis, shifted by its start modulo 16, so that the 16-byte boundaries line up.
+    for b in range(10):
         x = x0 + b * per_vector * ew
         svg.line(x, y0 - 8, x, y0 + rows * (ch + 14) - 6, stroke=GRID, width=0.8, stroke_dasharray="3 3")
     for r in range(rows):
@@ -201,43 +190,30 @@ def draw_alignment(path):
                  color=SUBTLE)
         x = x0 + shift // element_bytes * ew
         for j in range(cols):
-            if j < head:
-                fill, label = HEAD, ""
-            elif j < head + vectors * per_vector:
+            fill, label = (HEAD if j < head else TAIL), ""
+            if head <= j < head + vectors * per_vector:  # a whole vector: alternating shades, named once
                 v = (j - head) // per_vector
                 fill = hue_color(0.6, lightness=0.45 if v % 2 == 0 else 0.62)
                 label = f"v{v}" if (j - head) % per_vector == 1 else ""
-            else:
-                fill, label = TAIL, ""
             cell(svg, x + j * ew, y, ew, ch, fill, label, size=8.5)
-        svg.text(x0 + (cols + per_vector - 1) * ew + 8, y + 16, f"head {head}, {vectors} vectors, tail {tail}", size=11,
-                 color=TEXT)
+        note(svg, x0 + (cols + per_vector - 1) * ew + 8, y + 16, f"head {head}, {vectors} vectors, tail {tail}")
     y = y0 + rows * (ch + 14) + 8
     for i, (fill, label) in enumerate(((HEAD, "head: elements one at a time"),
                                        (hue_color(0.6, lightness=0.45), "vectors: one 16-byte load each"),
                                        (TAIL, "tail: elements one at a time"))):
         cell(svg, x0 + i * 240, y, 16, 16, fill)
-        svg.text(x0 + i * 240 + 24, y + 13, label, size=12, color=TEXT)
+        note(svg, x0 + i * 240 + 24, y + 13, label, size=12)
     write(svg, path)
-
-
-SPARE = "#d0d0d0"   # spare words in shared memory
-
-
-def staged_word(word, spare):
-    """16's staged_word: where word `word` of a tile lies in shared memory."""
-    return word + spare * (word // 64)
 
 
 def draw_lane_groups(path):
     lanes, groups, vectors = 4, 8, 16  # K = 64 floats: 16 vectors; 15's plan_rows gives 4 lanes
-    svg = Svg(WIDTH, 625, "15_lane_groups: a warp as eight groups of 4 lanes, one row each",
-              "Each group of 4 lanes reads its own row of 16 vectors; the four loads of a trip; one group's "
-              "shuffles with offsets 2 and 1.")
-    svg.text(24, 32, "A group of 4 lanes per row (K = 64 floats: 16 vectors of 16 bytes per row)", size=19,
-             weight="bold", color=TEXT)
-    svg.text(24, 54, "15_lane_groups with kLanes = 4: the 32 lanes of a warp are 8 groups, each on its own row. "
-                     "Colour = group, number = lane.", size=12.5, color=SUBTLE)
+    svg = page(625, "15_lane_groups: a warp as eight groups of 4 lanes, one row each",
+               "Each group of 4 lanes reads its own row of 16 vectors; the four loads of a trip; one group's "
+               "shuffles with offsets 2 and 1.",
+               "A group of 4 lanes per row (K = 64 floats: 16 vectors of 16 bytes per row)",
+               "15_lane_groups with kLanes = 4: the 32 lanes of a warp are 8 groups, each on its own row. "
+               "Colour = group, number = lane.")
     x0, cw, ch = 110.0, 26.0, 20.0
 
     # 1. The warp's lanes, in groups.
@@ -246,8 +222,8 @@ def draw_lane_groups(path):
     for lane in range(32):
         cell(svg, x0 + lane * cw, y, cw, ch, thread_color(lane // lanes, groups), f"{lane}", size=10)
     for g in range(groups):
-        svg.text(x0 + (g * lanes + lanes / 2) * cw, y + ch + 15, f"row {g}", size=11, anchor="middle", color=TEXT)
-    svg.text(x0 - 10, y + 14, "lanes", size=11, anchor="end", color=SUBTLE)
+        note(svg, x0 + (g * lanes + lanes / 2) * cw, y + ch + 15, f"row {g}", anchor="middle")
+    side(svg, x0, y, "lanes")
 
     # 2. Each group on its own row; the four loads of a trip, and the 128-byte lines.
     y = panel_title(svg, y + ch + 48, "2. Each group reads its own row: lane j of the group takes vectors j, j + 4, "
@@ -259,76 +235,65 @@ def draw_lane_groups(path):
     for k in range(4):
         xa, xb = x0 + 4 * k * w, x0 + (4 * k + 4) * w
         svg.line(xa + 3, y + 4, xb - 3, y + 4, stroke=TEXT, width=1.2)
-        svg.text((xa + xb) / 2, y, f"load {k + 1}: vectors {4 * k}-{4 * k + 3}", size=11, anchor="middle", color=TEXT)
+        note(svg, (xa + xb) / 2, y, f"load {k + 1}: vectors {4 * k}-{4 * k + 3}", anchor="middle")
     y += 12
     shown = 4
     for r in range(shown):
         yy = y + r * (ch + 3)
-        svg.text(x0 - 10, yy + 14, f"row {r}", size=11, anchor="end", color=SUBTLE)
+        side(svg, x0, yy, f"row {r}")
         for v in range(vectors):
-            lane = r * lanes + lane_of_vector(v, lanes)
-            cell(svg, x0 + v * w, yy, w, ch, thread_color(r, groups), f"{lane}", size=10)
+            cell(svg, x0 + v * w, yy, w, ch, thread_color(r, groups), f"{r * lanes + v % lanes}", size=10)
+    bottom = y + shown * (ch + 3)
     for line in range(3):  # 128-byte lines: 8 vectors each (the rows of 256 bytes start on a line)
         x = x0 + line * 8 * w
-        svg.line(x, y - 2, x, y + shown * (ch + 3) + 2, stroke=TEXT, width=1.6, stroke_dasharray="5 3")
-    svg.text(x0 + 4 * w, y + shown * (ch + 3) + 16, "one 128-byte line", size=11, anchor="middle", color=TEXT)
-    svg.text(x0 + 12 * w, y + shown * (ch + 3) + 16, "the next line", size=11, anchor="middle", color=TEXT)
-    svg.text(x0 + vectors * w + 12, y + 14, "... rows 4-7 the same way", size=11, color=SUBTLE)
-    svg.text(x0 + vectors * w + 12, y + 32, "(number = the lane", size=11, color=SUBTLE)
-    svg.text(x0 + vectors * w + 12, y + 48, "that loads the vector)", size=11, color=SUBTLE)
+        svg.line(x, y - 2, x, bottom + 2, stroke=TEXT, width=1.6, stroke_dasharray="5 3")
+    note(svg, x0 + 4 * w, bottom + 16, "one 128-byte line", anchor="middle")
+    note(svg, x0 + 12 * w, bottom + 16, "the next line", anchor="middle")
+    for dy, text in ((14, "... rows 4-7 the same way"), (32, "(number = the lane"), (48, "that loads the vector)")):
+        note(svg, x0 + vectors * w + 12, y + dy, text, SUBTLE)
 
     # 3. One group's shuffles: offsets 2 and 1.
-    y = panel_title(svg, y + shown * (ch + 3) + 44, "3. The shuffles of one group (row 1: lanes 4-7), "
-                                                    "__shfl_xor_sync with offsets 2, then 1",
+    y = panel_title(svg, bottom + 44, "3. The shuffles of one group (row 1: lanes 4-7), "
+                                      "__shfl_xor_sync with offsets 2, then 1",
                     "Every lane ends with the row's state; lane 4 (the group's lane 0) writes result[1]. The other "
                     "seven groups take the same steps at the same time, each within its own lanes.")
-    names = ["a", "b", "c", "d"]
-    states = [list(names)]
+    states = [["a", "b", "c", "d"]]
     for offset in (2, 1):
         prev = states[-1]
         states.append([prev[j] + "+" + prev[j ^ offset] if len(prev[j]) == 1 else "a+b+c+d" for j in range(lanes)])
     bw, gap = 92.0, 54.0
+
+    def box_x(j):
+        return x0 + 40 + j * (bw + 20)
+
     for j in range(lanes):
-        svg.text(x0 + 40 + j * (bw + 20) + bw / 2, y + 12, f"lane {4 + j}", size=11, anchor="middle", color=TEXT)
+        note(svg, box_x(j) + bw / 2, y + 12, f"lane {4 + j}", anchor="middle")
     y += 18
-    for step, row in enumerate(states):
+    labels = ("partial states", "after offset 2", "after offset 1")
+    for step, (label, row, offset) in enumerate(zip(labels, states, (2, 1, None))):
         yy = y + step * gap
-        label = ["partial states", "after offset 2", "after offset 1"][step]
-        svg.text(x0 - 10, yy + 14, label, size=11, anchor="end", color=SUBTLE)
+        side(svg, x0, yy, label)
         for j in range(lanes):
-            cell(svg, x0 + 40 + j * (bw + 20), yy, bw, ch, thread_color(1, groups), row[j], size=10.5)
-        if step < 2:
-            offset = (2, 1)[step]
+            cell(svg, box_x(j), yy, bw, ch, thread_color(1, groups), row[j], size=10.5)
+        if offset:  # the shuffle to the next row: lane j reads lane j ^ offset
             for j in range(lanes):
-                src = x0 + 40 + (j ^ offset) * (bw + 20) + bw / 2
-                dst = x0 + 40 + j * (bw + 20) + bw / 2
-                svg.line(src, yy + ch + 2, dst, yy + gap - 3, stroke=SUBTLE, width=1.0, arrow=True)
-    svg.text(x0 + 40 + 4 * (bw + 20) + 6, y + 14, "lane 4 ^ 2 = 6, 5 ^ 2 = 7", size=11, color=TEXT)
-    svg.text(x0 + 40 + 4 * (bw + 20) + 6, y + gap + 14, "lane 4 ^ 1 = 5, 6 ^ 1 = 7", size=11, color=TEXT)
-    svg.text(x0 + 40 + 4 * (bw + 20) + 6, y + 2 * gap + 14, "never lanes 0-3 or 8-31", size=11, color=TEXT)
+                svg.line(box_x(j ^ offset) + bw / 2, yy + ch + 2, box_x(j) + bw / 2, yy + gap - 3, stroke=SUBTLE,
+                         width=1.0, arrow=True)
+    for step, text in enumerate(("lane 4 ^ 2 = 6, 5 ^ 2 = 7", "lane 4 ^ 1 = 5, 6 ^ 1 = 7", "never lanes 0-3 or 8-31")):
+        note(svg, box_x(4) + 6, y + step * gap + 14, text)
     write(svg, path)
-
-
-def max_lanes_per_bank(row_words, spare):
-    """The most lanes of a warp whose rows' first words (staged_word) fall in one bank."""
-    counts = {}
-    for lane in range(32):
-        bank = staged_word(lane * row_words, spare) % 32
-        counts[bank] = counts.get(bank, 0) + 1
-    return max(counts.values())
 
 
 def draw_staged(path):
     cols, element_bytes, spare = 5, 4, 3  # K = 5 floats: rows of 20 bytes, 3 rows per thread (16's plan_rows)
     row_words = cols * element_bytes // 4
     words = 65  # rows 0-12; row 12 spans the spare words
-    svg = Svg(WIDTH, 580, "16_short_rows: a tile of rows staged in shared memory",
-              "The block loads the tile's bytes as 16-byte vectors, stores them in shared memory with 3 spare words "
-              "after every 64, and each thread reduces its own rows; the banks of row-strided reads.")
-    svg.text(24, 32, "One thread per row, through shared memory (K = 5 floats: rows of 20 bytes)", size=19,
-             weight="bold", color=TEXT)
-    svg.text(24, 54, "16_short_rows: a tile of 256 x 3 = 768 rows; its first 65 words shown. Each cell is a 4-byte "
-                     "word, coloured by the row it belongs to.", size=12.5, color=SUBTLE)
+    svg = page(580, "16_short_rows: a tile of rows staged in shared memory",
+               "The block loads the tile's bytes as 16-byte vectors, stores them in shared memory with 3 spare words "
+               "after every 64, and each thread reduces its own rows; the banks of row-strided reads.",
+               "One thread per row, through shared memory (K = 5 floats: rows of 20 bytes)",
+               "16_short_rows: a tile of 256 x 3 = 768 rows; its first 65 words shown. Each cell is a 4-byte "
+               "word, coloured by the row it belongs to.")
     x0, cw, ch = 92.0, 12.0, 20.0
 
     def row_fill(word):
@@ -339,10 +304,9 @@ def draw_staged(path):
                     "All of a thread's loads are issued before any is stored: up to four 16-byte loads in flight per "
                     "thread, whatever K is. Vector boundaries in black; the thread that loads each vector above it.")
     for v in range((words + 3) // 4):
-        xa = x0 + 4 * v * cw
-        svg.text(xa + 2 * cw, y + 8, f"t{v}", size=9.5, anchor="middle", color=TEXT)
+        svg.text(x0 + 4 * v * cw + 2 * cw, y + 8, f"t{v}", size=9.5, anchor="middle", color=TEXT)
     y += 14
-    svg.text(x0 - 10, y + 14, "global", size=11, anchor="end", color=SUBTLE)
+    side(svg, x0, y, "global")
     for word in range(words):
         cell(svg, x0 + word * cw, y, cw, ch, row_fill(word))
     for v in range((words + 3) // 4 + 1):
@@ -354,20 +318,20 @@ def draw_staged(path):
                                       "3 spare words after every 64",
                     "3. After __syncthreads(), thread t reduces row t (and rows t + 256, t + 512) from shared memory, "
                     "a vector's worth of elements at a time: no shuffles, and a warp writes 32 neighbouring results.")
-    svg.text(x0 - 10, y + 14, "shared", size=11, anchor="end", color=SUBTLE)
+    side(svg, x0, y, "shared")
     for word in range(words):
         cell(svg, x0 + staged_word(word, spare) * cw, y, cw, ch, row_fill(word))
     for extra in range(spare):
         cell(svg, x0 + (64 + extra) * cw, y, cw, ch, SPARE)
-    svg.text(x0 + (64 + spare / 2) * cw, y - 6, "spare", size=10, anchor="middle", color=TEXT)
+    note(svg, x0 + (64 + spare / 2) * cw, y - 6, "spare", anchor="middle", size=10)
     for r in range(words // row_words):
         first, last = staged_word(r * row_words, spare), staged_word(r * row_words + row_words - 1, spare)
         xa, xb = x0 + first * cw + 2, x0 + (last + 1) * cw - 2
         svg.line(xa, y + ch + 5, xb, y + ch + 5, stroke=TEXT, width=1.2)
-        svg.text((xa + xb) / 2, y + ch + 18, f"t{r}", size=10, anchor="middle", color=TEXT)
-    svg.text(x0, y + ch + 38, "Row t starts at shared word 5t (3 more past word 63, 6 past 127): the 32 lanes of a "
-                              f"warp read their rows' first words from banks with at most "
-                              f"{max_lanes_per_bank(row_words, spare)} lanes each.", size=11, color=SUBTLE)
+        note(svg, (xa + xb) / 2, y + ch + 18, f"t{r}", anchor="middle", size=10)
+    note(svg, x0, y + ch + 38, "Row t starts at shared word 5t (3 more past word 63, 6 past 127): the 32 lanes of a "
+                               f"warp read their rows' first words from banks with at most "
+                               f"{max(bank_counts(row_words, spare))} lanes each.", SUBTLE)
 
     # 4. Why the spare words: the banks of row-strided reads, rows of 128 bytes.
     y = panel_title(svg, y + ch + 78, "4. Why the spare words: rows of 32 floats (128 bytes), the bank of each lane's "
@@ -378,42 +342,27 @@ def draw_staged(path):
     for panel, (spare_words, title) in enumerate(((0, "no spare words: all 32 lanes in bank 0"),
                                                   (spare, "3 spare words per 64: 2 lanes per bank"))):
         px = x0 + panel * 440
-        counts = [0] * 32
-        for lane in range(32):
-            counts[staged_word(lane * 32, spare_words) % 32] += 1
         svg.line(px, base, px + 32 * bw, base, stroke=GRID, width=1.0)
-        for bank, count in enumerate(counts):
+        for bank, count in enumerate(bank_counts(32, spare_words)):
             if count:
                 svg.rect(px + bank * bw + 1, base - count * scale, bw - 2, count * scale,
                          fill=thread_color(panel * 3, 6))
-                svg.text(px + bank * bw + bw / 2, base - count * scale - 4, f"{count}", size=9, anchor="middle",
-                         color=TEXT)
+                note(svg, px + bank * bw + bw / 2, base - count * scale - 4, f"{count}", anchor="middle", size=9)
         for bank in (0, 8, 16, 24, 31):
-            svg.text(px + bank * bw + bw / 2, base + 13, f"{bank}", size=9, anchor="middle", color=SUBTLE)
-        svg.text(px, base + 30, title, size=12, color=TEXT)
-    svg.text(x0 - 10, base - 40, "lanes", size=11, anchor="end", color=SUBTLE)
+            note(svg, px + bank * bw + bw / 2, base + 13, f"{bank}", SUBTLE, anchor="middle", size=9)
+        note(svg, px, base + 30, title, size=12)
+    side(svg, x0, base - 54, "lanes")
     write(svg, path)
-
-
-def split_pieces(count, parts):
-    """The vectors [begin, end) of each piece of a row of `count` vectors (18's lane_reduce_row)."""
-    per = (count + parts - 1) // parts
-    pieces = []
-    for part in range(parts):
-        begin = min(per * part, count)
-        pieces.append((begin, min(begin + per, count)))
-    return pieces
 
 
 def draw_split(path):
     rows, parts, count = 3, 4, 20  # rows, pieces per row, vectors per row
-    svg = Svg(WIDTH, 430, "18_split_rows: a row over several blocks",
-              "Three rows, each split into four pieces of whole vectors; one block per piece; each block's state "
-              "goes to scratch and it draws its row's ticket; the block that draws the last ticket combines.")
-    svg.text(24, 32, "18_split_rows: M = 3 rows, 4 blocks per row (blocks_per_row = resident blocks / M)", size=19,
-             weight="bold", color=TEXT)
-    svg.text(24, 54, "Each cell is a 16-byte vector. Piece p of a row: vectors [p * ceil(V / 4), ...); the head goes "
-             "with piece 0, the tail with piece 3. Block b = row * 4 + piece.", size=12.5, color=SUBTLE)
+    svg = page(430, "18_split_rows: a row over several blocks",
+               "Three rows, each split into four pieces of whole vectors; one block per piece; each block's state "
+               "goes to scratch and it draws its row's ticket; the block that draws the last ticket combines.",
+               "18_split_rows: M = 3 rows, 4 blocks per row (blocks_per_row = resident blocks / M)",
+               "Each cell is a 16-byte vector. Piece p of a row: vectors [p * ceil(V / 4), ...); the head goes "
+               "with piece 0, the tail with piece 3. Block b = row * 4 + piece.")
     x0, y0, w, h = 124.0, 84.0, 19.0, 26.0
     sx = x0 + count * w + 44
     for r in range(rows):
@@ -425,20 +374,17 @@ def draw_split(path):
             for v in range(begin, end):
                 cell(svg, x0 + v * w, y, w, h, color, str(v), 9)
             mid = x0 + (begin + end) / 2 * w
-            block = r * parts + part
-            svg.text(mid, y + h + 16, f"block {block}", size=11, anchor="middle", color=TEXT)
+            note(svg, mid, y + h + 16, f"block {r * parts + part}", anchor="middle")
             svg.line(mid, y + h + 21, sx + part * 38 + 18, y + h + 3, stroke=GRID, width=1.0, arrow=True)
         cell(svg, x0 + count * w, y, 10, h, TAIL, "", 9)
         for part in range(parts):
             cell(svg, sx + part * 38, y - 2, 36, h + 4, thread_color(r * parts + part, rows * parts), f"s{part}", 10)
         svg.text(sx + parts * 38 + 10, y + 10, f"ticket[{r}]: 0 → 1 → 2 → 3 → 4", size=12, color=TEXT, family=MONO)
-        svg.text(sx + parts * 38 + 10, y + 28, "whoever draws 3 combines s0..s3", size=11.5, color=SUBTLE)
-        svg.text(sx + parts * 38 + 10, y + 44, "in order, writes output[" + str(r) + "], sets 0", size=11.5,
-                 color=SUBTLE)
-    svg.text(24, 392, "Orange: the row's head (before its first 16-byte boundary); green: its tail.", size=12,
-             color=SUBTLE)
-    svg.text(24, 410, "The states are combined in a fixed order, so the result is the same on every run; which block "
-             "draws the last ticket is not.", size=12, color=SUBTLE)
+        note(svg, sx + parts * 38 + 10, y + 28, "whoever draws 3 combines s0..s3", SUBTLE, size=11.5)
+        note(svg, sx + parts * 38 + 10, y + 44, f"in order, writes output[{r}], sets 0", SUBTLE, size=11.5)
+    note(svg, 24, 392, "Orange: the row's head (before its first 16-byte boundary); green: its tail.", SUBTLE, size=12)
+    note(svg, 24, 410, "The states are combined in a fixed order, so the result is the same on every run; which block "
+         "draws the last ticket is not.", SUBTLE, size=12)
     write(svg, path)
 
 

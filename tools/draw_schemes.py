@@ -1,46 +1,21 @@
 #!/usr/bin/env python3
-"""Draws the addressing-scheme diagrams of the tutorial as SVG files.
+"""Draws the addressing-scheme diagrams of the tutorial as SVG files (Python 3 standard library only).
 
     python3 tools/draw_schemes.py [--block 16] [--lanes 32] [--out docs/images]
 
-writes, for a block of --block elements (one per thread; a power of two, 2..64) where no other
-option names the size:
-
-    neighbored.svg       01: in place, step s = 1, 2, 4, ...: thread t with t % 2s == 0
-                             adds x[t+s] into x[t] (scattered active threads); --warp-block
-                             threads (default 64), with the lanes of each warp that work
-    neighbored_less.svg  02: the same pairs (x[i] += x[i+s], i = 2*s*t) done by threads
-                             t = 0, 1, 2, ... (contiguous active threads); as 01
-    interleaved.svg      03: stride = block/2, halving: thread t < stride adds x[t+stride]
-    shared_tree.svg      04: the same sequential addressing on partial[] in shared memory
-    pow2ceil.svg         05: a block of --pow2-block threads (default 100) padded in thought
-                             to a power of two (128): thread t < stride adds partial[t+stride]
-                             only when t + stride < block
-    warp_unroll.svg      06: a block of --unroll-block threads (default 256): the written-out
-                             block-wide steps down to 64 values (whole warps, __syncthreads()),
-                             then warp 0 folding 64 -> 1 with __syncwarp() between steps
-    grid_stride.svg      04+: a grid of --gs-blocks x --gs-threads walking
-                             3 * blocks * threads + 5 elements (--gs-n to change)
-    warp_shuffle.svg     07: __shfl_down_sync with offsets lanes/2, ..., 1 (--lanes 32 or 8)
-    reproducible_window.svg  17: one float's bits -> sign, exponent e, significand m -> m
-                             at bit e - base of a thread's 64-bit window; the rest to the limbs
-
-Each tree diagram shows the array after every step as a row of cells holding the
-partial sums of a small example input, an arrow from each of the two cells a thread
-adds to the cell it writes, labelled with the thread's id, and the block's threads
-(working ones filled). Change --block and run again to redraw for another size.
-
-Python 3 standard library only.
+writes neighbored.svg (01), neighbored_less.svg (02), interleaved.svg (03), shared_tree.svg (04), pow2ceil.svg (05),
+warp_unroll.svg (06), grid_stride.svg (04+), warp_shuffle.svg (07) and reproducible_window.svg (17). A tree diagram
+shows the array after every step (partial sums of a small example input), an arrow from each of the two cells a
+thread adds to the cell it writes, and the block's threads at work; --help lists the options that size each diagram.
 """
 
 import argparse
-import colorsys
 import os
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svg import MONO, Svg, write  # noqa: E402
+from svg import MONO, SUBTLE, TEXT, Svg, hls_color, wrap, write  # noqa: E402
 
 ACTIVE = "#1f6fb2"        # arrows, thread labels, working threads
 WRITTEN_FILL = "#d3e6f8"  # a cell written in this step
@@ -51,8 +26,7 @@ DEAD_TEXT = "#a9a9a9"
 RESULT_FILL = "#ffe08a"   # the final sum
 RESULT_STROKE = "#b88a00"
 FAINT = "#c4c4c4"         # work whose result is never used
-TEXT = "#222222"
-SUBTLE = "#666666"
+IDLE = "#b5b5b5"         # an idle thread's outline, padding
 
 WARP_SIZE = 32
 WARP_LINE = "#e07b00"     # warp boundaries, "diverged"
@@ -62,19 +36,6 @@ WARP_COLORS = (ACTIVE, "#8a44b0", "#0f8a6e", "#b0601a")  # the threads of warps 
 def example_values(n):
     """A fixed small input (1..9) so that every partial sum in the picture can be checked by hand."""
     return [(i * 7 + 3) % 9 + 1 for i in range(n)]
-
-
-def wrap(text, max_chars):
-    words, lines, current = text.split(), [], ""
-    for word in words:
-        if current and len(current) + 1 + len(word) > max_chars:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}" if current else word
-    if current:
-        lines.append(current)
-    return lines
 
 
 class Step:
@@ -89,32 +50,39 @@ class Step:
         self.no_source = list(no_source)  # lanes whose source lane is out of range (or is padding)
         self.notes = []                   # lines of text under the rule
 
+    @property
+    def stride(self):
+        """How far apart the two cells of each pair are."""
+        return self.pairs[0][1] - self.pairs[0][0]
+
+
+def halving_steps(first, last, rule):
+    """Steps of stride first, first / 2, ..., last: thread t < stride adds [t + stride] into [t];
+    rule(stride) gives the step's lines of code."""
+    steps, stride = [], first
+    while stride >= last:
+        steps.append(Step(rule(stride), [(t, t + stride, t) for t in range(stride)], range(stride), range(stride)))
+        stride //= 2
+    return steps
+
 
 def block_steps(scheme, block, name="x"):
     """The steps of a block-level tree of `block` elements for one addressing scheme."""
-    steps = []
-    if scheme in ("neighbored", "neighbored_less"):
-        stride = 1
-        while stride < block:
-            span = 2 * stride
-            if scheme == "neighbored":
-                pairs = [(t, t + stride, t) for t in range(0, block, span)]
-                rule = [f"if (t % {span} == 0)", f"  {name}[t] += {name}[t + {stride}]"]
-            else:
-                pairs = [(span * t, span * t + stride, t) for t in range(block // span)]
-                rule = [f"i = {span} * t", f"if (i + {stride} < {block})", f"  {name}[i] += {name}[i + {stride}]"]
-            live = range(0, block, span)
-            steps.append(Step(rule, pairs, [p[2] for p in pairs], live))
-            stride *= 2
-    elif scheme == "interleaved":
-        stride = block // 2
-        while stride > 0:
-            pairs = [(t, t + stride, t) for t in range(stride)]
-            rule = [f"if (t < {stride})", f"  {name}[t] += {name}[t + {stride}]"]
-            steps.append(Step(rule, pairs, range(stride), range(stride)))
-            stride //= 2
-    else:
+    if scheme == "interleaved":
+        return halving_steps(block // 2, 1, lambda s: [f"if (t < {s})", f"  {name}[t] += {name}[t + {s}]"])
+    if scheme not in ("neighbored", "neighbored_less"):
         raise ValueError(scheme)
+    steps, stride = [], 1
+    while stride < block:
+        span = 2 * stride
+        if scheme == "neighbored":
+            pairs = [(t, t + stride, t) for t in range(0, block, span)]
+            rule = [f"if (t % {span} == 0)", f"  {name}[t] += {name}[t + {stride}]"]
+        else:
+            pairs = [(span * t, span * t + stride, t) for t in range(block // span)]
+            rule = [f"i = {span} * t", f"if (i + {stride} < {block})", f"  {name}[i] += {name}[i + {stride}]"]
+        steps.append(Step(rule, pairs, [p[2] for p in pairs], range(0, block, span)))
+        stride *= 2
     return steps
 
 
@@ -131,179 +99,9 @@ def shuffle_steps(lanes):
     return steps
 
 
-def simulate(values, steps, shuffle):
-    """The array after each step (rows[0] is the input)."""
-    rows = [list(values)]
-    for step in steps:
-        old, new = rows[-1], list(rows[-1])
-        if shuffle:  # every lane adds what lane + offset holds; a lane with no such source adds nothing
-            n = len(old)
-            offset = step.pairs[0][1] - step.pairs[0][0]
-            new = [old[lane] + (old[lane + offset] if lane + offset < n else 0) for lane in range(n)]
-        else:
-            for destination, source, _ in step.pairs:
-                new[destination] = old[destination] + old[source]
-        rows.append(new)
-    return rows
-
-
-def draw_tree(path, title, caption, values, steps, row_names, worker="thread", shuffle=False, barrier=None):
-    """A tree diagram: one row of cells per step, arrows for the additions, a strip of threads."""
-    n = len(values)
-    rows = simulate(values, steps, shuffle)
-    cell_w = max(22.0, min(38.0, 608.0 / n))
-    cell_h, gap = 30.0, 78.0
-    longest = max([len(line) for step in steps for line in step.rule] + [len(name) * 12 / 11.5 for name in row_names])
-    left = max(150.0, 34 + 7.0 * longest)
-    array_w = n * cell_w
-    strip = not shuffle
-    square = 16.0 if n <= 16 else max(6.0, 256.0 / n)
-    strip_x = left + array_w + 36
-    width = (strip_x + n * square + 30) if strip else (left + array_w + 40)
-    width = max(width, 760.0, 40 + 10.5 * len(title))
-    caption_lines = wrap(caption, int((width - 40) / 7.0))
-    top = 44 + 18 * len(caption_lines) + 36
-    height = top + len(rows) * cell_h + len(steps) * gap + 100
-
-    svg = Svg(width, height, title, caption)
-    svg.text(20, 32, title, size=18, weight="bold")
-    for k, line in enumerate(caption_lines):
-        svg.text(20, 56 + 18 * k, line, size=13, color="#444")
-
-    def cx(i):
-        return left + (i + 0.5) * cell_w
-
-    def row_top(k):
-        return top + k * (cell_h + gap)
-
-    value_size = 14 if cell_w >= 30 else 11
-    # Index numbers above the first row; warp boundaries when the block has several warps.
-    svg.text(left - 12, row_top(0) - 8, "lane" if shuffle else "index", size=10, anchor="end", color=SUBTLE)
-    for i in range(n):
-        if n <= 32 or i % 4 == 0:
-            svg.text(cx(i), row_top(0) - 8, str(i), size=10, anchor="middle", color=SUBTLE)
-    if n > WARP_SIZE:
-        bottom = row_top(len(rows) - 1) + cell_h + 6
-        for w in range(1, n // WARP_SIZE):
-            x = left + w * WARP_SIZE * cell_w
-            svg.line(x, row_top(0) - 20, x, bottom, stroke="#e07b00", width=1.0, stroke_dasharray="2 3")
-        for w in range(n // WARP_SIZE):
-            svg.text(left + (w + 0.5) * WARP_SIZE * cell_w, row_top(0) - 24, f"warp {w}", size=11,
-                     anchor="middle", color="#e07b00")
-
-    # The rows of cells.
-    for k, row in enumerate(rows):
-        y = row_top(k)
-        written = {p[0] for p in steps[k - 1].pairs} if k > 0 else set()
-        live = steps[k - 1].live_after if k > 0 else set(range(n))
-        last = k == len(rows) - 1
-        svg.text(left - 12, y + cell_h / 2 + 4, row_names[k], size=12, anchor="end", color=TEXT)
-        for i, value in enumerate(row):
-            if last and i == 0:
-                fill, stroke, color, weight = RESULT_FILL, RESULT_STROKE, TEXT, "bold"
-            elif i in written:
-                fill, stroke, color, weight = WRITTEN_FILL, ACTIVE, TEXT, "bold"
-            elif i in live:
-                fill, stroke, color, weight = "#ffffff", LIVE_STROKE, TEXT, None
-            else:
-                fill, stroke, color, weight = DEAD_FILL, DEAD_STROKE, DEAD_TEXT, None
-            svg.rect(left + i * cell_w + 1, y, cell_w - 2, cell_h, fill=fill, stroke=stroke, rx=3)
-            if shuffle and fill == DEAD_FILL:
-                continue  # a lane whose sum is never used: its register holds nothing worth reading
-            svg.text(cx(i), y + cell_h / 2 + value_size * 0.36, str(value), size=value_size, anchor="middle",
-                     color=color, weight=weight)
-        if last:
-            svg.text(cx(0), y + cell_h + 16, "sum" if shuffle else "block sum", size=11, anchor="middle",
-                     color=RESULT_STROKE, weight="bold")
-
-    # The steps: arrows, thread labels, the rule, the strip of threads.
-    pill_w, pill_h = min(cell_w - 4, 32.0), 16.0
-    pill_size = 11 if cell_w >= 30 else 9
-    for k, step in enumerate(steps):
-        y0, y1 = row_top(k) + cell_h, row_top(k + 1)
-        for destination, source in step.unused_pairs:
-            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=FAINT, width=1.0)
-            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=FAINT, width=1.0)
-        for lane in step.no_source:
-            svg.line(cx(lane), y0, cx(lane), y1 - 1, stroke=FAINT, width=1.2, stroke_dasharray="3 3")
-            svg.text(cx(lane), y0 + gap * 0.5 + 4, "×", size=12, anchor="middle", color="#b0b0b0")
-        for destination, source, _ in step.pairs:
-            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=ACTIVE, width=1.6, arrow=True)
-            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=ACTIVE, width=1.6, arrow=True)
-        for destination, _, thread in step.pairs:
-            label = f"t{thread}" if cell_w >= 30 and not shuffle else str(thread)
-            py = y0 + gap * 0.5 - pill_h / 2
-            svg.rect(cx(destination) - pill_w / 2, py, pill_w, pill_h, fill=ACTIVE, rx=pill_h / 2)
-            svg.text(cx(destination), py + pill_h / 2 + pill_size * 0.36, label, size=pill_size, anchor="middle",
-                     color="#ffffff", weight="bold")
-        # The rule of this step, as code, in the left column.
-        mid = (y0 + y1) / 2
-        svg.text(left - 12, mid - 8 * len(step.rule) + 2, f"step {k + 1}", size=12, anchor="end", weight="bold")
-        for j, line in enumerate(step.rule):
-            svg.text(left - 12, mid - 8 * len(step.rule) + 18 + 15 * j, line, size=11.5, anchor="end",
-                     family=MONO, color=TEXT, xml_space="preserve")
-        if barrier and k < len(steps) - 1:
-            yb = row_top(k + 1) + cell_h + 7
-            svg.line(left, yb, left + array_w, yb, stroke="#9a9a9a", width=1.0, stroke_dasharray="5 4")
-            svg.text(left + array_w + 6, yb + 4, barrier, size=10, color=SUBTLE, family=MONO)
-        if strip:
-            sy = mid - square / 2
-            for t in range(n):
-                on = t in step.working
-                svg.rect(strip_x + t * square + 1, sy, square - 2, square - 2, rx=2,
-                         fill=ACTIVE if on else "#ffffff", stroke=ACTIVE if on else "#b5b5b5")
-                if square >= 14:
-                    svg.text(strip_x + (t + 0.5) * square, sy + square / 2 + 3, str(t), size=9, anchor="middle",
-                             color="#ffffff" if on else "#9a9a9a")
-            if n > WARP_SIZE:
-                for w in range(1, n // WARP_SIZE):
-                    x = strip_x + w * WARP_SIZE * square
-                    svg.line(x, sy - 3, x, sy + square + 1, stroke="#e07b00", width=1.2)
-            busy = len(step.working)
-            svg.text(strip_x, sy + square + 13, f"{busy} working, {n - busy} idle", size=11, color=SUBTLE)
-            if k == 0:
-                svg.text(strip_x, sy - 8, f"the block's {n} threads", size=11, color=SUBTLE)
-
-    # Legend.
-    legend_y = row_top(len(rows) - 1) + cell_h + 44
-    items = [("cell", WRITTEN_FILL, ACTIVE, "written in this step"),
-             ("cell", "#ffffff", LIVE_STROKE, "still to be read"),
-             ("cell", DEAD_FILL, DEAD_STROKE, "no longer read" + ("" if shuffle else " (left as it was)")),
-             ("pill", ACTIVE, ACTIVE, f"{worker} that adds the pair" + (" (lane id)" if shuffle else ""))]
-    if shuffle:
-        items += [("faint", FAINT, FAINT, "sum never reaches lane 0"),
-                  ("cross", FAINT, FAINT, "source lane out of range: adds nothing")]
-    else:
-        items += [("square", ACTIVE, ACTIVE, "working thread"), ("square", "#ffffff", "#b5b5b5", "idle thread")]
-    x, y = 20.0, legend_y
-    for kind, fill, stroke, label in items:
-        needed = 30 + 6.6 * len(label) + 22
-        if x + needed > width - 10:
-            x, y = 20.0, y + 24
-        if kind == "cell":
-            svg.rect(x, y - 11, 22, 16, fill=fill, stroke=stroke, rx=3)
-        elif kind == "pill":
-            svg.rect(x, y - 11, 24, 14, fill=fill, rx=7)
-            svg.text(x + 12, y - 1, "3" if shuffle else "t3", size=10, anchor="middle", color="#ffffff", weight="bold")
-        elif kind == "square":
-            svg.rect(x + 4, y - 11, 14, 14, fill=fill, stroke=stroke, rx=2)
-        elif kind == "faint":
-            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.5)
-        elif kind == "cross":
-            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.2, stroke_dasharray="3 3")
-            svg.text(x + 11, y, "×", size=12, anchor="middle", color="#b0b0b0")
-        svg.text(x + 30, y, label, size=12, color=TEXT)
-        x += needed
-    svg.height = y + 22
-    write(svg, path)
-
-
 def pow2ceil(x):
     """The smallest power of two at or above x (the device's __clz trick in 05 computes the same)."""
-    p = 1
-    while p < x:
-        p *= 2
-    return p
+    return 1 << max(x - 1, 0).bit_length()
 
 
 def padded_steps(block, name="partial"):
@@ -326,42 +124,234 @@ def padded_steps(block, name="partial"):
 
 def unroll_block_steps(block, name="partial"):
     """06, part 1: the written-out block-wide halvings of a power-of-two block, down to 64 values."""
-    steps, slots = [], block
-    while slots > 64:
-        half = slots // 2
-        pairs = [(t, t + half, t) for t in range(half)]
-        steps.append(Step([f"if (t < {half})", f"  {name}[t] +=", f"    {name}[t + {half}]"], pairs, range(half),
-                          range(half)))
-        slots = half
-    return steps
+    return halving_steps(block // 2, 64, lambda s: [f"if (t < {s})", f"  {name}[t] +=", f"    {name}[t + {s}]"])
 
 
 def warp_fold_steps(name="partial"):
     """06, part 2: warp 0 folds partial[0..63] into partial[0] (warp_fold_64)."""
-    steps, stride = [], 32
-    while stride > 0:
-        pairs = [(lane, lane + stride, lane) for lane in range(stride)]
+    def rule(stride):
         cond = [] if stride == 32 else ["if (lane == 0)" if stride == 1 else f"if (lane < {stride})"]
-        step = Step(cond + [f"  {name}[lane] +=", f"    {name}[lane + {stride}]"], pairs, range(stride),
-                    range(stride))
-        step.notes = [f"{stride} of 32 lanes"]
-        steps.append(step)
-        stride //= 2
+        return cond + [f"  {name}[lane] +=", f"    {name}[lane + {stride}]"]
+
+    steps = halving_steps(32, 1, rule)
+    for step in steps:
+        step.notes = [f"{len(step.pairs)} of 32 lanes"]
     return steps
+
+
+def simulate(values, steps, shuffle):
+    """The array after each step (rows[0] is the input)."""
+    rows = [list(values)]
+    for step in steps:
+        old, new = rows[-1], list(rows[-1])
+        if shuffle:  # every lane adds what lane + offset holds; a lane with no such source adds nothing
+            n = len(old)
+            new = [old[lane] + (old[lane + step.stride] if lane + step.stride < n else 0) for lane in range(n)]
+        else:
+            for destination, source, _ in step.pairs:
+                new[destination] = old[destination] + old[source]
+        rows.append(new)
+    return rows
 
 
 def warp_color(thread):
     return WARP_COLORS[(thread // WARP_SIZE) % len(WARP_COLORS)]
 
 
-def value_font(value, cell_w, size):
-    """The font size at which `value` fits in a cell (0 when it would be too small to read)."""
-    fit = min(size, (cell_w - 3) / (0.64 * len(str(value))))
-    return fit if fit >= 7.5 else 0
+def cell_style(i, written, live, result=False):
+    """(fill, stroke, text colour, font weight) of cell i: the result, written in this step, still read, or dead."""
+    if result:
+        return RESULT_FILL, RESULT_STROKE, TEXT, "bold"
+    if i in written:
+        return WRITTEN_FILL, ACTIVE, TEXT, "bold"
+    if i in live:
+        return "#ffffff", LIVE_STROKE, TEXT, None
+    return DEAD_FILL, DEAD_STROKE, DEAD_TEXT, None
 
 
-def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier=None, columns=None, padding=(),
-              pills=True, index_marks=(), result_label="block sum", worker="t"):
+def titled(width, title, caption, space, char_w=6.9):
+    """A new Svg with the diagram's title and its caption, wrapped; returns it and the y `space` below the caption."""
+    svg = Svg(width, 0, title, caption)
+    svg.text(20, 32, title, size=18, weight="bold")
+    lines = wrap(caption, int((width - 40) / char_w))
+    for k, line in enumerate(lines):
+        svg.text(20, 56 + 18 * k, line, size=13, color="#444")
+    return svg, 56 + 18 * len(lines) + space
+
+
+def barrier_line(svg, left, right, y, label, label_right=False):
+    """A dashed line across the array at y for a barrier, named left of it (or right of it)."""
+    svg.line(left, y, right, y, stroke="#9a9a9a", width=1.0, stroke_dasharray="5 4")
+    if label_right:
+        svg.text(right + 6, y + 4, label, size=10, color=SUBTLE, family=MONO)
+    else:
+        svg.text(left - 12, y + 4, label, size=10, anchor="end", color=SUBTLE, family=MONO)
+
+
+def rule_column(svg, x, y, k, rule, notes, color=TEXT):
+    """Step k + 1 in the left column, ending at x from y down: its number, its rule as code, its notes."""
+    svg.text(x, y, f"step {k + 1}", size=12, anchor="end", weight="bold")
+    for line in rule:
+        y += 14
+        svg.text(x, y, line, size=11, anchor="end", family=MONO, color=color, xml_space="preserve")
+    for note in notes:
+        y += 14
+        svg.text(x, y, note, size=10.5, anchor="end", color=SUBTLE)
+
+
+def pill(svg, x, top, w, h, fill, label, size, baseline):
+    """A rounded label (a thread's or a warp's id) centred on x, its text's baseline at y = baseline."""
+    svg.rect(x - w / 2, top, w, h, fill=fill, rx=h / 2)
+    svg.text(x, baseline, label, size=size, anchor="middle", color="#ffffff", weight="bold")
+
+
+SWATCHES = {"written": (WRITTEN_FILL, ACTIVE), "live": ("#ffffff", LIVE_STROKE), "dead": (DEAD_FILL, DEAD_STROKE),
+            "working": (ACTIVE, ACTIVE), "idle": ("#ffffff", IDLE)}  # legend: cells, then threads
+
+
+def cell_legend(dead="no longer read"):
+    return [("written", "written in this step"), ("live", "still to be read"), ("dead", dead)]
+
+
+def draw_legend(svg, y, width, items, pill_text="3"):
+    """Legend items (kind, label) in rows from x = 20 that fit `width`; returns the last row's y."""
+    x = 20.0
+    for kind, label in items:
+        needed = 30 + 6.6 * len(label) + 22
+        if x + needed > width - 10:
+            x, y = 20.0, y + 24
+        fill, stroke = SWATCHES.get(kind, (None, None))
+        if kind in ("written", "live", "dead"):
+            svg.rect(x, y - 11, 22, 16, fill=fill, stroke=stroke, rx=3)
+        elif kind in ("working", "idle"):
+            svg.rect(x + 4, y - 11, 14, 14, fill=fill, stroke=stroke, rx=2)
+        elif kind == "padding":
+            svg.rect(x, y - 11, 22, 16, fill="#ffffff", stroke=IDLE, rx=2, stroke_dasharray="2 2")
+        elif kind == "pill":
+            pill(svg, x + 12, y - 11, 24, 14, ACTIVE, pill_text, 10, y - 1)
+        elif kind == "faint":
+            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.5)
+        elif kind == "cross":  # a missing partner, as draw_rows draws it
+            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.0, stroke_dasharray="2 3")
+            svg.text(x + 11, y, "×", size=12, anchor="middle", color="#a0a0a0")
+        elif kind == "no_source":  # a lane without a source, as draw_tree draws it
+            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.2, stroke_dasharray="3 3")
+            svg.text(x + 11, y, "×", size=12, anchor="middle", color="#b0b0b0")
+        elif kind == "warp":
+            svg.line(x + 11, y - 13, x + 11, y + 3, stroke=WARP_LINE, width=1.2, stroke_dasharray="3 3")
+        svg.text(x + 30, y, label, size=12, color=TEXT)
+        x += needed
+    return y
+
+
+def draw_tree(path, title, caption, values, steps, first_row, unit="stride ", shuffle=False):
+    """03, 04 and 07: one row of cells per step, arrows for the additions, a strip of threads (not for 07)."""
+    row_names = [first_row] + [f"after {unit}{step.stride}" for step in steps]
+    n = len(values)
+    rows = simulate(values, steps, shuffle)
+    cell_w = max(22.0, min(38.0, 608.0 / n))
+    cell_h, gap = 30.0, 78.0
+    longest = max([len(line) for step in steps for line in step.rule] + [len(name) * 12 / 11.5 for name in row_names])
+    left = max(150.0, 34 + 7.0 * longest)
+    array_w = n * cell_w
+    square = 16.0 if n <= 16 else max(6.0, 256.0 / n)
+    strip_x = left + array_w + 36
+    width = (left + array_w + 40) if shuffle else (strip_x + n * square + 30)
+    width = max(width, 760.0, 40 + 10.5 * len(title))
+    svg, top = titled(width, title, caption, 24, 7.0)
+
+    def cx(i):
+        return left + (i + 0.5) * cell_w
+
+    def row_top(k):
+        return top + k * (cell_h + gap)
+
+    value_size = 14 if cell_w >= 30 else 11
+    # Index numbers above the first row; warp boundaries when the block has several warps.
+    svg.text(left - 12, row_top(0) - 8, "lane" if shuffle else "index", size=10, anchor="end", color=SUBTLE)
+    for i in range(n):
+        if n <= 32 or i % 4 == 0:
+            svg.text(cx(i), row_top(0) - 8, str(i), size=10, anchor="middle", color=SUBTLE)
+    if n > WARP_SIZE:
+        bottom = row_top(len(rows) - 1) + cell_h + 6
+        for w in range(1, n // WARP_SIZE):
+            x = left + w * WARP_SIZE * cell_w
+            svg.line(x, row_top(0) - 20, x, bottom, stroke=WARP_LINE, width=1.0, stroke_dasharray="2 3")
+        for w in range(n // WARP_SIZE):
+            svg.text(left + (w + 0.5) * WARP_SIZE * cell_w, row_top(0) - 24, f"warp {w}", size=11,
+                     anchor="middle", color=WARP_LINE)
+
+    for k, row in enumerate(rows):
+        y = row_top(k)
+        written = {p[0] for p in steps[k - 1].pairs} if k > 0 else set()
+        live = steps[k - 1].live_after if k > 0 else set(range(n))
+        last = k == len(rows) - 1
+        svg.text(left - 12, y + cell_h / 2 + 4, row_names[k], size=12, anchor="end", color=TEXT)
+        for i, value in enumerate(row):
+            fill, stroke, color, weight = cell_style(i, written, live, last and i == 0)
+            svg.rect(left + i * cell_w + 1, y, cell_w - 2, cell_h, fill=fill, stroke=stroke, rx=3)
+            if not (shuffle and fill == DEAD_FILL):  # a lane whose sum is never used holds nothing worth reading
+                svg.text(cx(i), y + cell_h / 2 + value_size * 0.36, str(value), size=value_size, anchor="middle",
+                         color=color, weight=weight)
+        if last:
+            svg.text(cx(0), y + cell_h + 16, "sum" if shuffle else "block sum", size=11, anchor="middle",
+                     color=RESULT_STROKE, weight="bold")
+
+    # The steps: arrows, thread labels, the rule, the strip of threads.
+    pill_w, pill_h = min(cell_w - 4, 32.0), 16.0
+    pill_size = 11 if cell_w >= 30 else 9
+    for k, step in enumerate(steps):
+        y0, y1 = row_top(k) + cell_h, row_top(k + 1)
+        for destination, source in step.unused_pairs:
+            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=FAINT, width=1.0)
+            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=FAINT, width=1.0)
+        for lane in step.no_source:
+            svg.line(cx(lane), y0, cx(lane), y1 - 1, stroke=FAINT, width=1.2, stroke_dasharray="3 3")
+            svg.text(cx(lane), y0 + gap * 0.5 + 4, "×", size=12, anchor="middle", color="#b0b0b0")
+        for destination, source, _ in step.pairs:
+            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=ACTIVE, width=1.6, arrow=True)
+            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=ACTIVE, width=1.6, arrow=True)
+        py = y0 + gap * 0.5 - pill_h / 2
+        for destination, _, thread in step.pairs:
+            pill(svg, cx(destination), py, pill_w, pill_h, ACTIVE,
+                 f"t{thread}" if cell_w >= 30 and not shuffle else str(thread), pill_size,
+                 py + pill_h / 2 + pill_size * 0.36)
+        mid = (y0 + y1) / 2
+        svg.text(left - 12, mid - 8 * len(step.rule) + 2, f"step {k + 1}", size=12, anchor="end", weight="bold")
+        for j, line in enumerate(step.rule):
+            svg.text(left - 12, mid - 8 * len(step.rule) + 18 + 15 * j, line, size=11.5, anchor="end",
+                     family=MONO, color=TEXT, xml_space="preserve")
+        if not shuffle and k < len(steps) - 1:
+            barrier_line(svg, left, left + array_w, row_top(k + 1) + cell_h + 7, "__syncthreads()", label_right=True)
+        if not shuffle:  # the strip of the block's threads
+            sy = mid - square / 2
+            for t in range(n):
+                on = t in step.working
+                svg.rect(strip_x + t * square + 1, sy, square - 2, square - 2, rx=2,
+                         fill=ACTIVE if on else "#ffffff", stroke=ACTIVE if on else IDLE)
+                if square >= 14:
+                    svg.text(strip_x + (t + 0.5) * square, sy + square / 2 + 3, str(t), size=9, anchor="middle",
+                             color="#ffffff" if on else "#9a9a9a")
+            for w in range(1, n // WARP_SIZE):
+                x = strip_x + w * WARP_SIZE * square
+                svg.line(x, sy - 3, x, sy + square + 1, stroke=WARP_LINE, width=1.2)
+            busy = len(step.working)
+            svg.text(strip_x, sy + square + 13, f"{busy} working, {n - busy} idle", size=11, color=SUBTLE)
+            if k == 0:
+                svg.text(strip_x, sy - 8, f"the block's {n} threads", size=11, color=SUBTLE)
+
+    if shuffle:
+        items = cell_legend() + [("pill", "lane that adds the pair (lane id)"), ("faint", "sum never reaches lane 0"),
+                                 ("no_source", "source lane out of range: adds nothing")]
+    else:
+        items = cell_legend("no longer read (left as it was)") + [
+            ("pill", "thread that adds the pair"), ("working", "working thread"), ("idle", "idle thread")]
+    y = draw_legend(svg, row_top(len(rows) - 1) + cell_h + 44, width, items, "3" if shuffle else "t3")
+    svg.height = y + 22
+    write(svg, path)
+
+
+def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, columns=None, padding=(), index_marks=()):
     """Rows of cells cell_w wide from x = left, one per step, with the additions between them: arrows and
     labels in the colour of the adding thread's warp, the step's rule (and notes) in the left column and
     a dashed line for the barrier after each step. Returns the y below the last row's label."""
@@ -376,6 +366,11 @@ def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier=None,
     def row_top(k):
         return top + k * (cell_h + gap)
 
+    def value_size(value):
+        """The font size at which value fits in a cell (0 when it would be too small to read)."""
+        fit = min(11 if cell_w >= 22 else 9.5, (cell_w - 3) / (0.64 * len(str(value))))
+        return fit if cell_w >= 16 and fit >= 7.5 else 0
+
     svg.text(left - 12, top - 8, "index", size=10, anchor="end", color=SUBTLE)
     for i in index_marks:
         svg.text(cx(i), top - 8, str(i), size=9, anchor="middle", color=SUBTLE)
@@ -389,34 +384,24 @@ def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier=None,
             x, w = left + i * cell_w + pad, cell_w - 2 * pad
             if i not in columns:
                 if k == 0 and i in padding:
-                    svg.rect(x, y, w, cell_h, fill="#ffffff", stroke="#b5b5b5", rx=1.5, stroke_dasharray="2 2")
+                    svg.rect(x, y, w, cell_h, fill="#ffffff", stroke=IDLE, rx=1.5, stroke_dasharray="2 2")
                 continue
-            if last and i == 0:
-                fill, stroke, color, weight = RESULT_FILL, RESULT_STROKE, TEXT, "bold"
-            elif i in written:
-                fill, stroke, color, weight = WRITTEN_FILL, ACTIVE, TEXT, "bold"
-            elif i in live:
-                fill, stroke, color, weight = "#ffffff", LIVE_STROKE, TEXT, None
-            else:
-                fill, stroke, color, weight = DEAD_FILL, DEAD_STROKE, DEAD_TEXT, None
+            fill, stroke, color, weight = cell_style(i, written, live, last and i == 0)
             svg.rect(x, y, w, cell_h, fill=fill, stroke=stroke, rx=3 if cell_w >= 12 else 1.5)
-            size = value_font(value, cell_w, 11 if cell_w >= 22 else 9.5) if cell_w >= 16 else 0
+            size = value_size(value)
             if size:
                 svg.text(cx(i), y + cell_h / 2 + size * 0.36, str(value), size=round(size, 1), anchor="middle",
                          color=color, weight=weight)
         if last:
-            shown = value_font(row[0], cell_w, 11 if cell_w >= 22 else 9.5) if cell_w >= 16 else 0
-            label = result_label if shown else f"{result_label} = {row[0]}"
+            label = "block sum" if value_size(row[0]) else f"block sum = {row[0]}"
             svg.text(left, y + cell_h + 15, label, size=11, color=RESULT_STROKE, weight="bold")
     width = 1.2 if cell_w >= 12 else 0.8
     for k, step in enumerate(steps):
         y0, y1 = row_top(k) + cell_h, row_top(k + 1)
-        if barrier and k > 0:  # the barrier that ends the previous step
-            yb = y0 + 6
-            svg.line(left, yb, left + n * cell_w, yb, stroke="#9a9a9a", width=1.0, stroke_dasharray="5 4")
-            svg.text(left - 12, yb + 4, barrier, size=10, anchor="end", color=SUBTLE, family=MONO)
+        if k > 0:  # the barrier that ends the previous step
+            barrier_line(svg, left, left + n * cell_w, y0 + 6, barrier)
         for lane in step.no_source:
-            source = lane + (step.pairs[0][1] - step.pairs[0][0] if step.pairs else 0)
+            source = lane + (step.stride if step.pairs else 0)
             if source < n:
                 svg.line(cx(source), y0, cx(lane), y1 - 12, stroke=FAINT, width=0.8, stroke_dasharray="2 3")
             svg.text(cx(lane), y1 - 3, "×", size=10, anchor="middle", color="#a0a0a0")
@@ -424,21 +409,12 @@ def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier=None,
             color = warp_color(thread)
             svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=color, width=width, arrow=True)
             svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=color, width=width, arrow=True)
-        if pills and cell_w >= 16:
-            pill_w, pill_h = cell_w - 3, 13.0
+        if cell_w >= 16:
+            py = y0 + gap * 0.55 - 13.0 / 2
             for destination, _, thread in step.pairs:
-                py = y0 + gap * 0.55 - pill_h / 2
-                svg.rect(cx(destination) - pill_w / 2, py, pill_w, pill_h, fill=warp_color(thread), rx=pill_h / 2)
-                svg.text(cx(destination), py + pill_h / 2 + 3, str(thread), size=8 if thread < 100 else 6.5,
-                         anchor="middle", color="#ffffff", weight="bold")
-        y = y0 + 30
-        svg.text(left - 12, y, f"step {k + 1}", size=12, anchor="end", weight="bold")
-        for line in step.rule:
-            y += 14
-            svg.text(left - 12, y, line, size=11, anchor="end", family=MONO, color=TEXT, xml_space="preserve")
-        for note in step.notes:
-            y += 14
-            svg.text(left - 12, y, note, size=10.5, anchor="end", color=SUBTLE)
+                pill(svg, cx(destination), py, cell_w - 3, 13.0, warp_color(thread), str(thread),
+                     8 if thread < 100 else 6.5, py + 13.0 / 2 + 3)
+        rule_column(svg, left - 12, y0 + 30, k, step.rule, step.notes)
     return row_top(len(rows) - 1) + cell_h + 22
 
 
@@ -460,21 +436,18 @@ def draw_thread_panel(svg, top, left, cell_w, threads, steps, labels, title):
         for t in range(threads):
             on = t in step.working
             svg.rect(left + t * cell_w + 1.5, y, cell_w - 3, sq_h, rx=2, fill=warp_color(t) if on else "#ffffff",
-                     stroke=warp_color(t) if on else "#b5b5b5")
+                     stroke=warp_color(t) if on else IDLE)
             if cell_w >= 16:
                 svg.text(left + (t + 0.5) * cell_w, y + sq_h / 2 + 3, str(t), size=7.5, anchor="middle",
                          color="#ffffff" if on else "#a0a0a0")
         for w in range(warps):
             members = range(w * WARP_SIZE, min(threads, (w + 1) * WARP_SIZE))
             busy = sum(t in step.working for t in members)
-            x = left + w * WARP_SIZE * cell_w + 2
-            if busy == 0:
-                svg.text(x, y + sq_h + 13, "no lane works: the warp skips the add", size=10, color=SUBTLE)
-            elif busy == len(members):
-                svg.text(x, y + sq_h + 13, f"all {busy} lanes work", size=10, color=SUBTLE)
-            else:
-                svg.raw_text(x, y + sq_h + 13, f"{busy} of {len(members)} lanes work: "
-                             f'<tspan fill="{WARP_LINE}" font-weight="bold">diverged</tspan>', size=10, color=SUBTLE)
+            diverged = (f'{busy} of {len(members)} lanes work: '
+                        f'<tspan fill="{WARP_LINE}" font-weight="bold">diverged</tspan>')
+            svg.raw_text(left + w * WARP_SIZE * cell_w + 2, y + sq_h + 13, "no lane works: the warp skips the add"
+                         if busy == 0 else f"all {busy} lanes work" if busy == len(members) else diverged,
+                         size=10, color=SUBTLE)
         y += row_h
     for w in range(1, warps):
         x = left + w * WARP_SIZE * cell_w
@@ -482,82 +455,33 @@ def draw_thread_panel(svg, top, left, cell_w, threads, steps, labels, title):
     return y
 
 
-def draw_legend(svg, x0, y, width, items):
-    """A row (or rows) of legend items; returns the y of the last row."""
-    x = x0
-    for kind, fill, stroke, label in items:
-        needed = 30 + 6.6 * len(label) + 22
-        if x + needed > width - 10:
-            x, y = x0, y + 24
-        if kind == "cell":
-            svg.rect(x, y - 11, 22, 16, fill=fill, stroke=stroke, rx=3)
-        elif kind == "padding":
-            svg.rect(x, y - 11, 22, 16, fill="#ffffff", stroke="#b5b5b5", rx=2, stroke_dasharray="2 2")
-        elif kind == "pill":
-            svg.rect(x, y - 11, 24, 14, fill=fill, rx=7)
-            svg.text(x + 12, y - 1, "3", size=10, anchor="middle", color="#ffffff", weight="bold")
-        elif kind == "square":
-            svg.rect(x + 4, y - 11, 14, 14, fill=fill, stroke=stroke, rx=2)
-        elif kind == "cross":
-            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.0, stroke_dasharray="2 3")
-            svg.text(x + 11, y, "×", size=12, anchor="middle", color="#a0a0a0")
-        elif kind == "warp":
-            svg.line(x + 11, y - 13, x + 11, y + 3, stroke=WARP_LINE, width=1.2, stroke_dasharray="3 3")
-        svg.text(x + 30, y, label, size=12, color=TEXT)
-        x += needed
-    return y
-
-
-def warp_legend(shown_warps):
-    colors = ", ".join(f"warp {w}" for w in range(shown_warps))
-    return [("cell", WRITTEN_FILL, ACTIVE, "written in this step"),
-            ("cell", "#ffffff", LIVE_STROKE, "still to be read"),
-            ("cell", DEAD_FILL, DEAD_STROKE, "no longer read"),
-            ("pill", ACTIVE, ACTIVE, "thread that adds the pair (colour: its warp)" if shown_warps > 1
-             else "lane that adds the pair"),
-            ("square", ACTIVE, ACTIVE, f"working thread ({colors})" if shown_warps > 1 else "working thread"),
-            ("square", "#ffffff", "#b5b5b5", "idle thread"),
-            ("warp", None, None, "warp boundary")]
-
-
-def header(svg, width, title, caption):
-    svg.text(20, 32, title, size=18, weight="bold")
-    lines = wrap(caption, int((width - 40) / 6.9))
-    for k, line in enumerate(lines):
-        svg.text(20, 56 + 18 * k, line, size=13, color="#444")
-    return 56 + 18 * len(lines)
-
-
-def draw_warp_tree(path, title, caption, values, steps, row_names, thread_labels, threads, cell_w=18.0,
-                   padding=(), index_marks=None, barrier="__syncthreads()", notes_below=()):
+def draw_warp_tree(path, title, caption, values, steps, first_row, unit, threads, cell_w=18.0, padding=(),
+                   index_marks=None):
     """01, 02 and 05: the tree over a block of several warps (rows of cells, coloured by warp), then the
     block's threads at each step, so that the warp boundaries and the divergence show."""
     n = len(values)
     rows = simulate(values, steps, False)
+    row_names = [first_row] + [f"after {unit}{step.stride}" for step in steps]
+    thread_labels = [f"step {k + 1} ({unit}{step.stride})" for k, step in enumerate(steps)]
     lines = [line for step in steps for line in step.rule + step.notes]
-    left = max(150.0, 34 + 6.7 * max(len(s) for s in lines + list(row_names) + list(thread_labels)))
+    left = max(150.0, 34 + 6.7 * max(len(s) for s in lines + row_names + thread_labels))
     width = left + n * cell_w + 30
     gap = max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in steps))
-    svg = Svg(width, 100, title, caption)
-    top = header(svg, width, title, caption) + 40
+    svg, top = titled(width, title, caption, 40)
     warps = (threads + WARP_SIZE - 1) // WARP_SIZE
-    if index_marks is None:
-        index_marks = range(0, n, 4)
-    y = draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier=barrier, columns=range(threads),
-                  padding=padding, index_marks=index_marks)
-    for line in notes_below:
-        svg.text(left, y, line, size=11, color=SUBTLE)
-        y += 16
+    y = draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, "__syncthreads()", columns=range(threads),
+                  padding=padding, index_marks=range(0, n, 4) if index_marks is None else index_marks)
     y = draw_thread_panel(svg, y + 24, left, cell_w, threads, steps, thread_labels,
                           f"the block's {threads} threads at each step ({warps} warps of {WARP_SIZE} lanes; "
                           "thread t drawn under column t)")
-    items = warp_legend(warps)
-    if cell_w < 16:  # no thread labels on the arrows: their colour is the adding thread's warp
-        items = [item for item in items if item[0] != "pill"]
+    items = cell_legend()
     if padding:
-        items.insert(3, ("padding", None, None, "padding: in thought only, not in memory"))
-        items.insert(4, ("cross", None, None, "partner would be padding: no add"))
-    y = draw_legend(svg, 20.0, y + 14, width, items)
+        items += [("padding", "padding: in thought only, not in memory"), ("cross", "partner would be padding: no add")]
+    if cell_w >= 16:  # else no thread labels on the arrows: their colour is the adding thread's warp
+        items.append(("pill", "thread that adds the pair (colour: its warp)"))
+    items += [("working", f"working thread ({', '.join(f'warp {w}' for w in range(warps))})"),
+              ("idle", "idle thread"), ("warp", "warp boundary")]
+    y = draw_legend(svg, y + 14, width, items)
     svg.height = y + 22
     write(svg, path)
 
@@ -580,8 +504,7 @@ def draw_warp_unroll(path, block):
                f"The block-wide steps halve the {block} values down to 64; each is one line with a constant "
                "stride, and whole warps work or skip it, followed by __syncthreads(). Then warp 0 alone folds the "
                "last 64 values, with __syncwarp() between its steps; the other warps are done.")
-    svg = Svg(width, 100, title, caption)
-    y = header(svg, width, title, caption) + 26
+    svg, y = titled(width, title, caption, 26)
     svg.text(20, y, f"1. block-wide steps: all {groups} warps, a barrier for the whole block after each",
              size=13, weight="bold")
     box_h, gap = 30.0, 86.0
@@ -589,19 +512,14 @@ def draw_warp_unroll(path, block):
     for g in range(groups):
         svg.text(left + (g + 0.5) * group_w, top - 8, f"warp {g}", size=11, anchor="middle",
                  color=warp_color(g * WARP_SIZE), weight="bold")
-    names = ["partial[] (shared)"] + [f"after stride {len(s.pairs)}" for s in wide]
+    names = ["partial[] (shared)"] + [f"after stride {s.stride}" for s in wide]
     for k in range(len(wide) + 1):
         yk = top + k * (box_h + gap)
         svg.text(left - 12, yk + box_h / 2 + 4, names[k], size=12, anchor="end")
         written = {d // WARP_SIZE for d, _, _ in wide[k - 1].pairs} if k > 0 else set()
         live = {i // WARP_SIZE for i in wide[k - 1].live_after} if k > 0 else set(range(groups))
         for g in range(groups):
-            if g in written:
-                fill, stroke, color = WRITTEN_FILL, ACTIVE, TEXT
-            elif g in live:
-                fill, stroke, color = "#ffffff", LIVE_STROKE, TEXT
-            else:
-                fill, stroke, color = DEAD_FILL, DEAD_STROKE, DEAD_TEXT
+            fill, stroke, color, _ = cell_style(g, written, live)
             svg.rect(left + g * group_w + 2, yk, group_w - 4, box_h, fill=fill, stroke=stroke, rx=3)
             if group_w >= 64:
                 svg.text(left + (g + 0.5) * group_w, yk + box_h / 2 + 4, f"{g * 32}–{g * 32 + 31}", size=10,
@@ -612,8 +530,7 @@ def draw_warp_unroll(path, block):
         y0, y1 = yk + box_h, yk + box_h + gap
         half_groups = len(step.pairs) // WARP_SIZE
         if k > 0:
-            svg.line(left, y0 + 6, left + array_w, y0 + 6, stroke="#9a9a9a", width=1.0, stroke_dasharray="5 4")
-            svg.text(left - 12, y0 + 10, "__syncthreads()", size=10, anchor="end", color=SUBTLE, family=MONO)
+            barrier_line(svg, left, left + array_w, y0 + 6, "__syncthreads()")
         for g in range(half_groups):
             s = g + half_groups
             color = warp_color(g * WARP_SIZE)
@@ -621,20 +538,11 @@ def draw_warp_unroll(path, block):
             c, d = left + s * group_w + 6, left + (s + 1) * group_w - 6
             svg.polygon([(c, y0), (d, y0), (b, y1 - 1), (a, y1 - 1)], fill=color, fill_opacity="0.16")
             svg.polygon([(a, y0), (b, y0), (b, y1 - 1), (a, y1 - 1)], fill=color, fill_opacity="0.22")
-            svg.rect((a + b) / 2 - 26, y0 + gap * 0.5 - 8, 52, 16, fill=color, rx=8)
-            svg.text((a + b) / 2, y0 + gap * 0.5 + 4, f"warp {g}", size=10, anchor="middle", color="#ffffff",
-                     weight="bold")
-        yt = y0 + 28
-        svg.text(left - 12, yt, f"step {k + 1}", size=12, anchor="end", weight="bold")
-        for line in step.rule:
-            yt += 14
-            svg.text(left - 12, yt, line, size=11, anchor="end", family=MONO, xml_space="preserve")
-        yt += 14
-        svg.text(left - 12, yt, f"{half_groups} warps add, {groups - half_groups} skip", size=10.5, anchor="end",
-                 color=SUBTLE)
+            pill(svg, (a + b) / 2, y0 + gap * 0.5 - 8, 52, 16, color, f"warp {g}", 10, y0 + gap * 0.5 + 4)
+        rule_column(svg, left - 12, y0 + 28, k, step.rule, [f"{half_groups} warps add, {groups - half_groups} skip"],
+                    color="#222")
     bottom = top + len(wide) * (box_h + gap) + box_h
-    svg.line(left, bottom + 6, left + array_w, bottom + 6, stroke="#9a9a9a", width=1.0, stroke_dasharray="5 4")
-    svg.text(left - 12, bottom + 10, "__syncthreads()", size=10, anchor="end", color=SUBTLE, family=MONO)
+    barrier_line(svg, left, left + array_w, bottom + 6, "__syncthreads()")
     svg.text(left + array_w, bottom + 24,
              f"warps 1–{groups - 1} are done: slots 0–63, written by warps 0 and 1, hold the block's 64 values",
              size=11, anchor="end", color=SUBTLE)
@@ -646,38 +554,25 @@ def draw_warp_unroll(path, block):
     svg.text(20, y, "2. warp 0 alone folds partial[0..63] into partial[0]: __syncwarp() between its steps "
              "(one cell per slot)", size=13, weight="bold")
     fold_rows = [row[:64] for row in rows[len(wide):]]
-    fold_names = ["partial[0..63]"] + [f"after stride {len(s.pairs)}" for s in fold]
+    fold_names = ["partial[0..63]"] + [f"after stride {s.stride}" for s in fold]
     gap = max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in fold))
-    y = draw_rows(svg, y + 58, left, cell_w, fold_rows, fold, fold_names, gap, barrier="__syncwarp()",
+    y = draw_rows(svg, y + 58, left, cell_w, fold_rows, fold, fold_names, gap, "__syncwarp()",
                   index_marks=range(0, 64, 4))
-    y = draw_legend(svg, 20.0, y + 14, width,
-                    [("cell", WRITTEN_FILL, ACTIVE, "written in this step"),
-                     ("cell", "#ffffff", LIVE_STROKE, "still to be read"),
-                     ("cell", DEAD_FILL, DEAD_STROKE, "no longer read"),
-                     ("pill", ACTIVE, ACTIVE, "lane of warp 0 that adds the pair")])
+    y = draw_legend(svg, y + 14, width, cell_legend() + [("pill", "lane of warp 0 that adds the pair")])
     svg.height = y + 22
     write(svg, path)
 
 
-def thread_colors(blocks, threads):
-    """One colour per thread: a hue per block, lighter for higher thread ids."""
-    colors = {}
+def thread_color(b, t, threads):
+    """(fill, text colour) of thread t of block b: a hue per block, lighter for higher thread ids."""
     hues = [0.58, 0.07, 0.33, 0.85, 0.14, 0.5, 0.0, 0.72]
-    for b in range(blocks):
-        hue = hues[b % len(hues)]
-        for t in range(threads):
-            lightness = 0.38 + 0.40 * (t / max(1, threads - 1))
-            r, g, bl = colorsys.hls_to_rgb(hue, lightness, 0.62)
-            text = "#ffffff" if lightness < 0.55 else "#1a1a1a"
-            colors[(b, t)] = (f"#{int(r * 255):02x}{int(g * 255):02x}{int(bl * 255):02x}", text)
-    return colors
+    lightness = 0.38 + 0.40 * (t / max(1, threads - 1))
+    return hls_color(hues[b % len(hues)], lightness, 0.62), "#ffffff" if lightness < 0.55 else "#1a1a1a"
 
 
 def draw_grid_stride(path, blocks, threads, n):
     """The grid-stride loop: which thread adds which element, in memory order and per iteration."""
     total = blocks * threads
-    colors = thread_colors(blocks, threads)
-    owner = [((i % total) // threads, (i % total) % threads) for i in range(n)]
     iterations = -(-n // total)
     title = f"Grid-stride loop: a grid of {blocks} blocks x {threads} threads over n = {n} elements"
     caption = (f"Thread t of block b starts at element b*{threads} + t and steps by the whole grid "
@@ -685,24 +580,18 @@ def draw_grid_stride(path, blocks, threads, n):
     tail = n - (iterations - 1) * total
     strip_cell = max(18.0, min(30.0, 860.0 / n))
     width = max(40 + n * strip_cell, 220 + total * 56 + 160, 760)
-    caption_lines = wrap(caption, int((width - 40) / 7.0))
-    svg = Svg(width, 0, title, caption)
-    svg.text(20, 32, title, size=18, weight="bold")
-    for k, line in enumerate(caption_lines):
-        svg.text(20, 56 + 18 * k, line, size=13, color="#444")
-    y = 56 + 18 * len(caption_lines) + 24
+    svg, y = titled(width, title, caption, 24, 7.0)
 
     # 1. The array in memory, each element coloured by the thread that adds it.
     svg.text(20, y, "the array in memory: neighbouring threads read neighbouring elements (coalesced)",
              size=13, weight="bold")
     svg.text(20, y + 17, "element index above each cell; inside, the thread that adds it as block.thread", size=12,
              color="#444")
-    y += 17
-    y += 26
+    y += 43
     for i in range(n):
-        b, t = owner[i]
+        b, t = divmod(i % total, threads)
         x = 20 + i * strip_cell
-        fill, text_color = colors[(b, t)]
+        fill, text_color = thread_color(b, t, threads)
         if i % total == 0 and i > 0:
             svg.line(x, y - 14, x, y + 38, stroke="#888888", width=1.0, stroke_dasharray="2 2")
         svg.text(x + strip_cell / 2, y - 3, str(i), size=9, anchor="middle", color=SUBTLE)
@@ -738,7 +627,7 @@ def draw_grid_stride(path, blocks, threads, n):
             i = k * total + g
             x = x_left + g * col_w
             if i < n:
-                fill, text_color = colors[(b, t)]
+                fill, text_color = thread_color(b, t, threads)
                 svg.rect(x + 2, y + 2, col_w - 4, row_h - 4, fill=fill, stroke="#ffffff", rx=3)
                 svg.text(x + col_w / 2, y + row_h / 2 + 5, f"x[{i}]", size=12, anchor="middle", color=text_color)
             else:
@@ -747,7 +636,6 @@ def draw_grid_stride(path, blocks, threads, n):
                 svg.text(x + col_w / 2, y + row_h / 2 + 4, "i ≥ n", size=10, anchor="middle", color="#999999")
         y += row_h
     for g in range(total):
-        b, t = divmod(g, threads)
         count = len(range(g, n, total))
         svg.text(x_left + (g + 0.5) * col_w, y + 16, f"{count} add{'s' if count != 1 else ''}", size=11,
                  anchor="middle", color=SUBTLE)
@@ -759,17 +647,11 @@ def draw_grid_stride(path, blocks, threads, n):
     write(svg, path)
 
 
-def float_fields(x):
-    """The sign bit, exponent field e and 24-bit significand m (with its leading 1) of a normal float32."""
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
-    e = (bits >> 23) & 0xFF
-    return bits, bits >> 31, e, (bits & 0x7FFFFF) | 0x800000
-
-
 def draw_reproducible_window(path, x=-0.8125, base=96):
     """17: one float placed in a thread's 64-bit window: m << (e - base) (reproducible_sum.cu, add),
     and where values outside the window go (add_outside: the ten 32-bit limbs)."""
-    bits, sign, e, m = float_fields(x)
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    sign, e, m = bits >> 31, (bits >> 23) & 0xFF, (bits & 0x7FFFFF) | 0x800000  # m with its leading 1
     shift = e - base
     assert 0 <= shift < 32 and abs(x) == m * 2.0 ** (e - 150)
     width = 1000.0
@@ -779,9 +661,7 @@ def draw_reproducible_window(path, x=-0.8125, base=96):
                "base + 31: x goes in as m shifted left by e − base, an exact integer, added to a 64-bit sum "
                "(a shift and an add). Nothing is rounded until the end, so the order of the additions cannot "
                "change the sum.")
-    svg = Svg(width, 0, title, caption)
-    y = header(svg, width, title, caption) + 30
-    sign_fill, exp_fill, frac_fill, m_fill = "#f6c9b8", WRITTEN_FILL, "#dcefd2", RESULT_FILL
+    svg, y = titled(width, title, caption, 30)
 
     # 1. The 32 bits of x.
     svg.text(20, y, f"1. the bits of x = {x:g} (float32)", size=13, weight="bold")
@@ -789,7 +669,7 @@ def draw_reproducible_window(path, x=-0.8125, base=96):
     cell, left = 26.0, 150.0
     for k in range(32):
         bit = (bits >> (31 - k)) & 1
-        fill = sign_fill if k == 0 else exp_fill if k <= 8 else frac_fill
+        fill = "#f6c9b8" if k == 0 else WRITTEN_FILL if k <= 8 else "#dcefd2"  # sign, exponent, fraction
         svg.rect(left + k * cell, y, cell - 2, 26, fill=fill, stroke=LIVE_STROKE, rx=2)
         svg.text(left + k * cell + (cell - 2) / 2, y + 18, str(bit), size=13, anchor="middle", family=MONO)
     for label, first, last in (("sign", 0, 0), (f"exponent field e = {e}", 1, 8), ("fraction: 23 bits", 9, 31)):
@@ -809,7 +689,7 @@ def draw_reproducible_window(path, x=-0.8125, base=96):
     for k in range(64):  # bit 63 on the left
         b = 63 - k
         inside = shift <= b < shift + 24
-        fill = m_fill if inside else "#f2f2f2" if b >= 56 else "#ffffff"
+        fill = RESULT_FILL if inside else "#f2f2f2" if b >= 56 else "#ffffff"
         stroke = RESULT_STROKE if inside else DEAD_STROKE
         svg.rect(left + k * cell2, y, cell2 - 1, 24, fill=fill, stroke=stroke)
         if inside:
@@ -855,9 +735,10 @@ def draw_reproducible_window(path, x=-0.8125, base=96):
     note = ("Limbs 0-8 hold 32-bit digits after settle(); limb 9 is signed. Windows and limbs add as integers, "
             "in any order (shuffles, atomics, the last block); the last block rounds the exact sum once, to "
             "nearest, ties to even.")
-    for k, line in enumerate(wrap(note, int((width - 40) / 6.5))):
-        svg.text(20, y + 18 * k, line, size=12, color="#444")
-    svg.height = y + 18 * len(wrap(note, int((width - 40) / 6.5))) + 14
+    for line in wrap(note, int((width - 40) / 6.5)):
+        svg.text(20, y, line, size=12, color="#444")
+        y += 18
+    svg.height = y + 14
     write(svg, path)
 
 
@@ -902,9 +783,6 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     block = args.block
     values = example_values(block)
-    after = lambda steps, fmt: ["input x[]"] + [fmt(s) for s in steps]  # noqa: E731
-
-    strides = [1 << k for k in range(block.bit_length() - 1)]
     made = []
 
     def out(name):
@@ -912,41 +790,33 @@ def main(argv=None):
         return os.path.join(args.out, name)
 
     wb = args.warp_block
-    warp_values = example_values(wb)
-    warp_strides = [1 << k for k in range(wb.bit_length() - 1)]
-    warp_names = ["input x[]"] + [f"after s = {s}" for s in warp_strides]
-    warp_labels = [f"step {k + 1} (s = {s})" for k, s in enumerate(warp_strides)]
     draw_warp_tree(out("neighbored.svg"),
                    f"01 neighbored pairs, in place in global memory ({wb} threads, {wb // WARP_SIZE} warps)",
                    "Step s: thread t with t % 2s == 0 adds x[t+s] into x[t]. A warp is 32 consecutive threads "
                    "that issue each instruction together; its threads are its lanes. The working threads are "
                    "scattered (t = 0, 2s, 4s, ...), so at every step each warp that works has idle lanes too: it "
                    "diverges, running the add with its idle lanes masked off.",
-                   warp_values, block_steps("neighbored", wb), warp_names, warp_labels, wb)
+                   example_values(wb), block_steps("neighbored", wb), "input x[]", "s = ", wb)
     draw_warp_tree(out("neighbored_less.svg"),
                    f"02 the same pairs, done by contiguous threads ({wb} threads, {wb // WARP_SIZE} warps)",
                    "The pairs of 01 (x[i] += x[i+s]) given to threads 0, 1, 2, ... (i = 2*s*t; the number on "
                    "each arrow is the thread, its colour the thread's warp). The working threads are contiguous: "
                    "a warp either works with all its lanes or skips the add, until fewer than 32 threads work "
                    "and only warp 0 works, diverged.",
-                   warp_values, block_steps("neighbored_less", wb), warp_names, warp_labels, wb)
-    halves = [block >> (k + 1) for k in range(block.bit_length() - 1)]
+                   example_values(wb), block_steps("neighbored_less", wb), "input x[]", "s = ", wb)
     draw_tree(out("interleaved.svg"),
               f"03 interleaved pairs: the stride halves ({block} threads)",
               f"Thread t < stride adds x[t+stride] into x[t]; the stride starts at half the block ({block // 2}) "
               "and halves; the working threads stay contiguous.",
-              values, block_steps("interleaved", block), after(halves, lambda s: f"after stride {s}"),
-              barrier="__syncthreads()")
+              values, block_steps("interleaved", block), "input x[]")
     draw_tree(out("shared_tree.svg"),
               f"04 tree in shared memory: sequential addressing on partial[] ({block} threads)",
               "Each thread stores its grid-stride sum in partial[t]; then thread t < stride adds "
               "partial[t+stride] into partial[t]; a barrier after each step.",
-              values, block_steps("interleaved", block, name="partial"),
-              ["partial[] (shared)"] + [f"after stride {s}" for s in halves], barrier="__syncthreads()")
+              values, block_steps("interleaved", block, name="partial"), "partial[] (shared)")
     pb = args.pow2_block
     padded = pow2ceil(pb)
     pow2 = padded_steps(pb)
-    pow2_strides = [padded >> (k + 1) for k in range(len(pow2))]
     first = pow2[0]
     draw_warp_tree(out("pow2ceil.svg"),
                    f"05 any block size: {pb} threads, padded in thought to {padded}",
@@ -958,22 +828,19 @@ def main(argv=None):
                    "exists and the steps are 04's. A __syncthreads() ends every step."
                    if first.no_source else
                    f"{pb} is a power of two: nothing is padded and the steps are 04's.",
-                   example_values(pb) + [0] * (padded - pb), pow2,
-                   ["partial[] (shared)"] + [f"after stride {s}" for s in pow2_strides],
-                   [f"step {k + 1} (stride {s})" for k, s in enumerate(pow2_strides)], pb, cell_w=1152.0 / padded,
-                   padding=range(pb, padded),
+                   example_values(pb) + [0] * (padded - pb), pow2, "partial[] (shared)", "stride ", pb,
+                   cell_w=1152.0 / padded, padding=range(pb, padded),
                    index_marks=sorted({0, 32, 64, 96, pb} | ({first.no_source[0]} if first.no_source else set())))
     draw_warp_unroll(out("warp_unroll.svg"), args.unroll_block)
     lanes = args.lanes
-    offsets = [lanes >> (k + 1) for k in range(lanes.bit_length() - 1)]
+    shuffle = shuffle_steps(lanes)
     shown = "32 lanes: a whole warp" if lanes == WARP_SIZE else f"{lanes} of a warp's 32 lanes, for readability"
     draw_tree(out("warp_shuffle.svg"),
-              f"07 warp shuffle: __shfl_down_sync, offsets {', '.join(map(str, offsets))} ({shown})",
+              f"07 warp shuffle: __shfl_down_sync, offsets {', '.join(str(s.stride) for s in shuffle)} ({shown})",
               "Lane l adds the v that lane l + offset holds, read from its registers; a lane whose source is past "
               "the last lane adds nothing; no shared memory, no barrier; lane 0 ends with the sum."
               + ("" if lanes == WARP_SIZE else " A real warp has 32 lanes, offsets 16 to 1."),
-              example_values(lanes), shuffle_steps(lanes), ["v (lanes)"] + [f"after offset {o}" for o in offsets],
-              worker="lane", shuffle=True)
+              example_values(lanes), shuffle, "v (lanes)", "offset ", shuffle=True)
     draw_grid_stride(out("grid_stride.svg"), args.gs_blocks, args.gs_threads, gs_n)
     draw_reproducible_window(out("reproducible_window.svg"))
     for name in made:

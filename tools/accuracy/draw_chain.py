@@ -3,16 +3,9 @@
 
     python3 tools/accuracy/draw_chain.py [--out docs/images]
 
-writes accuracy_chain.svg: the same eight values summed three ways, in a toy floating
-point that keeps 3 significant decimal digits (a float keeps 24 binary digits; the
-effect is the same, only easier to read):
-  - the sequential loop (00): one chain of 7 additions, each rounding the running sum;
-  - a tree (09, CUB, NumPy's pairwise sum): 3 levels, each value meets 3 roundings;
-  - compensated (12): the loop's chain, but each addition also keeps what it rounded
-    away, in a second running sum c; the result is s + c, rounded once.
-Every number in the picture is computed here (decimal arithmetic, round half to even).
-
-Python 3 standard library only.
+writes accuracy_chain.svg: eight values summed by the loop (00), a tree (09, CUB, NumPy) and the compensated loop
+(12) in a toy floating point of 3 significant decimal digits (a float keeps 24 binary digits; the effect is the
+same, only easier to read). Every number in it is computed here. Python 3 standard library only.
 """
 
 import argparse
@@ -56,11 +49,10 @@ def tree(values):
     return levels
 
 
-def compensated(values):
-    """[(s, c)] after each addition: s the rounded running sum, c the sum of what it dropped."""
-    steps, s, c = [], values[0], decimal.Decimal(0)
-    for x in values[1:]:
-        s, dropped = add(s, x)
+def compensated(loop):
+    """[(s, c)] after each addition of the loop: s its running sum, c the sum of what it dropped."""
+    steps, c = [], decimal.Decimal(0)
+    for s, dropped in loop:
         c, lost = add(c, dropped)
         if lost:  # in this picture the compensation itself never rounds
             raise ValueError("pick values whose dropped parts add up exactly")
@@ -81,52 +73,56 @@ def fmt_error(dropped):
 def draw(path):
     values = [decimal.Decimal(v) for v in VALUES]
     exact = sum(values, decimal.Decimal(0))
-    correctly_rounded = TOY.plus(exact)
     loop = sequential(values)
     levels = tree(values)
-    comp = compensated(values)
+    comp = compensated(loop)
     final_comp = TOY.plus(EXACT.add(comp[-1][0], comp[-1][1]))
 
     width, cell, gap = 990, 84, 10
     left = 240
+    lost_color = "#c0392b"
     svg = Svg(width, 10, "How rounding error builds up: a loop, a tree, a compensated loop",
               f"Eight values summed three ways in a toy floating point with {DIGITS} significant digits.")
     svg.text(20, 30, f"Eight values, three orders, in a toy float that keeps {DIGITS} significant digits "
              f"(a float keeps 24 bits)", size=15, weight="bold")
-    svg.text(20, 52, f"Exact sum {fmt(exact)}; rounded once to {DIGITS} digits: {fmt(correctly_rounded)}. "
+    svg.text(20, 52, f"Exact sum {fmt(exact)}; rounded once to {DIGITS} digits: {fmt(TOY.plus(exact))}. "
              "In red: the rounding error of each addition (rounded minus exact).", size=13)
 
-    def box(x, y, text, fill="#eef3fb", stroke="#4a6fa5", w=cell - gap, h=28, color="#222"):
-        svg.rect(x, y, w, h, fill=fill, stroke=stroke, rx=4)
-        svg.text(x + w / 2, y + 19, text, size=13, anchor="middle", family=MONO, color=color)
+    def box(x, y, text, fill="#eef3fb", stroke="#4a6fa5"):
+        svg.rect(x, y, cell - gap, 28, fill=fill, stroke=stroke, rx=4)
+        svg.text(x + (cell - gap) / 2, y + 19, text, size=13, anchor="middle", family=MONO, color="#222")
 
     def col(i):
         return left + i * cell
 
-    lost_color = "#c0392b"
+    def heading(y, title, *lines):
+        svg.text(20, y + 18, title, size=14, weight="bold")
+        for k, line in enumerate(lines):
+            svg.text(20, y + 36 + 16 * k, line, size=12, color="#555")
+
+    def chain(y, sums, errors=(), fill="#ffffff", stroke="#4a6fa5", arrow="#888"):
+        """Running sums joined by arrows, each addition's rounding error (if any) under its sum."""
+        for i, text in enumerate(sums):
+            if i:
+                svg.line(col(i - 1) + cell - gap, y + 14, col(i), y + 14, stroke=arrow, arrow=True)
+            box(col(i), y, text, fill=fill, stroke=stroke)
+            if i and errors and errors[i - 1]:
+                svg.text(col(i) + (cell - gap) / 2, y + 44, fmt_error(errors[i - 1]), size=11, anchor="middle",
+                         color=lost_color)
 
     # 1. The loop: one chain.
     y = 80
-    svg.text(20, y + 18, "Loop (00)", size=14, weight="bold")
-    svg.text(20, y + 36, "one chain of 7 additions", size=12, color="#555")
+    heading(y, "Loop (00)", "one chain of 7 additions")
     for i, v in enumerate(values):
         box(col(i), y, fmt(v))
     y2 = y + 52
     svg.text(20, y2 + 19, "running sum s", size=12, color="#555")
-    box(col(0), y2, fmt(values[0]), fill="#ffffff")
-    for i, (s, dropped) in enumerate(loop, start=1):
-        svg.line(col(i - 1) + cell - gap, y2 + 14, col(i), y2 + 14, stroke="#888", arrow=True)
-        box(col(i), y2, fmt(s), fill="#ffffff")
-        if dropped:
-            svg.text(col(i) + (cell - gap) / 2, y2 + 44, fmt_error(dropped), size=11, anchor="middle",
-                     color=lost_color)
+    chain(y2, [fmt(values[0])] + [fmt(s) for s, _ in loop], [dropped for _, dropped in loop])
     svg.text(col(8), y2 + 19, f"= {fmt(loop[-1][0])}", size=14, weight="bold", color=lost_color)
 
     # 2. The tree.
     y = y2 + 80
-    svg.text(20, y + 18, "Tree (09, CUB, NumPy)", size=14, weight="bold")
-    svg.text(20, y + 36, "3 levels: each value", size=12, color="#555")
-    svg.text(20, y + 52, "meets 3 additions", size=12, color="#555")
+    heading(y, "Tree (09, CUB, NumPy)", "3 levels: each value", "meets 3 additions")
     row_h = 48
     centres = [col(i) + (cell - gap) / 2 for i in range(len(values))]
     for level, nodes in enumerate(levels):
@@ -150,19 +146,11 @@ def draw(path):
 
     # 3. Compensated.
     y = top + 70
-    svg.text(20, y + 18, "Compensated (12)", size=14, weight="bold")
-    svg.text(20, y + 36, "the loop's chain, keeping", size=12, color="#555")
-    svg.text(20, y + 52, "what each + drops in c", size=12, color="#555")
-    box(col(0), y, fmt(values[0]), fill="#ffffff")
-    for i, (s, _) in enumerate(comp, start=1):
-        svg.line(col(i - 1) + cell - gap, y + 14, col(i), y + 14, stroke="#888", arrow=True)
-        box(col(i), y, fmt(s), fill="#ffffff")
+    heading(y, "Compensated (12)", "the loop's chain, keeping", "what each + drops in c")
+    chain(y, [fmt(values[0])] + [fmt(s) for s, _ in comp])
     svg.text(col(8), y + 19, "s", size=13, color="#555")
     yc = y + 40
-    box(col(0), yc, "0", fill="#fdf2e9", stroke="#c77c2e")
-    for i, (_, c) in enumerate(comp, start=1):
-        svg.line(col(i - 1) + cell - gap, yc + 14, col(i), yc + 14, stroke="#c77c2e", arrow=True)
-        box(col(i), yc, fmt(c), fill="#fdf2e9", stroke="#c77c2e")
+    chain(yc, ["0"] + [fmt(c) for _, c in comp], fill="#fdf2e9", stroke="#c77c2e", arrow="#c77c2e")
     svg.text(col(8), yc + 19, "c", size=13, color="#555")
     svg.text(col(0), yc + 58, f"result: s + c = {fmt(comp[-1][0])} + {fmt(comp[-1][1])}, rounded once = "
              f"{fmt(final_comp)} (the correctly rounded sum)", size=14, weight="bold", color="#2a7a2a")
