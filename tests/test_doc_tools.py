@@ -329,7 +329,9 @@ def block(text, marker):
     return text[start:text.index(f"<!-- /{marker.split(':')[0]} -->", start)]
 
 
-class Combining(unittest.TestCase):
+class RepoCopy(unittest.TestCase):
+    """A test that publishes into a temporary copy of the repository's Markdown (self.root)."""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.root = os.path.join(self.tmp.name, "repo")
@@ -338,6 +340,8 @@ class Combining(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
+
+class Combining(RepoCopy):
     def test_three_runs_publish_the_median_of_the_run_medians_and_the_farthest_run(self):
         factors = (1.02, 0.99, 1.00)  # median 1.00 (the third run), mean 1.0033, farthest 2 % away
         dirs = [write_run(os.path.join(self.tmp.name, f"r{k}"), f, date=f"2031-02-0{k + 1}", uuid=f"GPU-{k}")
@@ -515,15 +519,7 @@ class Check(unittest.TestCase):
             self.assertEqual(run("publish.py", "check", bad).returncode, 0)
 
 
-class FillDocs(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.root = os.path.join(self.tmp.name, "repo")
-        copy_markdown(self.root)
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
+class FillDocs(RepoCopy):
     def test_a_suspect_point_is_refused_unless_allowed(self):
         def change(dtype, sweep):
             if dtype == "float":
@@ -789,17 +785,9 @@ class Reproducible(unittest.TestCase):
         self.assertEqual(run("publish.py", "--root", self.root).returncode, 2)
 
 
-class SmallNAndTuning(unittest.TestCase):
+class SmallNAndTuning(RepoCopy):
     """09's small-n tables (tune_small_n.jsonl of several runs) and docs/tuning.md's single-pass
     table (tune_single_pass.jsonl), from made-up bench output."""
-
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.root = os.path.join(self.tmp.name, "repo")
-        copy_markdown(self.root)
-
-    def tearDown(self):
-        self.tmp.cleanup()
 
     def small_n_run(self, name, factor, uuid):
         path = os.path.join(self.tmp.name, name)
