@@ -4,7 +4,7 @@
 #   reduction_NN_name_kernels  the copy unit and the extras; no include path into
 #                              common/, so a repository header cannot creep in
 #   reduction_NN_name          main.cu's description of the chapter, without main(),
-#                              for the tour and the tests (common/all_chapters.cpp)
+#                              for the tour and the tests (tour/all_chapters.cpp)
 #   NN_name                    the chapter's program
 function(add_reduction_chapter stem)
   get_filename_component(dir ${CMAKE_CURRENT_SOURCE_DIR} NAME)

@@ -95,8 +95,4 @@ struct Chapter {
   const Variant& main() const { return variants.front(); }
 };
 
-// Every GPU chapter, in reading order (common/all_chapters.cpp: a checked-in list of
-// the functions the chapters' main.cu files define).
-std::vector<Chapter> all_gpu_chapters();
-
 }  // namespace reduction

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "all_chapters.h"
 #include "chapter.h"
 #include "cuda_check.h"
 #include "device_buffer.h"

@@ -12,6 +12,7 @@
 #include <random>
 #include <regex>
 
+#include "all_chapters.h"
 #include "chapter.h"
 #include "input.h"
 #include "program_runner.h"

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "all_chapters.h"
 #include "cpu_methods.h"
 #include "harness.h"
 #include "read_floor.h"

@@ -1,7 +1,7 @@
 // all_chapters.cpp: every GPU chapter in reading order, for the tour and the tests.
 // Each function is defined in its chapter's main.cu. A new chapter adds one line here
 // and its folder to REDUCTION_GPU_CHAPTERS in the top-level CMakeLists.txt.
-#include "chapter.h"
+#include "all_chapters.h"
 
 namespace reduction {
 

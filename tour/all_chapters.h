@@ -1,0 +1,13 @@
+// all_chapters.h: every GPU chapter, in reading order, for the tour and the tests
+// (all_chapters.cpp: a checked-in list of the functions the chapters' main.cu files define).
+#pragma once
+
+#include <vector>
+
+#include "chapter.h"
+
+namespace reduction {
+
+std::vector<Chapter> all_gpu_chapters();
+
+}  // namespace reduction
