@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "all_chapters.h"
 #include "chapter.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
@@ -37,27 +36,6 @@ inline bool gpu_available(std::string* why) {
 inline std::uint64_t fresh_seed() {
   static std::random_device device;
   return (std::uint64_t(device()) << 32) ^ device();
-}
-
-inline const std::vector<Chapter>& chapters() {
-  static const std::vector<Chapter> list = all_gpu_chapters();
-  return list;
-}
-
-// The indices in chapters() of the chapters that offer --op max and min (09, 10).
-inline std::vector<int> operator_chapters() {
-  std::vector<int> indices;
-  for (std::size_t i = 0; i < chapters().size(); ++i) {
-    if (chapters()[i].main().has_operators()) indices.push_back(static_cast<int>(i));
-  }
-  return indices;
-}
-
-inline const Chapter* find_chapter(const std::string& prefix) {
-  for (const Chapter& c : chapters()) {
-    if (c.id.rfind(prefix, 0) == 0) return &c;
-  }
-  return nullptr;
 }
 
 // Runs `launch` on input (restoring it first from `pristine` when in place) with a

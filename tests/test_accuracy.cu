@@ -17,6 +17,7 @@
 #include <limits>
 #include <random>
 
+#include "chapter_list.h"
 #include "exact_sum.h"
 #include "gpu_test.h"
 #include "harness.h"

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "chapter_list.h"
 #include "gpu_test.h"
 #include "harness.h"
 #include "random.h"

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "chapter.h"
+#include "chapter_list.h"
 #include "gpu_test.h"
 #include "input.h"
 #include "program_runner.h"

@@ -13,6 +13,7 @@
 #include <limits>
 #include <random>
 
+#include "chapter_list.h"
 #include "gpu_test.h"
 #include "harness.h"
 #include "program_runner.h"
