@@ -673,7 +673,7 @@ class FillDocs(RepoCopy):
 
     def test_the_scripts_type_no_run_facts(self):
         # The code of the docs scripts, without docstrings and comment lines (which may name examples).
-        for script in ("publish.py", "fill_docs.py", "results.py", "ncu_table.py", os.path.join("tuning", "tables.py")):
+        for script in ("publish.py", "fill_docs.py", "results.py", "ncu_table.py", "fill_small_n.py"):
             source = read(os.path.join(TOOLS, script))
             docs = set()
             for node in ast.walk(ast.parse(source)):

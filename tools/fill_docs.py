@@ -22,8 +22,6 @@ import results  # noqa: E402
 from results import fill_file, table  # noqa: E402
 import fill_small_n  # noqa: E402
 import ncu_table  # noqa: E402
-sys.path.insert(0, os.path.join(HERE, "tuning"))
-import tables as tuning_tables  # noqa: E402
 
 
 def read(path):
@@ -310,14 +308,58 @@ def profiling_table(dirs):
     ncu_table.fill_readmes(run, ROOT, meta)
 
 
+def single_pass_table(path):
+    """tune_single_pass.jsonl ({"variant", "n", "median_us", "ok"}): µs per variant and size."""
+    times = {}
+    for d in jsonl(path):
+        times.setdefault(d["variant"], {})[d["n"]] = f"{d['median_us']:.2f}" if d["ok"] else "wrong"
+    sizes = sorted({n for row in times.values() for n in row})
+    return table(["variant"] + [f"2^{n.bit_length() - 1}" for n in sizes], "compact",
+                 [[name] + [row.get(n, "—") for n in sizes] for name, row in times.items()])
+
+
+def blocks_table(path):
+    """blocks.jsonl (01-03's --json runs at each block size): µs per (block, n), and how they were timed."""
+    records = jsonl(path)
+    rows = {}
+    for d in records:
+        rows.setdefault(d["chapter"], {})[(d["block"], d["n"])] = d["ms"] * 1000
+    blocks = sorted({b for r in rows.values() for b, _ in r})
+    ns = sorted({n for r in rows.values() for _, n in r})
+    how = f"median of {reps_of(records)}" if reps_of(records) else "the chapters' median"
+    flush = {d["flush"] for d in records if isinstance(d.get("flush"), bool)}
+    if flush:
+        how += ", L2 flushed before each repetition" if flush == {True} else ", L2 not flushed"
+    cells = [[chapter] + [f"{rows[chapter][(b, n)]:.1f}" if (b, n) in rows[chapter] else "—" for n in ns for b in blocks]
+             for chapter in sorted(rows)]
+    return how, table(["chapter"] + [f"B={b}, 2^{n.bit_length() - 1}" for n in ns for b in blocks], "compact", cells)
+
+
 def tuning(dirs):
     """docs/tuning.md's two tables, each from the first run that has its file."""
     runs = {name: first_with(dirs, [name]) for name in ("tune_single_pass.jsonl", "blocks.jsonl")}
     if not any(runs.values()):
         say(f"no run has {', '.join(runs)}; docs/tuning.md's tables left as it was")
-    for name, run in runs.items():
-        for marker in tuning_tables.fill_tables(run, ROOT, on_run(run, dirs, [name]), only=name) if run else []:
-            print(f"fill_docs: docs/tuning.md: {marker}")
+    run = runs["tune_single_pass.jsonl"]
+    if run:
+        fill("docs/tuning.md", "results:tuning_single_pass",
+             f"On the {on_run(run, dirs, ['tune_single_pass.jsonl'])}: `tune_single_pass`, the median time in µs "
+             "of each variant (one run).\n\n" + single_pass_table(os.path.join(run, "tune_single_pass.jsonl")))
+    run = runs["blocks.jsonl"]
+    if run:
+        how, text = blocks_table(os.path.join(run, "blocks.jsonl"))
+        fill("docs/tuning.md", "results:tuning_blocks", f"On the {on_run(run, dirs, ['blocks.jsonl'])}: the "
+             f"chapters' `--json` runs, µs ({how}; one run).\n\n" + text)
+
+
+def small_n(dirs):
+    """09's small-n blocks (fill_small_n) from the runs' tune_small_n.jsonl."""
+    for page, marker, text in (("09_single_pass/README.md", "results:09_small_n", fill_small_n.breakdown(dirs)),
+                               ("docs/tuning.md", "results:09_shape", fill_small_n.shape_table(dirs))):
+        if text is None:
+            say(f"no run has tune_small_n.jsonl; {marker} left as it was")
+        else:
+            fill(page, marker, text)
 
 
 # ----------------------------------------------------------------------------- chapter 11
@@ -456,6 +498,5 @@ def publish_data(dirs):
 
 def fill_suite(dirs):
     """Every block of a gpu_suite run's own files (see the docstring)."""
-    for fill_blocks in (steps_blocks, cpu_block, bank_conflicts, sass, pitfalls, profiling_table, tuning,
-                        fill_small_n.fill_suite):
+    for fill_blocks in (steps_blocks, cpu_block, bank_conflicts, sass, pitfalls, profiling_table, tuning, small_n):
         fill_blocks(dirs)

@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
-"""fill_small_n.py: 09's small-n blocks, for tools/publish.py.
+"""fill_small_n.py: the text of 09's small-n blocks (publish.py's BLOCKS says where each goes).
 
-fill_sweep(runs) fills 09 against CUB and the read-only floor from the tour's sweep of each
-run (results.load_runs); fill_suite(dirs) the blocks of each gpu_suite run's tune_small_n.jsonl
-(09_single_pass/bench/small_n.cu: 09 at many shapes, cut short after each step, the classic
-ticket, an empty kernel, the floor) and gpu.txt. PAGES: the page of each block. Times are
-medians over the runs of each run's median; a target is met only where every run meets it
-(the worst run).
+vs_cub(runs): 09 against CUB and the read-only floor in the tour's sweep of each run
+(results.load_runs); breakdown(dirs) and shape_table(dirs): from each gpu_suite run's
+tune_small_n.jsonl (09_single_pass/bench/small_n.cu) and gpu.txt. Times are medians over the
+runs of each run's median; a target is met only where every run meets it (the worst run).
+Each returns None without the data.
 """
 import json
 import os
@@ -14,13 +13,9 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from results import FLOOR, fill_file, parse_gpu_txt, table  # noqa: E402
+from results import FLOOR, parse_gpu_txt, table  # noqa: E402
 
-# The page that holds each block.
-PAGES = {"results:09_vs_cub": "docs/tuning.md", "results:09_small_n": "09_single_pass/README.md",
-         "results:09_shape": "docs/tuning.md"}
 # Issue targets for 09 against CUB (time ratio CUB / 09) and against the floor.
 CUB_TARGETS = {16: 1.35, 18: 1.25, 20: 1.20, 22: 1.20, 24: 1.10, 26: 1.03, 28: 1.01, 30: 1.01}
 FLOOR_TARGETS = {16: ("within", 1.35), 28: ("at least", 0.99), 30: ("at least", 0.99)}
@@ -184,28 +179,3 @@ def shape_table(runs):
             f"16-byte vectors per thread (at most one full wave; a shape that repeats the default is timed once), "
             f"median of {reps_text(reps, every)} interleaved repetitions; the median over the machines.\n\n"
             + table(["ints", "default grid × block", "default µs", "fastest shape found", "its µs"], "compact", rows))
-
-
-def fill(blocks):
-    """Fills each (marker, its text or None) of PAGES; returns "PAGE (MARKER)" of each written."""
-    done = []
-    for marker, text in blocks:
-        if text is None:
-            print(f"fill_small_n: no data for {marker}", file=sys.stderr)
-            continue
-        page = os.path.join(ROOT, PAGES[marker])
-        if fill_file(page, marker, text.rstrip() + "\n"):
-            done.append(f"{page} ({marker})")
-        else:
-            print(f"fill_small_n: no block {marker} in {PAGES[marker]}", file=sys.stderr)
-    return done
-
-
-def fill_suite(dirs):
-    """The blocks of the suite runs' tune_small_n.jsonl."""
-    return fill([("results:09_small_n", breakdown(dirs)), ("results:09_shape", shape_table(dirs))])
-
-
-def fill_sweep(runs):
-    """The block of the tour's sweep (results.load_runs)."""
-    return fill([("results:09_vs_cub", vs_cub(runs))])

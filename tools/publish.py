@@ -48,8 +48,8 @@ BLOCKS = [
     ("08_vectorized/README.md", "sass:08_vectorized", "fill_docs.sass", "suite: sass_08.txt"),
     *[("docs/pitfalls.md", f"output:{k}", "fill_docs.pitfalls", "suite: pitfalls.txt") for k in range(1, 7)],
     ("06_warp_unroll/README.md", "sanitize:06_warp_unroll", "fill_docs.pitfalls", "suite: pitfalls.txt"),
-    (TUNING, "results:tuning_single_pass", "tuning/tables.fill_tables", "suite: tune_single_pass.jsonl"),
-    (TUNING, "results:tuning_blocks", "tuning/tables.fill_tables", "suite: blocks.jsonl"),
+    (TUNING, "results:tuning_single_pass", "fill_docs.tuning", "suite: tune_single_pass.jsonl"),
+    (TUNING, "results:tuning_blocks", "fill_docs.tuning", "suite: blocks.jsonl"),
     (TUNING, "results:09_vs_cub", "fill_small_n.vs_cub", "sweep"),
     ("09_single_pass/README.md", "results:09_small_n", "fill_small_n.breakdown", "suite: tune_small_n.jsonl, gpu.txt"),
     (TUNING, "results:09_shape", "fill_small_n.shape_table", "suite: tune_small_n.jsonl, gpu.txt"),
@@ -154,14 +154,20 @@ def publish(paths, root, allow_suspect=False):
             for s in suspects:
                 print("  " + results.describe_suspect(s), file=sys.stderr)
             return 1
-    for module in (fill_docs, fill_small_n):
-        module.ROOT = root
+    fill_docs.ROOT = root
 
     def sweep(dirs):
         pages = sorted((p, m) for p, m, function, needs in BLOCKS
                        if needs == "sweep" and function.startswith("results."))
         results.update(dirs if committed else fill_docs.publish_data(dirs), root, pages)
-        return fill_small_n.fill_sweep(runs)
+        page, vs_cub = os.path.join(root, TUNING), fill_small_n.vs_cub(runs)
+        if vs_cub is None:
+            print("publish: the sweep has no 09, CUB and floor rows; results:09_vs_cub left as it was", file=sys.stderr)
+        elif not os.path.exists(page) or not results.fill_file(page, "results:09_vs_cub", vs_cub.rstrip() + "\n"):
+            print(f"publish: no block results:09_vs_cub in {TUNING}", file=sys.stderr)
+        else:
+            return [page + " (results:09_vs_cub)"]
+        return []
 
     jobs = {"sweep": sweep, "suite": fill_docs.fill_suite, "rows": lambda dirs: fill_rows.fill(dirs, root),
             "accuracy": lambda dirs: fill_accuracy.fill(dirs, root, runs),
