@@ -627,7 +627,7 @@ class FillDocs(RepoCopy):
         dirs = [write_run(os.path.join(self.tmp.name, f"r{k}"), f, uuid=f"GPU-{k}", change=with_09_and_12(f))
                 for k, f in enumerate((1.0, 1.01))]
         # The committed error study beside the first run's sweep, as in a gpu_suite results folder.
-        shutil.copytree(os.path.join(REPO, "docs", "data", "suite_run1", "accuracy"), os.path.join(dirs[0], "accuracy"))
+        shutil.copytree(os.path.join(REPO, "docs", "data", "accuracy_run1", "accuracy"), os.path.join(dirs[0], "accuracy"))
         result = run("publish.py", *dirs, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         tuning = read(os.path.join(self.root, "docs", "tuning.md"))

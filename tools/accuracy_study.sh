@@ -4,7 +4,8 @@
 #   cmake --build --preset release --target accuracy_study 09_single_pass 12_accuracy
 # then run this from anywhere (tools/gpu_suite.sh calls it). Output, in $RESULTS/accuracy
 # ($RESULTS defaults to build/gpu-results):
-#   errors.csv, times.csv, reproducibility.csv, device.txt   accuracy_study (error_study.cu)
+#   errors.jsonl, times.jsonl, reproducibility.jsonl,        accuracy_study (error_study.cu)
+#   device.json
 #   study.log                                                its progress and errors
 #   ncu_09_single_pass_float.csv, ncu_12_accuracy_float.csv  Nsight Compute, 2^24 floats,
 #                                                            the metrics of gpu_suite.sh's ncu
@@ -41,14 +42,17 @@ if command -v ncu >/dev/null 2>&1; then
 fi
 
 summary="accuracy_study: exit $rc ($(( $(date +%s) - start )) s)"
-if [ -f "$OUT_DIR/errors.csv" ]; then
-  # The issue's target: 12 within 2 ulps of the correctly rounded sum on every input.
-  worst=$(awk -F, 'NR > 1 && $3 == "12" { if ($9 + 0 > w) w = $9 + 0 } END { printf "%g", w + 0 }' "$OUT_DIR/errors.csv")
-  summary+=", 12 at most $worst ulps from the correctly rounded sum"
-fi
-if [ -f "$OUT_DIR/reproducibility.csv" ]; then
-  distinct=$(awk -F, '$1 == "runs" { printf "%s%s %s", sep, $2, $7; sep = ", " }' "$OUT_DIR/reproducibility.csv")
-  summary+="; distinct results over 100 runs: $distinct"
-fi
+# The issue's target (12 within 2 ulps of the correctly rounded sum on every input) and how
+# many distinct results each method gave over 100 runs.
+summary+=$(python3 - "$OUT_DIR" <<'PY' 2>/dev/null
+import json, sys
+def lines(name):
+    with open(f"{sys.argv[1]}/{name}") as f:
+        return [json.loads(line) for line in f if line.strip()]
+worst = max((float(r["ulps"]) for r in lines("errors.jsonl") if r["method"] == "12"), default=0.0)
+runs = ", ".join(f"{r['method']} {r['distinct']}" for r in lines("reproducibility.jsonl") if r["case"] == "runs")
+print(f", 12 at most {worst:g} ulps from the correctly rounded sum; distinct results over 100 runs: {runs}")
+PY
+)
 echo "$summary; $ncu_note"
 exit $rc

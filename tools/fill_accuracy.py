@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """fill_accuracy.py: chapter 12's error study into its README, docs/tuning.md and plots, for tools/publish.py.
 
-Reads the accuracy/ folder that tools/accuracy_study.sh writes (errors.csv, times.csv, reproducibility.csv,
-device.txt, optional ncu_{09_single_pass,12_accuracy}_float.csv) and, for 12 against 09, the tour's sweep
+Reads the accuracy/ folder that tools/accuracy_study.sh writes (errors.jsonl, times.jsonl, reproducibility.jsonl,
+device.json, optional ncu_{09_single_pass,12_accuracy}_float.csv) and, for 12 against 09, the tour's sweep
 runs; draws docs/images/accuracy_error_{positive,cancel,wide}.svg (relative error against N, with bounds).
 """
 
-import csv
+import json
 import math
 import os
 import re
@@ -22,52 +22,61 @@ KINDS = {
     "cancel": "mixed signs, cancelling: uniform in (−1, 1) plus 2⁻¹⁰",
     "wide": "a wide dynamic range: magnitudes 10⁻⁸ to 10⁸, one in four negative",
 }
-METHODS = {  # name in the CSV: (label, colour)
+METHODS = {  # name in the study's files: (label, colour)
     "loop": ("loop (00, CPU)", "#d62728"), "pairwise": ("pairwise (NumPy's, CPU)", "#ff7f0e"),
     "09": ("09 (float tree)", "#1f77b4"), "12": ("12 (compensated)", "#2ca02c"),
     "double": ("double accumulators", "#9467bd"), "cub": ("CUB", "#8c564b"),
     "atomic": ("atomicAdd of partials", "#e377c2")}
 GPU_METHODS = ("09", "12", "double", "cub", "atomic")
 TIME_TARGET = 1.01  # the issue's target: 12 within 1.01x of 09's time at N >= 2^24
-COLUMNS = {"errors.csv": ("kind", "n", "method", "rel_error", "ulps", "bound"),
-           "times.csv": ("n", "method", "median_ms"),
-           "reproducibility.csv": ("case", "method", "n", "distinct", "bits")}
+COLUMNS = {"errors.jsonl": ("kind", "n", "method", "rel_error", "ulps", "bound"),
+           "times.jsonl": ("n", "method", "median_ms"),
+           "reproducibility.jsonl": ("case", "method", "n", "distinct", "bits")}
 
 
-def read_csv(folder, name):
+def read_jsonl(folder, name):
     path = os.path.join(folder, name)
     try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
+        with open(path, encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
     except OSError as e:
         raise DataError(f"cannot read {path}: {e.strerror}")
-    if rows and any(k not in rows[0] for k in COLUMNS[name]):
-        raise DataError(f"{name}: expected the columns {', '.join(COLUMNS[name])}")
+    except ValueError as e:
+        raise DataError(f"{path}: not JSON lines ({e})")
+    if any(k not in row for row in rows for k in COLUMNS[name]):
+        raise DataError(f"{name}: expected the keys {', '.join(COLUMNS[name])} on every line")
     return rows
 
 
 def read_device(path):
-    """device.txt's "key: value" lines."""
+    """device.json: the GPU and the study's settings."""
     try:
         with open(path, encoding="utf-8") as f:
-            device = {key.strip(): value.strip() for key, sep, value in (line.partition(":") for line in f) if sep}
+            device = json.load(f)
     except OSError as e:
         raise DataError(f"cannot read {path}: {e.strerror}")
+    except ValueError as e:
+        raise DataError(f"{path}: not JSON ({e})")
     for key in ("device", "cuda", "date", "reps"):
         if key not in device:
-            raise DataError(f"{path}: no '{key}' line")
+            raise DataError(f"{path}: no '{key}'")
     return device
 
 
-def num(text):
+def g9(x):
+    """A float result as the study printed it (9 significant digits)."""
+    return x if isinstance(x, str) else f"{x:.9g}"
+
+
+def num(value):
     try:
-        return float(text)
+        return float(value)
     except (TypeError, ValueError):
         return math.nan
 
 
 def power(n):
-    return power_label(int(n))  # the CSV files' N are text
+    return power_label(int(n))
 
 
 def fmt_error(x):
@@ -152,12 +161,12 @@ def repro_block(repro, device):
     out = [f"{measured_on(device)}: positive data."]
     if runs:
         rows = [[label(r["method"]), "CUB's choice" if r["method"] == "cub" else f"{r['block']} × {r['grid']}",
-                 r["runs"], r["distinct"], r["values"].replace(";", ", ")] for r in runs]
+                 r["runs"], r["distinct"], ", ".join(map(g9, r["values"]))] for r in runs]
         out += ["", f"The same input, N = {power(runs[0]['n'])}, run again and again:", "",
                 table(["method", "block × grid", "runs", "distinct results (bit patterns)", "results"],
                       ["---", "---:", "---:", "---:", "---"], rows)]
     if grids:
-        rows = [[label(r["method"]), f"{r['block']} × {r['grid']}", r["value"], f"`{r['bits']}`",
+        rows = [[label(r["method"]), f"{r['block']} × {r['grid']}", g9(r["value"]), f"`{r['bits']}`",
                  fmt_error(num(r["rel_error"]))] for r in grids]
         bits = {m: {r["bits"] for r in grids if r["method"] == m} for m in dict.fromkeys(r["method"] for r in grids)}
         verdicts = [f"{m}: {'the same bits' if len(b) == 1 else 'different bits'}" for m, b in bits.items()]
@@ -260,8 +269,8 @@ def fill(dirs, root, runs=()):
     """Draws the plots and fills the blocks from the first run that holds the study (accuracy/),
     and 12 against 09 from the tour's sweep runs. Returns the paths written."""
     folder = next(os.path.join(d, "accuracy") for d in dirs if os.path.isdir(os.path.join(d, "accuracy")))
-    device = read_device(os.path.join(folder, "device.txt"))
-    errors, times, repro = (read_csv(folder, name) for name in COLUMNS)
+    device = read_device(os.path.join(folder, "device.json"))
+    errors, times, repro = (read_jsonl(folder, name) for name in COLUMNS)
     tuning, images = os.path.join(root, "docs", "tuning.md"), os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
     jobs = []

@@ -90,7 +90,7 @@ def kinds_of(path):
         return os.path.exists(os.path.join(path, *names))
     found = {"sweep": glob.glob(os.path.join(results.sweep_dir(path), "sweep_*.json")),
              "suite": any(has(f) for f in SUITE_FILES) or glob.glob(os.path.join(path, "ncu_*.csv")),
-             "rows": os.path.isdir(os.path.join(path, "rows")), "accuracy": has("accuracy", "errors.csv"),
+             "rows": os.path.isdir(os.path.join(path, "rows")), "accuracy": has("accuracy", "errors.jsonl"),
              "multigpu": has("multigpu.jsonl")}
     return [kind for kind, yes in found.items() if yes]
 

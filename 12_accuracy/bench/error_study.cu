@@ -29,15 +29,17 @@
 // sum_error_bound with the chain length each chapter states (0X_name/main.cu), or, for
 // the loop, pairwise, double and atomic sums, the chain length derived below.
 //
-// Output files in --out (CSV with a header line):
-//   errors.csv           kind, n, method, result, exact sum, relative error, ulps, bound
-//   times.csv            n, method, median/min/IQR ms, GB/s: the GPU methods on the
+// Output files in --out, JSON lines (one object per line, common/json.h; a number that is
+// not finite is the string "nan", "inf" or "-inf"):
+//   errors.jsonl         kind, n, method, result (and its bits), the exact sum (and rounded
+//                        to float), relative error, ulps, bound
+//   times.jsonl          n, method, median/min/IQR ms, GB/s: the GPU methods on the
 //                        positive kind, timed as every measurement is (time_in_turns,
 //                        common/timer.h: interleaved repetitions, L2 flushed)
-//   reproducibility.csv  100 runs at N = 2^24 (2^max-log2 if smaller) of 09, 12, cub,
+//   reproducibility.jsonl  100 runs at N = 2^24 (2^max-log2 if smaller) of 09, 12, cub,
 //                        atomic: distinct bit patterns; and 09 and 12 with a second
 //                        grid (half the default): the bits of each
-//   device.txt           the GPU, CUDA version, date, settings
+//   device.json          the GPU, CUDA version, date, settings (one object)
 // Exit codes: 0 done, 1 a GPU method returned a non-finite sum of finite data (a bug),
 // 2 bad usage, 3 no CUDA device or a CUDA error.
 #include <cuda/atomic>
@@ -59,6 +61,7 @@
 #include "device_info.h"
 #include "exact_sum.h"
 #include "harness.h"
+#include "json.h"
 #include "l2_flush.h"
 #include "parallel.h"
 #include "random.h"
@@ -409,7 +412,7 @@ StudyOptions parse(int argc, char** argv) {
     const std::string flag = argv[i];
     if (flag == "--help") {
       std::printf("usage: accuracy_study --out DIR [--max-log2 10..30] [--reps R] [--seed S]\n"
-                  "Writes errors.csv, times.csv, reproducibility.csv and device.txt into DIR "
+                  "Writes errors.jsonl, times.jsonl, reproducibility.jsonl and device.json into DIR "
                   "(see the top of 12_accuracy/bench/error_study.cu).\n");
       std::exit(0);
     }
@@ -427,12 +430,16 @@ StudyOptions parse(int argc, char** argv) {
   return options;
 }
 
-FILE* open_csv(const std::string& path, const char* header) {
+FILE* open_output(const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "w");
   if (!f) usage_error("cannot write " + path);
-  std::fprintf(f, "%s\n", header);
   return f;
 }
+
+void write_line(FILE* f, const JsonObject& object) { std::fprintf(f, "%s\n", object.text().c_str()); }
+
+// A number as JSON, printed with `format` (number() above: "nan", "inf", "-inf" quoted).
+std::string json_of(double x, const char* format = "%.6e") { return json_number(number(x, format)); }
 
 int study(const StudyOptions& options) {
   std::string why;
@@ -440,7 +447,7 @@ int study(const StudyOptions& options) {
     std::fprintf(stderr, "accuracy_study: %s\n", why.c_str());
     return 3;
   }
-  mkdir(options.out.c_str(), 0755);  // may exist already; open_csv reports a folder we cannot write
+  mkdir(options.out.c_str(), 0755);  // may exist already; open_output reports a folder we cannot write
   const DeviceInfo device = query_device();
   const std::size_t max_n = std::size_t(1) << options.max_log2;
   const std::size_t repro_n = std::min(max_n, std::size_t(1) << 24);
@@ -450,21 +457,25 @@ int study(const StudyOptions& options) {
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-    FILE* f = std::fopen((options.out + "/device.txt").c_str(), "w");
-    if (!f) usage_error("cannot write " + options.out + "/device.txt");
-    std::fprintf(f, "device: %s\ncompute_capability: %d.%d\nsms: %d\nl2_bytes: %zu\npeak_gbps: %.1f\ncuda: %s\n"
-                    "date: %s\nreps: %d\nseed: %llu\nmax_n: %zu\nrepro_n: %zu\n",
-                 device.name.c_str(), device.cc_major, device.cc_minor, device.sm_count, device.l2_bytes,
-                 device.peak_gbps(), cuda_version_string().c_str(), date, options.reps,
-                 static_cast<unsigned long long>(options.seed), max_n, repro_n);
+    FILE* f = open_output(options.out + "/device.json");
+    write_line(f, JsonObject()
+                      .str("device", device.name)
+                      .str("compute_capability", std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor))
+                      .num("sms", device.sm_count)
+                      .num("l2_bytes", device.l2_bytes)
+                      .num("peak_gbps", device.peak_gbps(), "%.1f")
+                      .str("cuda", cuda_version_string())
+                      .str("date", date)
+                      .num("reps", options.reps)
+                      .num("seed", options.seed)
+                      .num("max_n", max_n)
+                      .num("repro_n", repro_n));
     std::fclose(f);
   }
 
-  FILE* errors = open_csv(options.out + "/errors.csv",
-                          "kind,n,method,result,result_bits,exact,exact_float,rel_error,ulps,bound");
-  FILE* times = open_csv(options.out + "/times.csv", "n,method,block,grid,median_ms,min_ms,iqr_ms,gbps,reps");
-  FILE* repro = open_csv(options.out + "/reproducibility.csv",
-                         "case,method,n,block,grid,runs,distinct,value,bits,rel_error,values");
+  FILE* errors = open_output(options.out + "/errors.jsonl");
+  FILE* times = open_output(options.out + "/times.jsonl");
+  FILE* repro = open_output(options.out + "/reproducibility.jsonl");
 
   std::vector<float> host(max_n);
   DeviceBuffer<float> input(max_n), result(1);
@@ -479,11 +490,17 @@ int study(const StudyOptions& options) {
       const std::size_t n = std::size_t(1) << k;
       const Exact exact = exact_of(host, n);
       auto row = [&](const char* method, float value, double bound) {
-        std::fprintf(errors, "%s,%zu,%s,%s,%s,%s,%s,%s,%s,%s\n", kKinds[kind], n, method,
-                     number(value, "%.9g").c_str(), hex(bits_of(value)).c_str(),
-                     number(exact.value, "%.17g").c_str(), number(exact.rounded, "%.9g").c_str(),
-                     number(relative_error(value, exact)).c_str(), number(ulps_from_rounded(value, exact), "%.6g").c_str(),
-                     number(bound).c_str());
+        write_line(errors, JsonObject()
+                               .str("kind", kKinds[kind])
+                               .num("n", n)
+                               .str("method", method)
+                               .raw("result", json_of(value, "%.9g"))
+                               .str("result_bits", hex(bits_of(value)))
+                               .raw("exact", json_of(exact.value, "%.17g"))
+                               .raw("exact_float", json_of(exact.rounded, "%.9g"))
+                               .raw("rel_error", json_of(relative_error(value, exact)))
+                               .raw("ulps", json_of(ulps_from_rounded(value, exact), "%.6g"))
+                               .raw("bound", json_of(bound)));
       };
       row("loop", cpu_baseline::loop_sum(host.data(), n), bound_of(kFloatU, n - 1, exact));
       row("pairwise", pairwise_sum(host.data(), n), bound_of(kFloatU, pairwise_chain(n), exact));
@@ -506,9 +523,16 @@ int study(const StudyOptions& options) {
             [&](std::size_t j) { methods[j].launch(input.get(), n, result.get(), nullptr); }, [](std::size_t, bool) {});
         for (std::size_t j = 0; j < methods.size(); ++j) {
           const Spread spread = summarize(ms[j]);
-          std::fprintf(times, "%zu,%s,%d,%d,%.6f,%.6f,%.6f,%.2f,%d\n", n, methods[j].name.c_str(), methods[j].block,
-                       methods[j].grid, spread.median, spread.min, spread.iqr,
-                       n * sizeof(float) / (spread.median * 1e6), options.reps);
+          write_line(times, JsonObject()
+                                .num("n", n)
+                                .str("method", methods[j].name)
+                                .num("block", methods[j].block)
+                                .num("grid", methods[j].grid)
+                                .num("median_ms", spread.median, "%.6f")
+                                .num("min_ms", spread.min, "%.6f")
+                                .num("iqr_ms", spread.iqr, "%.6f")
+                                .num("gbps", n * sizeof(float) / (spread.median * 1e6), "%.2f")
+                                .num("reps", options.reps));
         }
         std::fflush(times);
       }
@@ -525,17 +549,25 @@ int study(const StudyOptions& options) {
         const float first = run_once(m, input.get(), repro_n, result.get());
         seen.insert(bits_of(first));
         for (int run = 1; run < 100; ++run) seen.insert(bits_of(run_once(m, input.get(), repro_n, result.get())));
-        std::string values;
-        int listed = 0;
+        std::vector<std::string> values;  // the first eight distinct results
         for (std::uint32_t b : seen) {
-          if (listed++ == 8) break;
+          if (values.size() == 8) break;
           float v = 0;
           std::memcpy(&v, &b, sizeof v);
-          values += (values.empty() ? "" : ";") + number(v, "%.9g");
+          values.push_back(json_of(v, "%.9g"));
         }
-        std::fprintf(repro, "runs,%s,%zu,%d,%d,100,%zu,%s,%s,%s,%s\n", m.name.c_str(), repro_n, m.block, m.grid,
-                     seen.size(), number(first, "%.9g").c_str(), hex(bits_of(first)).c_str(),
-                     number(relative_error(first, exact)).c_str(), values.c_str());
+        write_line(repro, JsonObject()
+                              .str("case", "runs")
+                              .str("method", m.name)
+                              .num("n", repro_n)
+                              .num("block", m.block)
+                              .num("grid", m.grid)
+                              .num("runs", 100)
+                              .num("distinct", seen.size())
+                              .raw("value", json_of(first, "%.9g"))
+                              .str("bits", hex(bits_of(first)))
+                              .raw("rel_error", json_of(relative_error(first, exact)))
+                              .raw("values", json_list(values)));
       }
       // Another grid, same data: another order of additions, so possibly other bits.
       for (const auto& [name, chapter] :
@@ -551,9 +583,18 @@ int study(const StudyOptions& options) {
           CUDA_CHECK(cudaDeviceSynchronize());
           float value = 0;
           CUDA_CHECK(cudaMemcpy(&value, result.get(), sizeof(float), cudaMemcpyDeviceToHost));
-          std::fprintf(repro, "grid,%s,%zu,%d,%d,1,1,%s,%s,%s,\n", name, repro_n, block, g,
-                       number(value, "%.9g").c_str(), hex(bits_of(value)).c_str(),
-                       number(relative_error(value, exact)).c_str());
+          write_line(repro, JsonObject()
+                                .str("case", "grid")
+                                .str("method", name)
+                                .num("n", repro_n)
+                                .num("block", block)
+                                .num("grid", g)
+                                .num("runs", 1)
+                                .num("distinct", 1)
+                                .raw("value", json_of(value, "%.9g"))
+                                .str("bits", hex(bits_of(value)))
+                                .raw("rel_error", json_of(relative_error(value, exact)))
+                                .raw("values", "[]"));
         }
       }
       std::fflush(repro);
@@ -562,7 +603,7 @@ int study(const StudyOptions& options) {
   std::fclose(errors);
   std::fclose(times);
   std::fclose(repro);
-  std::printf("accuracy_study: wrote errors.csv, times.csv, reproducibility.csv and device.txt in %s\n",
+  std::printf("accuracy_study: wrote errors.jsonl, times.jsonl, reproducibility.jsonl and device.json in %s\n",
               options.out.c_str());
   return status;
 }
