@@ -14,7 +14,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import DataError, fill_file, power_label, table  # noqa: E402
+from results import DataError, fill_file, power_label, read_jsonl, table  # noqa: E402
 import plots  # noqa: E402
 
 KINDS = {
@@ -34,15 +34,8 @@ COLUMNS = {"errors.jsonl": ("kind", "n", "method", "rel_error", "ulps", "bound")
            "reproducibility.jsonl": ("case", "method", "n", "distinct", "bits")}
 
 
-def read_jsonl(folder, name):
-    path = os.path.join(folder, name)
-    try:
-        with open(path, encoding="utf-8") as f:
-            rows = [json.loads(line) for line in f if line.strip()]
-    except OSError as e:
-        raise DataError(f"cannot read {path}: {e.strerror}")
-    except ValueError as e:
-        raise DataError(f"{path}: not JSON lines ({e})")
+def read_study(folder, name):
+    rows = read_jsonl(os.path.join(folder, name))
     if any(k not in row for row in rows for k in COLUMNS[name]):
         raise DataError(f"{name}: expected the keys {', '.join(COLUMNS[name])} on every line")
     return rows
@@ -270,7 +263,7 @@ def fill(dirs, root, runs=()):
     and 12 against 09 from the tour's sweep runs. Returns the paths written."""
     folder = next(os.path.join(d, "accuracy") for d in dirs if os.path.isdir(os.path.join(d, "accuracy")))
     device = read_device(os.path.join(folder, "device.json"))
-    errors, times, repro = (read_jsonl(folder, name) for name in COLUMNS)
+    errors, times, repro = (read_study(folder, name) for name in COLUMNS)
     tuning, images = os.path.join(root, "docs", "tuning.md"), os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)
     jobs = []

@@ -19,7 +19,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)  # publish.py --root changes it (tests fill a copy of the repository)
 sys.path.insert(0, HERE)
 import results  # noqa: E402
-from results import fill_file, table  # noqa: E402
+from results import fill_file, read_jsonl as jsonl, table  # noqa: E402
 import fill_small_n  # noqa: E402
 import ncu_table  # noqa: E402
 
@@ -72,11 +72,6 @@ def on_run(run_dir, dirs, names):
 
 def fenced(text, lang=""):
     return f"```{lang}\n{text.rstrip()}\n```"
-
-
-def jsonl(path):
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip().startswith("{")]
 
 
 def reps_of(records, fallback=None):

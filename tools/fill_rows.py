@@ -12,7 +12,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import DataError, fill_file, how_link, table  # noqa: E402
+from results import DataError, fill_file, how_link, read_jsonl, table  # noqa: E402
 import plots  # noqa: E402
 
 CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows", "18_split_rows")
@@ -339,13 +339,12 @@ def argmax_copy_block(dirs, split, readme, root):
         path = os.path.join(d, "rows", SPLIT, "argmax_copy.jsonl")
         if not os.path.exists(path):
             raise DataError(f"no {SPLIT}/argmax_copy.jsonl in {d}/rows")
-        with open(path, encoding="utf-8") as f:
-            for row in (json.loads(line) for line in f if line.strip()):
-                if not row["ok"]:
-                    raise DataError(f"argmax_copy.jsonl: a WRONG result ({row['type']}, M = {row['rows']}, "
-                                    f"{row['variant']})")
-                first = first or row
-                points.setdefault((row["type"], row["rows"], row["variant"]), []).append(row)
+        for row in read_jsonl(path):
+            if not row["ok"]:
+                raise DataError(f"argmax_copy.jsonl: a WRONG result ({row['type']}, M = {row['rows']}, "
+                                f"{row['variant']})")
+            first = first or row
+            points.setdefault((row["type"], row["rows"], row["variant"]), []).append(row)
     times = {key: [r["ms"] for r in same] for key, same in points.items()}
     median = {key: statistics.median(ms) for key, ms in times.items()}
     spread = max((max(ms) - min(ms)) / median[key] for key, ms in times.items())

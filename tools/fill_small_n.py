@@ -7,14 +7,13 @@ tune_small_n.jsonl (09_single_pass/bench/small_n.cu) and gpu.txt. Times are medi
 runs of each run's median; a target is met only where every run meets it (the worst run).
 Each returns None without the data.
 """
-import json
 import os
 import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from results import FLOOR, parse_gpu_txt, table  # noqa: E402
+from results import FLOOR, parse_gpu_txt, read_jsonl, table  # noqa: E402
 
 # Issue targets for 09 against CUB (time ratio CUB / 09) and against the floor.
 CUB_TARGETS = {16: 1.35, 18: 1.25, 20: 1.20, 22: 1.20, 24: 1.10, 26: 1.03, 28: 1.01, 30: 1.01}
@@ -99,8 +98,7 @@ def load_bench_runs(runs):
         path = os.path.join(run, "tune_small_n.jsonl")
         if not os.path.exists(path):
             continue
-        with open(path, encoding="utf-8") as f:
-            head, *rows = [json.loads(line) for line in f if line.strip()]
+        head, *rows = read_jsonl(path)
         facts.append(suite_facts(run))
         dates.append(head["date"])
         for r in rows:

@@ -41,6 +41,18 @@ class DataError(Exception):
     """A sweep file that is missing, unreadable or not in the tour's format."""
 
 
+def read_jsonl(path):
+    """The objects of a JSON-lines file: its lines that start with "{" (anything else, such as a launcher's
+    message on stdout, is passed over). DataError when it cannot be read or a line is not JSON."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return [json.loads(line) for line in f if line.strip().startswith("{")]
+    except OSError as e:
+        raise DataError(f"cannot read {path}: {e.strerror}")
+    except ValueError as e:
+        raise DataError(f"{path}: not JSON lines ({e})")
+
+
 # ----------------------------------------------------------------------------- reading
 
 def index_rows(sweep):
