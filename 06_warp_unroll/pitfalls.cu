@@ -9,34 +9,12 @@
 
 #include <cstddef>
 
+#include "variant_parts.cuh"
+
 namespace warp_unroll_pitfalls {
 namespace {
 
-// The smallest power of two at or above x, for 1 <= x <= 2^31 (05 explains it).
-__device__ unsigned pow2ceil(unsigned x) { return 1u << (32 - __clz(static_cast<int>(x - 1))); }
-
-// As in warp_unroll.cu: the block padded to a power of two, at least 64 slots.
-std::size_t tree_slots(int block) {
-  std::size_t slots = 64;
-  while (slots < std::size_t(block)) slots *= 2;
-  return slots;
-}
-
-// The chapter's loop, four strides per trip (warp_unroll.cu explains it).
-template <typename T>
-__device__ T grid_stride_sum(const T* input, std::size_t n) {
-  const std::size_t grid_stride = std::size_t(gridDim.x) * blockDim.x;  // 64-bit: n may exceed 2^31
-  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  T sum0 = T(0), sum1 = T(0), sum2 = T(0), sum3 = T(0);
-  for (; i + 3 * grid_stride < n; i += 4 * grid_stride) {  // all four loads are in range
-    sum0 += input[i];
-    sum1 += input[i + grid_stride];
-    sum2 += input[i + 2 * grid_stride];
-    sum3 += input[i + 3 * grid_stride];
-  }
-  for (; i < n; i += grid_stride) sum0 += input[i];
-  return (sum0 + sum1) + (sum2 + sum3);
-}
+using namespace warp_unroll_parts;
 
 // [snippet:volatile_fold]
 // WRONG since Volta, kept for docs/pitfalls.md: the pre-Volta warp-synchronous
@@ -67,14 +45,11 @@ __global__ void block_sums_unrolled_volatile(const T* input, std::size_t n, T* o
   const unsigned tid = threadIdx.x;
   const unsigned slots = max(pow2ceil(blockDim.x), 64u);
 
-  partial[tid] = grid_stride_sum(input, n);
+  partial[tid] = four_loads_per_trip(input, n);
   for (unsigned pad = blockDim.x + tid; pad < slots; pad += blockDim.x) partial[pad] = T(0);
   __syncthreads();
 
-  if (slots >= 1024) { if (tid < 512) partial[tid] += partial[tid + 512]; __syncthreads(); }
-  if (slots >= 512) { if (tid < 256) partial[tid] += partial[tid + 256]; __syncthreads(); }
-  if (slots >= 256) { if (tid < 128) partial[tid] += partial[tid + 128]; __syncthreads(); }
-  if (slots >= 128) { if (tid < 64) partial[tid] += partial[tid + 64]; __syncthreads(); }
+  halve_to_64(partial, tid, slots);
 
   if (tid < 32) warp_fold_64_volatile(partial, tid);  // no __syncwarp(), no guards: the race
   if (tid == 0) out[blockIdx.x] = partial[0];
@@ -86,17 +61,8 @@ __global__ void block_sums_unrolled_volatile(const T* input, std::size_t n, T* o
 template <typename T>
 cudaError_t reduce_volatile(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
                             cudaStream_t stream) {
-  const std::size_t shared = tree_slots(block) * sizeof(T);
-  if (grid == 1) {
-    block_sums_unrolled_volatile<<<1, block, shared, stream>>>(input, n, result);
-    return cudaGetLastError();
-  }
-  T* partials = static_cast<T*>(scratch);
-  block_sums_unrolled_volatile<<<grid, block, shared, stream>>>(input, n, partials);
-  const cudaError_t status = cudaGetLastError();
-  if (status != cudaSuccess) return status;
-  block_sums_unrolled_volatile<<<1, block, shared, stream>>>(partials, grid, result);
-  return cudaGetLastError();
+  return two_launches(block_sums_unrolled_volatile<T>, tree_slots(block) * sizeof(T), input, n, result, scratch,
+                      block, grid, stream);
 }
 
 template cudaError_t reduce_volatile<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);

@@ -15,18 +15,12 @@
 #include <algorithm>
 #include <cstddef>
 
+#include "variant_parts.cuh"
+
 namespace warp_unroll_steps {
 namespace {
 
-// The smallest power of two at or above x, for 1 <= x <= 2^31 (05 explains it).
-__device__ unsigned pow2ceil(unsigned x) { return 1u << (32 - __clz(static_cast<int>(x - 1))); }
-
-// As in warp_unroll.cu: the block padded to a power of two, at least 64 slots.
-std::size_t tree_slots(int block) {
-  std::size_t slots = 64;
-  while (slots < std::size_t(block)) slots *= 2;
-  return slots;
-}
+using namespace warp_unroll_parts;
 
 // 05's loop: one load in flight per thread.
 template <typename T>
@@ -35,22 +29,6 @@ __device__ T one_load_per_trip(const T* input, std::size_t n) {
   T sum = T(0);
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += grid_stride) sum += input[i];
   return sum;
-}
-
-// 06's loop (grid_stride_sum in warp_unroll.cu): four loads per trip.
-template <typename T>
-__device__ T four_loads_per_trip(const T* input, std::size_t n) {
-  const std::size_t grid_stride = std::size_t(gridDim.x) * blockDim.x;
-  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  T sum0 = T(0), sum1 = T(0), sum2 = T(0), sum3 = T(0);
-  for (; i + 3 * grid_stride < n; i += 4 * grid_stride) {  // all four loads are in range
-    sum0 += input[i];
-    sum1 += input[i + grid_stride];
-    sum2 += input[i + 2 * grid_stride];
-    sum3 += input[i + 3 * grid_stride];
-  }
-  for (; i < n; i += grid_stride) sum0 += input[i];
-  return (sum0 + sum1) + (sum2 + sum3);
 }
 
 // 06's warp stage (warp_unroll.cu explains it).
@@ -81,10 +59,7 @@ __global__ void block_sums_tree_only(const T* input, std::size_t n, T* out) {
   for (unsigned pad = blockDim.x + tid; pad < slots; pad += blockDim.x) partial[pad] = T(0);
   __syncthreads();
 
-  if (slots >= 1024) { if (tid < 512) partial[tid] += partial[tid + 512]; __syncthreads(); }
-  if (slots >= 512) { if (tid < 256) partial[tid] += partial[tid + 256]; __syncthreads(); }
-  if (slots >= 256) { if (tid < 128) partial[tid] += partial[tid + 128]; __syncthreads(); }
-  if (slots >= 128) { if (tid < 64) partial[tid] += partial[tid + 64]; __syncthreads(); }
+  halve_to_64(partial, tid, slots);
   if (tid < 32) {
     const unsigned lanes = blockDim.x >= 32 ? 0xffffffffu : (1u << blockDim.x) - 1u;
     warp_fold_64(partial, tid, lanes);
@@ -119,22 +94,6 @@ cudaError_t full_wave(Kernel kernel, int block, std::size_t shared, int* grid) {
   if (status != cudaSuccess) return status;
   *grid = sm_count * std::max(blocks_per_sm, 1);
   return cudaSuccess;
-}
-
-// 06's two launches: `grid` partials in `scratch`, then one block over them.
-template <typename T>
-cudaError_t two_launches(void (*kernel)(const T*, std::size_t, T*), std::size_t shared, const T* input,
-                         std::size_t n, T* result, void* scratch, int block, int grid, cudaStream_t stream) {
-  if (grid == 1) {
-    kernel<<<1, block, shared, stream>>>(input, n, result);
-    return cudaGetLastError();
-  }
-  T* partials = static_cast<T*>(scratch);
-  kernel<<<grid, block, shared, stream>>>(input, n, partials);
-  const cudaError_t status = cudaGetLastError();
-  if (status != cudaSuccess) return status;
-  kernel<<<1, block, shared, stream>>>(partials, grid, result);
-  return cudaGetLastError();
 }
 
 bool runnable(int block, int grid) { return block >= 1 && block <= 1024 && grid >= 1; }  // any size CUDA allows
