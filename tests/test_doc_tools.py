@@ -7,7 +7,6 @@
   writes results.md, the plots and the README blocks, and leaves other blocks alone;
   fill_file replaces one marker block; the plots (matplotlib, tools/plots.py) are the same bytes
   when drawn again, and without matplotlib the blocks are written, no plot, one line says so;
-- merge_answers.py: merges answer files with a table of contents; docs/answers.md is current;
 - several runs (results.py combine, publish.py RUN_DIR...): the published time of a point is
   the median of the runs' medians and its spread the run farthest from it, with two and three
   made-up runs; a ratio against a time whose spread is over 10 % is printed as the range the
@@ -707,31 +706,6 @@ class FillDocs(RepoCopy):
         for kind in ("rows", "accuracy", "reproducible", "multigpu"):
             self.assertIn(f"publish: no {kind} run among the inputs; left as they were:", result.stdout)
         self.assertIn("results:17_reproducible", result.stdout)
-
-
-class Answers(unittest.TestCase):
-    def test_merge_with_contents(self):
-        with tempfile.TemporaryDirectory() as tmp:
-            write(os.path.join(tmp, "docs", "answers", "01_a.md"), "# Answers: 01 · First\n\n1. One [x](../../01_a/y.cu).\n")
-            write(os.path.join(tmp, "docs", "answers", "00_b.md"), "No heading.\n")
-            out = os.path.join(tmp, "docs", "answers.md")
-            result = run("merge_answers.py", "--root", tmp, "--answers", os.path.join(tmp, "docs", "answers"),
-                         "--out", out)
-            self.assertEqual(result.returncode, 0, result.stderr)
-            text = read(out)
-            self.assertTrue(text.startswith("# Answers to the exercises\n"))
-            self.assertLess(text.index("## 00_b"), text.index("## 01 · First"))
-            self.assertIn("- [01 · First](#01--first)", text)
-            self.assertIn("[x](../01_a/y.cu)", text)
-            self.assertEqual(run("merge_answers.py", "--root", tmp, "--answers", os.path.join(tmp, "docs", "answers"),
-                                 "--out", out, "--check").returncode, 0)
-
-    def test_committed_answers_page_is_current(self):
-        if not os.path.exists(os.path.join(REPO, "docs", "answers.md")):
-            self.skipTest("docs/answers.md not generated yet")
-        result = run("merge_answers.py", "--check")
-        self.assertEqual(result.returncode, 0, result.stderr)
-
 
 
 # ----------------------------------------------------------------------------- 17's yardsticks
