@@ -176,7 +176,7 @@ class Results(unittest.TestCase):
         self.assertIn("Test GPU", page)
         self.assertIn("CUDA 99.9", page)
         self.assertIn("2000-01-02", page)
-        self.assertIn("<details>", page)
+        self.assertNotIn("Measured again", page)  # no point was re-measured
         self.assertIn("tour --sweep --type int --out docs/data", page)
         self.assertIn("⚠", page)  # the WRONG point is flagged
         for dtype in ("int", "float"):
@@ -363,7 +363,9 @@ class Combining(RepoCopy):
         self.assertIn("| [04_shared_tree](04_shared_tree/README.md) | 27.4 µs | ±2.0% |", readme)
         self.assertIn("3 runs on 3 different GPUs, 2031-02-01, 2031-02-02 and 2031-02-03", readme)
         page = read(os.path.join(self.root, "docs", "results.md"))
-        self.assertIn("| 2^24 | 04_shared_tree | 27.4 µs | ±2.0% | 2452 | 81.7% | ok |", page)
+        self.assertIn("| [04_shared_tree](../04_shared_tree/README.md) | 5.09 µs ±2.0% | 6.40 µs ±2.0% | 27.4 µs ±2.0% |",
+                      page)
+        self.assertIn("| 656 (21.9%) | 2452 (81.7%) |", page)
         for k in range(1, 4):
             self.assertTrue(os.path.exists(os.path.join(self.root, "docs", "data", f"run{k}", "sweep_int.json")))
         chapter = block(read(os.path.join(self.root, "04_shared_tree", "README.md")), "results:04_shared_tree")
@@ -516,28 +518,30 @@ class Check(unittest.TestCase):
             self.assertAlmostEqual(row["ms"], clean_ms(2, 1 << 26), places=12)
             self.assertAlmostEqual(row["sweep_ms"], 1.10 * clean_ms(2, 1 << 26), places=12)
             self.assertEqual(run("publish.py", "check", bad).returncode, 0)
+            sweeps = results.combine(results.load_runs([bad]))
+            self.assertEqual(results.remeasured_note(sweeps)[0].split(": ", 1)[1], "run 1: float at N = 2^26.")
 
 
 class FillDocs(RepoCopy):
     def test_a_suspect_point_is_refused_unless_allowed(self):
         def change(dtype, sweep):
             if dtype == "float":
-                scale_point(sweep, "04_shared_tree", 1 << 26, 1.10)
+                scale_point(sweep, "04_shared_tree", 1 << 24, 1.25)
         bad = write_run(os.path.join(self.tmp.name, "bad"), change=change)
         readme = read(os.path.join(self.root, "README.md"))
         result = run("publish.py", bad, "--root", self.root)
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
-        self.assertIn("int 04_shared_tree at N = 2^26: int and float disagree", result.stderr)
+        self.assertIn("int 04_shared_tree at N = 2^24: int and float disagree", result.stderr)
         self.assertEqual(read(os.path.join(self.root, "README.md")), readme)  # nothing written
         self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "data", "run1")))
         result = run("publish.py", bad, "--root", self.root, "--allow-suspect")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         page = read(os.path.join(self.root, "docs", "results.md"))
-        # Both sides of the disagreement are marked: int 94.5 µs, float 104 µs (x 1.10).
-        self.assertIn("| 2^26 | 04_shared_tree | 94.5 µs | ±0.5% | 2841 | 94.7% | ok, suspect † |", page)
-        self.assertIn("| 2^26 | 04_shared_tree | 104 µs | ±0.5% | 2583 | 86.1% | ok, suspect † |", page)
+        # Both sides of the disagreement are marked: int 27.4 µs, float 34.2 µs (x 1.25).
+        self.assertIn("| 6.40 µs ±0.5% | 27.4 µs ±0.5% † | 363 µs ±0.5% |", page)
+        self.assertIn("| 6.40 µs ±0.5% | 34.2 µs ±0.5% † | 363 µs ±0.5% |", page)
         self.assertIn("## Suspect points", page)
-        self.assertIn("- int 04_shared_tree at N = 2^26: int and float disagree", page)
+        self.assertIn("- int 04_shared_tree at N = 2^24: int and float disagree", page)
 
     def test_run_facts_come_from_the_files(self):
         run_dir = write_run(os.path.join(self.tmp.name, "run"), reps=13)

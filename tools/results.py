@@ -491,6 +491,21 @@ def spread_note(sweep):
             "(one run: the spread between machines is not measured).")
 
 
+def remeasured_note(sweeps):
+    """The sizes each run measured again (tools/gpu_suite.sh's sweep step: its suspect points, with the tour)."""
+    found = {}
+    for dtype, sweep in sweeps.items():
+        for row in sweep["rows"]:
+            for run in row.get("remeasured") or []:
+                found.setdefault(run, {}).setdefault(dtype, set()).add(row["n"])
+    if not found:
+        return []
+    parts = [f"run {run}: " + ", ".join(f"{t} at N = {', '.join(power_label(n) for n in sorted(sizes))}"
+                                        for t, sizes in types.items()) for run, types in sorted(found.items())]
+    return ["Measured again, every chapter, with the tour after the sweep (the points the sweep step of "
+            "tools/gpu_suite.sh found suspect): " + "; ".join(parts) + ".", ""]
+
+
 def notes(rows, marked):
     """The WRONG and suspect notes, where the rows need them."""
     return ([WRONG_NOTE, ""] if any(not r["ok"] for r in rows) else []) + ([SUSPECT_NOTE, ""] if marked else [])
@@ -535,7 +550,7 @@ def results_page(sweeps, root, page, suspects=()):
             f"bandwidth ({peaks} GB/s, 2 × memory clock × bus width). Chapter 00 is the multi-threaded CPU sum: the "
             "GPU's peak does not apply to it. CUB (10_cub) is the yardstick.", "",
             (f"Each point is the median of the {len(runs)} runs' medians. " if several else "")
-            + spread_note(first), ""]
+            + spread_note(first), ""] + remeasured_note(sweeps)
     out += notes([r for s in sweeps.values() for r in s["rows"]], marks)
     for dtype, sweep in sweeps.items():
         out += section(dtype, sweep, root, page, marks)
@@ -561,7 +576,7 @@ def results_page(sweeps, root, page, suspects=()):
 
 
 def section(dtype, sweep, root, page, marks):
-    """One type's part of results.md: the plot, time and bandwidth at TABLE_POWERS, and every size."""
+    """One type's part of results.md: the plot (every size), time and bandwidth at TABLE_POWERS."""
     sizes = [1 << k for k in TABLE_POWERS]
     several = len(sweep["runs"]) >= 2
     plot = rel_link(page, os.path.join(root, "docs", "images", f"results_{dtype}.svg"))
@@ -575,26 +590,10 @@ def section(dtype, sweep, root, page, marks):
         p = percent_of_peak(row, sweep)
         return fmt_gbps(row["gbps"]) + ("" if p is None else f" ({fmt_percent(p)})") + flags(row, marks, dtype)
 
-    rows = []
-    for n in sweep["sizes"]:
-        for chapter in sweep["chapters"] + [FLOOR]:
-            row = (sweep["floor"] if chapter == FLOOR else sweep["table"][chapter]).get(n)
-            if row is None:
-                continue
-            check = ["ok" if row["ok"] else "**WRONG**"]
-            if row.get("remeasured"):
-                check.append("re-measured" + (f" (run {', '.join(map(str, row['remeasured']))})" if several else ""))
-            if (dtype, chapter, n) in marks:
-                check.append("suspect" + SUSPECT_MARK)
-            rows.append([power_label(n), chapter, fmt_time(row["ms"]), fmt_spread(spread_percent(row)),
-                         fmt_gbps(row["gbps"]), fmt_percent(percent_of_peak(row, sweep)), ", ".join(check)])
     return [f"## {dtype}", "", f"![GB/s against N for every chapter, {dtype}]({plot})", "",
             f"### Time (median{' of the runs' if several else ''}, ± spread), {dtype}", "",
             grid(lambda row: timed(row, marks, dtype)), "", f"### Bandwidth, {dtype}: GB/s (% of peak)", "",
-            grid(lambda row: "—" if row is None else bandwidth(row)), "", "<details>",
-            f"<summary>Every size, {dtype} (N = {power_label(sweep['sizes'][0])} .. {power_label(sweep['sizes'][-1])})"
-            "</summary>", "", table(["N", "chapter", "time", "spread", "GB/s", "% of peak", "check"],
-                                    ["---:", "---", "---:", "---:", "---:", "---:", "---"], rows), "", "</details>", ""]
+            grid(lambda row: "—" if row is None else bandwidth(row)), ""]
 
 
 # ----------------------------------------------------------------------------- README blocks
