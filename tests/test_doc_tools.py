@@ -4,7 +4,7 @@
 - draw_schemes.py: each scheme adds the right pairs and ends with the sum; the SVGs in
   docs/images are what the script draws with its defaults;
 - publish.py (results.py): on a made-up sweep (written to a temporary folder, never to the repo) it
-  writes results.md, the plots and the README blocks, and leaves other blocks alone;
+  writes the blocks of results.md and the READMEs and the plots, and leaves other blocks and text alone;
   fill_file replaces one marker block; the plots (matplotlib, tools/plots.py) are the same bytes
   when drawn again, and without matplotlib the blocks are written, no plot, one line says so;
 - several runs (results.py combine, publish.py RUN_DIR...): the published time of a point is
@@ -165,6 +165,10 @@ class Results(unittest.TestCase):
         write(os.path.join(self.root, "04_shared_tree", "README.md"),
               "# 04\n\n<!-- results:04_shared_tree -->\nstale\n<!-- /results -->\n\n"
               "<!-- ncu:04_shared_tree -->\nkeep me\n<!-- /ncu -->\n")
+        write(os.path.join(self.root, "docs", "results.md"), "# Results\n\n" + "".join(
+            f"<!-- results:{key} -->\n<!-- /results -->\n\n" for key in results.PAGE_BLOCKS) + "How to reproduce.\n")
+        self.blocks = [("README.md", "results:main"), ("04_shared_tree/README.md", "results:04_shared_tree")] + [
+            ("docs/results.md", f"results:{key}") for key in results.PAGE_BLOCKS]
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -177,7 +181,8 @@ class Results(unittest.TestCase):
         self.assertIn("CUDA 99.9", page)
         self.assertIn("2000-01-02", page)
         self.assertNotIn("Measured again", page)  # no point was re-measured
-        self.assertIn("tour --sweep --type int --out docs/data", page)
+        self.assertIn("None: `python3 tools/publish.py check` finds no suspect point", page)
+        self.assertTrue(page.endswith("<!-- /results -->\n\nHow to reproduce.\n"))  # the page's own text kept
         self.assertIn("⚠", page)  # the WRONG point is flagged
         for dtype in ("int", "float"):
             path = os.path.join(self.root, "docs", "images", f"results_{dtype}.svg")
@@ -218,8 +223,7 @@ class Results(unittest.TestCase):
         err = io.StringIO()
         with mock.patch.object(plots, "pyplot", side_effect=ImportError("no matplotlib")), \
                 contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-            results.update([self.data], self.root, [("README.md", "results:main"),
-                                                     ("04_shared_tree/README.md", "results:04_shared_tree")])
+            results.update([self.data], self.root, self.blocks)
         self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "images", "results_int.svg")))
         lines = [line for line in err.getvalue().splitlines() if "matplotlib" in line]
         self.assertEqual(len(lines), 1, err.getvalue())

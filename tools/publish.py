@@ -36,6 +36,7 @@ TUNING = "docs/tuning.md"
 # Every generated block: (page, marker, the function that writes it, the run files it reads).
 BLOCKS = [
     ("README.md", "results:main", "results.main_block", "sweep"),
+    *[("docs/results.md", f"results:{k}", "results.page_block", "sweep") for k in results.PAGE_BLOCKS],
     *[(f"{c}/README.md", f"results:{c}", "results.chapter_block", "sweep") for c in SWEEP_CHAPTERS],
     ("04_shared_tree/README.md", "results:04_steps", "fill_docs.steps_blocks", "suite: steps.jsonl"),
     ("06_warp_unroll/README.md", "results:06_steps", "fill_docs.steps_blocks", "suite: steps.jsonl"),
@@ -74,7 +75,7 @@ BLOCKS = [
     ("11_multi_gpu/README.md", "output:11_silent_peer", "fill_docs.multigpu_block",
      "multigpu: multigpu_mpi_silent_peer.txt"),
 ]
-# Besides the blocks: docs/results.md (the whole page) and docs/images/results_{int,float}.svg
+# Besides the blocks: docs/images/results_{int,float}.svg
 # from the sweep; rows_crossover_*.svg, rows_split_*.svg from rows; accuracy_error_*.svg from accuracy.
 
 SUITE_FILES = ("gpu.txt", "steps.jsonl", "chapters.jsonl", "sass_08.txt", "pitfalls.txt", "tune_single_pass.jsonl",
