@@ -4,7 +4,8 @@
 # folder is packed into $OUT/results.tgz when $OUT is set (the lent-GPU workflow).
 #
 # Steps (in the order given):
-#   build     configure + build the release preset (and the debug build of 01 for pitfalls)
+#   build     configure + build the release preset, the demos and the benches (and the debug
+#             build of 01 and 06 for pitfalls)
 #   test      ctest: CPU and GPU tests
 #   sanitize  ctest: compute-sanitizer's four tools on every chapter
 #   tour      the tour for int and float at 2^24 and 2^28
@@ -17,8 +18,8 @@
 #   steps     tour --steps 04 and 06 (int and float, 2^24 and 2^28) -> steps.jsonl: 04's and 06's
 #             changes timed one at a time (their READMEs' step tables)
 #   pitfalls  the demonstrations of docs/pitfalls.md
-#   accuracy  bash tools/accuracy_study.sh (when it exists)
-#   rows      bash tools/rows_bench.sh (when it exists)
+#   accuracy  bash tools/accuracy_study.sh
+#   rows      bash tools/rows_bench.sh
 #   smalln    build/release/bin/tune_small_n > tune_small_n.jsonl (when it was built)
 #   multigpu  chapter 11 on 2+ GPUs: ctest --preset multigpu, scaling runs, MPI runs (one rank
 #             per GPU, two ranks placed as two nodes, a rank that stops answering); topo.txt
@@ -52,13 +53,6 @@ gpu_facts() {
   } >"$1" 2>&1
 }
 
-# has_target NAME: the configured release build has a target NAME. `--target help` lists the
-# targets with Makefiles; with Ninja (CMake 3.25) it lists only CMake's own, so build.ninja too.
-has_target() {
-  cmake --build build/release --target help 2>/dev/null | grep -qE "^(\.\.\. )?$1(:| |\$)" ||
-    grep -qE "^build $1:" build/release/build.ninja 2>/dev/null
-}
-
 [ -f "$RESULTS/gpu.txt" ] || gpu_facts "$RESULTS/gpu.txt"
 for step in "$@"; do
   start=$(date +%s)
@@ -66,18 +60,9 @@ for step in "$@"; do
     build)
       cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1 &&
         cmake --build --preset release >"$RESULTS/build.log" 2>&1 &&
-        cmake --build --preset release --target pitfall_no_restore pitfall_timing tune_single_pass \
-          >>"$RESULTS/build.log" 2>&1
-      note "build (and the demos and tuning bench): exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
-      # Benches that other chapters add, where this tree has their targets.
-      extra=()
-      for target in accuracy_study tune_small_n bench_reproducible; do has_target "$target" && extra+=("$target"); done
-      if [ ${#extra[@]} -gt 0 ]; then
-        cmake --build --preset release --target "${extra[@]}" >>"$RESULTS/build.log" 2>&1
-        note "build ${extra[*]}: exit $?"
-      else
-        note "build: no accuracy_study, tune_small_n or bench_reproducible target in this tree"
-      fi
+        cmake --build --preset release --target pitfall_no_restore pitfall_timing tune_single_pass tune_small_n \
+          accuracy_study bench_reproducible >>"$RESULTS/build.log" 2>&1
+      note "build (and the demos and benches): exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
       cmake --preset debug "${gtest_arg[@]}" >"$RESULTS/configure_debug.log" 2>&1 &&
         cmake --build --preset debug --target 01_global_naive 06_warp_unroll >"$RESULTS/build_debug.log" 2>&1
       note "build debug (01, 06): exit $?"
@@ -196,20 +181,12 @@ for step in "$@"; do
       note "pitfalls: exit $?"
       ;;
     accuracy)
-      if [ -f tools/accuracy_study.sh ]; then
-        bash tools/accuracy_study.sh >"$RESULTS/accuracy_study.txt" 2>&1
-        note "accuracy_study.sh: exit $?"
-      else
-        note "accuracy: tools/accuracy_study.sh is missing; step skipped"
-      fi
+      bash tools/accuracy_study.sh >"$RESULTS/accuracy_study.txt" 2>&1
+      note "accuracy_study.sh: exit $?"
       ;;
     rows)
-      if [ -f tools/rows_bench.sh ]; then
-        bash tools/rows_bench.sh >"$RESULTS/rows_bench.txt" 2>&1
-        note "rows_bench.sh: exit $?"
-      else
-        note "rows: tools/rows_bench.sh is missing; step skipped"
-      fi
+      bash tools/rows_bench.sh >"$RESULTS/rows_bench.txt" 2>&1
+      note "rows_bench.sh: exit $?"
       ;;
     smalln)
       if [ -x $BIN/tune_small_n ]; then
