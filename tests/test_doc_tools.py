@@ -43,6 +43,7 @@ TOOLS = os.path.join(REPO, "tools")
 sys.path.insert(0, TOOLS)
 
 import draw_schemes  # noqa: E402
+import fill_rows  # noqa: E402
 import plots  # noqa: E402
 import results  # noqa: E402
 import snippets  # noqa: E402
@@ -730,6 +731,19 @@ def reproducible_run(path, factor):
             lines.append({"n": n, "job": job, "shapes": 5, "distinct_results": distinct,
                           "distinct_results_cancelling": distinct})
     write(path, "".join(json.dumps(line) + "\n" for line in lines))
+
+
+class Rows(unittest.TestCase):
+    def test_the_driver_is_the_runs_not_the_cuda_version_it_supports(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            sweep = {"device": "Test GPU", "cuda": "77.7 (driver 78.0)", "date": "2031-02-03", "peak_gbps": 3000.0,
+                     "rows": [{"type": "float", "k": 8, "m": 1 << 23, "op": "sum", "method": "auto", "ms": 0.1,
+                               "gbps": 2684.4, "ok": True}]}
+            write(os.path.join(tmp, "rows", "13_rows", "rows_sweep.json"), json.dumps(sweep))
+            self.assertEqual(fill_rows.load_sweep(tmp, "13_rows")["cuda"], "77.7")  # no gpu.txt: no driver
+            write(os.path.join(tmp, "rows", "gpu.txt"),
+                  GPU_TXT.format(driver="999.1.2", uuid="GPU-a", cuda="77.7", date="2031-02-03"))
+            self.assertEqual(fill_rows.load_sweep(tmp, "13_rows")["cuda"], "77.7, driver 999.1.2")
 
 
 class Reproducible(unittest.TestCase):

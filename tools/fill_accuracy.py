@@ -14,7 +14,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import DataError, fill_file, power_label, read_jsonl, table  # noqa: E402
+from results import DataError, cuda_with_driver, fill_file, power_label, read_jsonl, table  # noqa: E402
 import plots  # noqa: E402
 
 KINDS = {
@@ -263,6 +263,7 @@ def fill(dirs, root, runs=()):
     and 12 against 09 from the tour's sweep runs. Returns the paths written."""
     folder = next(os.path.join(d, "accuracy") for d in dirs if os.path.isdir(os.path.join(d, "accuracy")))
     device = read_device(os.path.join(folder, "device.json"))
+    device["cuda"] = cuda_with_driver(device["cuda"], os.path.dirname(folder))  # gpu_suite.sh's gpu.txt
     errors, times, repro = (read_study(folder, name) for name in COLUMNS)
     tuning, images = os.path.join(root, "docs", "tuning.md"), os.path.join(root, "docs", "images")
     os.makedirs(images, exist_ok=True)

@@ -12,7 +12,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import DataError, fill_file, how_link, read_jsonl, table  # noqa: E402
+from results import DataError, cuda_with_driver, fill_file, how_link, read_jsonl, table  # noqa: E402
 import plots  # noqa: E402
 
 CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows", "18_split_rows")
@@ -55,6 +55,7 @@ def load_sweep(run_dir, chapter):
         for key in ("type", "k", "m", "op", "method", "ms", "gbps", "ok"):
             if key not in row:
                 raise DataError(f"{path}: a row without '{key}'")
+    sweep["cuda"] = cuda_with_driver(sweep["cuda"], os.path.join(run_dir, "rows"))  # rows_bench.sh's gpu.txt
     sweep["types"] = [t for t in ("float", "half", "bf16") if any(r["type"] == t for r in sweep["rows"])]
     sweep["ks"] = sorted({r["k"] for r in sweep["rows"]})
     return sweep
@@ -349,7 +350,7 @@ def argmax_copy_block(dirs, split, readme, root):
     median = {key: statistics.median(ms) for key, ms in times.items()}
     spread = max((max(ms) - min(ms)) / median[key] for key, ms in times.items())
     intro = [f"`18_split_rows --op argmax --method split --json` on {len(dirs)} separately started machines, "
-             f"**{first['device']}**, CUDA {first['cuda']}, {', '.join(split['dates'])}: M × K = 2^26, "
+             f"**{first['device']}**, CUDA {split['cuda']}, {', '.join(split['dates'])}: M × K = 2^26, "
              f"{first['reps']} repetitions with the read-only floor interleaved, L2 flushed; the median over the "
              f"machines, which differ by at most {100 * spread:.1f}% ([how these are measured]"
              f"({how_link(readme, root)})). Times in µs with the share of the floor.", ""]

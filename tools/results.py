@@ -178,6 +178,13 @@ def run_facts(run_dir, sweeps=None):
     return facts
 
 
+def cuda_with_driver(cuda, run_dir):
+    """A program's "13.0 (driver 13.0)" (the runtime's CUDA version and the one the driver supports) as
+    "13.0, driver 580.159.04", the driver's own version from the run's gpu.txt; without one, "13.0"."""
+    driver = run_facts(run_dir).get("driver")
+    return cuda.split(" (")[0] + (f", driver {driver}" if driver else "")
+
+
 def load_runs(run_dirs):
     """Every run: [{"dir", "sweeps": {type: sweep}, "facts": {...}}], in the order given."""
     runs = []
