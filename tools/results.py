@@ -786,7 +786,7 @@ def update(data_dirs, root, blocks):
             continue
         if key == "main":
             content = main_block(sweeps, root, path, suspects)
-        elif os.path.abspath(path) == os.path.join(os.path.abspath(root), "docs", "results.md"):
+        elif key in PAGE_BLOCKS:  # docs/results.md's
             content = page_block(key, sweeps, root, path, suspects)
         else:
             content = chapter_block(key, sweeps, root, path, suspects)
