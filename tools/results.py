@@ -178,6 +178,13 @@ def run_facts(run_dir, sweeps=None):
     return facts
 
 
+def caption(facts, what, page, root):
+    """The first line of every generated block: the machines (describe_runs of each run's facts), what ran,
+    and the link to docs/README.md, which says once how everything is timed (30 repetitions, L2 flushed,
+    the median of the machines' medians). `what` names the program and only what differs from that."""
+    return f"On {describe_runs(facts)}: {what} ([how these are measured]({how_link(page, root)}))."
+
+
 def cuda_with_driver(cuda, run_dir):
     """A program's "13.0 (driver 13.0)" (the runtime's CUDA version and the one the driver supports) as
     "13.0, driver 580.159.04", the driver's own version from the run's gpu.txt; without one, "13.0"."""
