@@ -23,7 +23,6 @@ import fill_accuracy  # noqa: E402
 import fill_docs  # noqa: E402
 import fill_reproducible  # noqa: E402
 import fill_rows  # noqa: E402
-import fill_small_n  # noqa: E402
 import results  # noqa: E402
 
 SWEEP_CHAPTERS = ["00_cpu_baseline", "01_global_naive", "02_neighbored_less", "03_interleaved", "04_shared_tree",
@@ -51,7 +50,6 @@ BLOCKS = [
     ("06_warp_unroll/README.md", "sanitize:06_warp_unroll", "fill_docs.pitfalls", "suite: pitfalls.txt"),
     (TUNING, "results:tuning_single_pass", "fill_docs.tuning", "suite: tune_single_pass.jsonl"),
     (TUNING, "results:tuning_blocks", "fill_docs.tuning", "suite: blocks.jsonl"),
-    (TUNING, "results:09_vs_cub", "fill_small_n.vs_cub", "sweep"),
     ("09_single_pass/README.md", "results:09_small_n", "fill_small_n.breakdown", "suite: tune_small_n.jsonl, gpu.txt"),
     (TUNING, "results:09_shape", "fill_small_n.shape_table", "suite: tune_small_n.jsonl, gpu.txt"),
     ("13_rows/README.md", "results:13_rows", "fill_rows.crossover_block", "rows"),
@@ -60,7 +58,6 @@ BLOCKS = [
     ("16_short_rows/README.md", "results:16_short_rows", "fill_rows.crossover_block", "rows"),
     ("16_short_rows/README.md", "results:16_short_rows_example", "fill_rows.fill", "rows: rows/example.txt"),
     ("18_split_rows/README.md", "results:18_split_rows", "fill_rows.split_block", "rows"),
-    (TUNING, "results:rows_targets", "fill_rows.targets_block", "rows"),
     (TUNING, "results:rows_ops", "fill_rows.ops_block", "rows"),
     (TUNING, "results:rows_split_targets", "fill_rows.split_targets_block", "rows"),
     (TUNING, "results:rows_argmax_copy", "fill_rows.argmax_copy_block", "rows: rows/18_split_rows/argmax_copy.jsonl"),
@@ -68,9 +65,7 @@ BLOCKS = [
     (TUNING, "accuracy:errors", "fill_accuracy.errors_block", "accuracy"),
     (TUNING, "accuracy:time", "fill_accuracy.time_block", "accuracy"),
     (TUNING, "accuracy:repro", "fill_accuracy.repro_block", "accuracy"),
-    (TUNING, "accuracy:vs09", "fill_accuracy.vs09_block", "accuracy (+ sweep)"),
     ("17_reproducible/README.md", "results:17_reproducible", "fill_reproducible.table", "reproducible"),
-    (TUNING, "results:17_targets", "fill_reproducible.targets", "reproducible"),
     ("11_multi_gpu/README.md", "results:11_multi_gpu", "fill_docs.multigpu_block", "multigpu"),
     ("11_multi_gpu/README.md", "output:11_silent_peer", "fill_docs.multigpu_block",
      "multigpu: multigpu_mpi_silent_peer.txt"),
@@ -161,17 +156,10 @@ def publish(paths, root, allow_suspect=False):
         pages = sorted((p, m) for p, m, function, needs in BLOCKS
                        if needs == "sweep" and function.startswith("results."))
         results.update(dirs if committed else fill_docs.publish_data(dirs), root, pages)
-        page, vs_cub = os.path.join(root, TUNING), fill_small_n.vs_cub(runs)
-        if vs_cub is None:
-            print("publish: the sweep has no 09, CUB and floor rows; results:09_vs_cub left as it was", file=sys.stderr)
-        elif not os.path.exists(page) or not results.fill_file(page, "results:09_vs_cub", vs_cub.rstrip() + "\n"):
-            print(f"publish: no block results:09_vs_cub in {TUNING}", file=sys.stderr)
-        else:
-            return [page + " (results:09_vs_cub)"]
         return []
 
     jobs = {"sweep": sweep, "suite": fill_docs.fill_suite, "rows": lambda dirs: fill_rows.fill(dirs, root),
-            "accuracy": lambda dirs: fill_accuracy.fill(dirs, root, runs),
+            "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
             "reproducible": lambda files: fill_reproducible.publish(files, root),
             "multigpu": lambda dirs: fill_docs.multigpu_block(dirs[0])}
     status = 0
