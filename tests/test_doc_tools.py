@@ -584,7 +584,7 @@ class FillDocs(RepoCopy):
             self.assertIn("2031-02-03", text, name)
             for real in ("CUDA 13.0", "2026-11-22", "580.159.04", "median of 30", "H100"):
                 self.assertNotIn(real, text, name)
-        self.assertIn("median of 13 runs", blocks["README.md"])
+        self.assertIn("median of 13 repetitions", blocks["README.md"])
         self.assertIn(", 5 threads, median of 13", blocks["00"])
         self.assertIn("median and min of 11", blocks["06"])
         self.assertIn("median and min of 11", blocks["04"])

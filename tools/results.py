@@ -31,8 +31,6 @@ LARGE_SPREAD = 10.0  # percent: a ratio against a time spread wider than this is
 WRONG_NOTE = "⚠: the chapter's result was WRONG at that size; the time is shown but does not count."
 SUSPECT_NOTE = (f"{SUSPECT_MARK.strip()}: a suspect point (`tools/publish.py check`: spread or neighbours out of "
                 "line), published only because --allow-suspect was given; docs/results.md lists the reasons.")
-WITHIN_NOTE = (f"{WITHIN_MARK} before a ratio or a percentage: the two times' spreads overlap, so the difference is "
-               "within the spread.")
 LARGE_SPREAD_NOTE = (f"A ratio involving a time whose spread is over {LARGE_SPREAD:.0f}% is given as the range its "
                      "runs allow (from the farthest run medians of the two times), not as one number.")
 DECLARED = None  # publish.py: the (page, marker) pairs of BLOCKS the running job may fill
@@ -206,7 +204,7 @@ def load_runs(run_dirs):
 def combine(runs):
     """One sweep per type from several runs. A row's ms is the median over the runs of each run's median
     (gbps and percent_of_peak follow); added: run_ms (None where a run lacks the point), lo, hi, n_runs,
-    iqr_ms (the median of the runs'), min_ms (the fastest of any run), remeasured (1-based runs)."""
+    iqr_ms (the median of the runs'), remeasured (1-based runs)."""
     devices = sorted({s["device"] for run in runs for s in run["sweeps"].values()})
     if len(devices) > 1:
         raise DataError("the runs were measured on different GPUs (" + ", ".join(devices) + "): "
@@ -232,12 +230,11 @@ def combine(runs):
             else:
                 gbps = n * TYPE_BYTES.get(dtype, 4) / (ms * 1e6) if ms > 0 else 0.0
             iqrs = [r["iqr_ms"] for r in found if isinstance(r.get("iqr_ms"), (int, float))]
-            mins = [r["min_ms"] for r in found if isinstance(r.get("min_ms"), (int, float))]
             rows.append({
                 "n": n, "chapter": chapter, "ms": ms, "gbps": gbps,
                 "percent_of_peak": 0.0 if chapter == CPU or peak <= 0 else 100 * gbps / peak,
                 "ok": all(r["ok"] for r in found), "iqr_ms": statistics.median(iqrs) if iqrs else None,
-                "min_ms": min(mins) if mins else None, "run_ms": [None if r is None else r["ms"] for r in per_run],
+                "run_ms": [None if r is None else r["ms"] for r in per_run],
                 "lo": min(times), "hi": max(times), "n_runs": len(found),
                 "remeasured": [present[slot][0] + 1 for slot, r in enumerate(per_run) if r and r.get("remeasured")],
             })
@@ -481,13 +478,12 @@ def chapter_name(chapter, root, from_file):
     return link + (" (CPU)" if chapter == CPU else " (yardstick)" if chapter == CUB else "")
 
 
-def reps_text(sweep):
-    reps = sweep.get("reps")
-    if isinstance(reps, int):
-        return f"median of {reps} runs" if len(sweep["runs"]) < 2 else f"median of {reps} repetitions"
-    if sweep.get("reps_all"):
-        return "median of " + " / ".join(map(str, sweep["reps_all"])) + " repetitions"
-    return "median of the timed runs"
+def method_note(sweep):
+    """What differs from docs/README.md's method (30 repetitions, L2 flushed): "" for a run that follows it."""
+    reps = sweep.get("reps") if sweep.get("reps") is not None else " / ".join(map(str, sweep.get("reps_all") or []))
+    parts = ([] if reps in (30, "") else [f"median of {reps} repetitions"]) + ([] if sweep["flush"] else
+                                                                                 ["L2 not flushed"])
+    return "".join(f", {p}" for p in parts)
 
 
 def gpu_and_rest(sweep):
@@ -495,15 +491,6 @@ def gpu_and_rest(sweep):
     facts = describe_runs(sweep["runs"])
     gpu = facts.split(",")[0]
     return gpu, facts[len(gpu):]
-
-
-def spread_note(sweep):
-    runs = len(sweep["runs"])
-    if runs >= 2:
-        return (f"± is the spread between the {runs} runs: how far the run median farthest from the published one "
-                "lies from it, as a share of it.")
-    return ("± is half the interquartile range of the run's repetitions, as a share of the median "
-            "(one run: the spread between machines is not measured).")
 
 
 def remeasured_note(sweeps):
@@ -539,8 +526,8 @@ def table(header, aligns, rows):
 # ----------------------------------------------------------------------------- results.md
 
 def page_block(key, sweeps, root, page, suspects=()):
-    """A block of docs/results.md (PAGE_BLOCKS): runs (the runs, how they were measured, the notes), int or float
-    (the type's plot and tables), suspects (the suspect points). None where there is no sweep of that type."""
+    """A block of docs/results.md (PAGE_BLOCKS): runs (the run files and machines), int or float (the type's
+    plot and tables), suspects (the suspect points). None where there is no sweep of that type."""
     marks = {mark for s in suspects for mark in s["marks"]}
     if key in TYPES:
         return "\n".join(section(key, sweeps[key], root, page, marks)) if key in sweeps else None
@@ -550,34 +537,21 @@ def page_block(key, sweeps, root, page, suspects=()):
         return "\n".join(["Published with --allow-suspect; `python3 tools/publish.py check` on the runs lists them:",
                           ""] + [f"- {describe_suspect(s)}" for s in suspects])
     first = next(iter(sweeps.values()))
-    runs, several = first["runs"], len(first["runs"]) > 1
-    out = ["Every number on this page comes from the tour's sweep (`tour --sweep`), one file per element type "
-           + (f"and run; {len(runs)} runs, each on a separately started machine:" if several else "(one run):"), ""]
-    for k, facts in enumerate(runs):
+    out = []
+    for k, facts in enumerate(first["runs"]):
         links = []
         for sweep in sweeps.values():
             path = sweep["paths"][k] if k < len(sweep["paths"]) else sweep["path"]
-            name = os.path.basename(path)
             inside = not os.path.relpath(os.path.abspath(path), root).startswith("..")
-            links.append(f"[{name}]({rel_link(page, path)})" if inside else f"`{name}`")
-        how = f", the median of {facts['reps']} timed runs per point" if isinstance(facts.get("reps"), int) else ""
-        out.append(f"- {f'run {k + 1}: ' if several else ''}{', '.join(links)}: {describe_runs([facts])}{how}")
-    peaks = " / ".join(sorted({f"{s['peak_gbps']:.0f}" for s in sweeps.values()}))
-    flushed = "flushed before each repetition" if all(s["flush"] for s in sweeps.values()) else "not flushed"
-    out += ["", "Each GPU chapter runs at its own default launch shape on the same input and is checked against the "
-            f"CPU reference, the L2 cache {flushed}. The time covers every launch that turns the input into the final "
-            "value; GB/s is the input's bytes divided by that time, and % of peak compares it with the GPU's peak "
-            f"bandwidth ({peaks} GB/s, 2 × memory clock × bus width). Chapter 00 is the multi-threaded CPU sum: the "
-            "GPU's peak does not apply to it. CUB (10_cub) is the yardstick.", "",
-            (f"Each point is the median of the {len(runs)} runs' medians. " if several else "")
-            + spread_note(first), ""] + remeasured_note(sweeps)
-    return "\n".join(out + notes([r for s in sweeps.values() for r in s["rows"]], marks))
+            links.append(f"[{os.path.basename(path)}]({rel_link(page, path)})" if inside else f"`{os.path.basename(path)}`")
+        out.append(f"- run {k + 1}: {', '.join(links)}: {describe_runs([facts])}{method_note(sweep)}")
+    return "\n".join(out + [""] + remeasured_note(sweeps)
+                     + notes([r for s in sweeps.values() for r in s["rows"]], marks))
 
 
 def section(dtype, sweep, root, page, marks):
     """One type's part of results.md: the plot (every size), time and bandwidth at TABLE_POWERS."""
     sizes = [1 << k for k in TABLE_POWERS]
-    several = len(sweep["runs"]) >= 2
     plot = rel_link(page, os.path.join(root, "docs", "images", f"results_{dtype}.svg"))
 
     def grid(cell):
@@ -590,7 +564,7 @@ def section(dtype, sweep, root, page, marks):
         return fmt_gbps(row["gbps"]) + ("" if p is None else f" ({fmt_percent(p)})") + flags(row, marks, dtype)
 
     return [f"![GB/s against N for every chapter, {dtype}]({plot})", "",
-            f"### Time (median{' of the runs' if several else ''}, ± spread), {dtype}", "",
+            f"### Time (median{' of the runs' if len(sweep['runs']) >= 2 else ''}, ± spread), {dtype}", "",
             grid(lambda row: timed(row, marks, dtype)), "", f"### Bandwidth, {dtype}: GB/s (% of peak)", "",
             grid(lambda row: "—" if row is None else bandwidth(row))]
 
@@ -602,16 +576,12 @@ def main_block(sweeps, root, readme, suspects=()):
     marks = {mark for s in suspects for mark in s["marks"]}
     dtype = "int" if "int" in sweeps else next(iter(sweeps))
     sweep = sweeps[dtype]
-    gpu, rest = gpu_and_rest(sweep)
-    runs = len(sweep["runs"])
-    flush = "L2 flushed before each" if sweep["flush"] else "L2 not flushed (--no-flush)"
-    how = (f"each run's {reps_text(sweep)}, {flush}; published: the median of the {runs} runs' medians" if runs >= 2
-           else f"{reps_text(sweep)}, {flush}")
     page = rel_link(readme, os.path.join(root, "docs", "results.md"))
-    out = [f"Measured on **{gpu}** (peak {sweep['peak_gbps']:.0f} GB/s){rest}: `{dtype}` sums, {how}. \"vs previous\" "
-           f"is the speed-up over the row above, \"vs 01\" over chapter 01. {spread_note(sweep)} {WITHIN_NOTE} "
-           f"{LARGE_SPREAD_NOTE} Every size and `float`: [docs/results.md]({page}).", ""]
+    out = [caption(sweep["runs"], f"`{dtype}` sums by `tour --sweep`{method_note(sweep)}; peak "
+                   f"{sweep['peak_gbps']:.0f} GB/s", readme, root) + " \"vs previous\" is the speed-up over the "
+           f"row above, \"vs 01\" over chapter 01. Every size and `float`: [docs/results.md]({page}).", ""]
     out += notes(sweep["rows"], marks)
+    wide = False
     for k in MAIN_POWERS:
         n = 1 << k
         present = [c for c in sweep["chapters"] if n in sweep["table"][c]]
@@ -631,6 +601,7 @@ def main_block(sweeps, root, readme, suspects=()):
                          fmt_percent(percent_of_peak(row, sweep)),
                          (WITHIN_MARK if of_floor is not None and within_spread(row, floor) else "")
                          + fmt_percent(of_floor), marked_ratio(previous, row), marked_ratio(first, row)])
+            wide = wide or large_spread(previous, row) or large_spread(first, row)
             previous = row
         mib = n * TYPE_BYTES[dtype] >> 20
         size = f"{mib >> 10} GiB" if mib >= 1024 else f"{mib} MiB"
@@ -638,12 +609,11 @@ def main_block(sweeps, root, readme, suspects=()):
                 table(["chapter", "time", "spread", "GB/s", "% of peak", "% of floor", "vs previous", "vs 01"], None,
                       rows), ""]
         if floor:
-            out += [f"The read-only floor (a kernel that only reads the input, with 16-byte loads): "
-                    f"{fmt_time(floor['ms'])} {fmt_spread(spread_percent(floor))}, {fmt_gbps(floor['gbps'])} GB/s, "
-                    f"{fmt_percent(100 * floor['gbps'] / sweep['peak_gbps'])} of peak. \"% of floor\" is a chapter's "
-                    "share of that bandwidth: what this GPU can actually read, where \"% of peak\" is the "
-                    "datasheet's.", ""]
+            out += [f"The read-only floor: {fmt_time(floor['ms'])} {fmt_spread(spread_percent(floor))}, "
+                    f"{fmt_gbps(floor['gbps'])} GB/s, {fmt_percent(100 * floor['gbps'] / sweep['peak_gbps'])} of peak.",
+                    ""]
     plot = rel_link(readme, os.path.join(root, "docs", "images", f"results_{dtype}.svg"))
+    out += [LARGE_SPREAD_NOTE, ""] if wide else []
     return "\n".join(out + [f"![GB/s against N for every chapter ({dtype})]({plot})"])
 
 
@@ -656,12 +626,9 @@ def chapter_block(chapter, sweeps, root, readme, suspects=()):
         return None
     dtype, sweep = next(iter(present.items()))
     points = sweep["table"][chapter]
-    gpu, rest = gpu_and_rest(sweep)
-    spread = ("the median of the runs' medians, ± the spread between them" if len(sweep["runs"]) >= 2
-              else "± half the interquartile range")
     page = rel_link(readme, os.path.join(root, "docs", "results.md"))
-    out = [f"`{dtype}` sums on **{gpu}**{rest}: each run's {reps_text(sweep)}, {spread} ([how these are measured]"
-           f"({how_link(readme, root)})). `float` and every size: [docs/results.md]({page}).", ""]
+    out = [caption(sweep["runs"], f"`{dtype}` sums by `tour --sweep`{method_note(sweep)}", readme, root)
+           + f" `float` and every size: [docs/results.md]({page}).", ""]
     out += notes(points.values(), any((dtype, chapter, n) in marks for n in points))
     # The chapter before it in reading order, leaving out CUB and, for the GPU chapters but the first, the CPU.
     before = sweep["chapters"][:sweep["chapters"].index(chapter)]
@@ -681,8 +648,7 @@ def chapter_block(chapter, sweeps, root, readme, suspects=()):
         wide = wide or any(large_spread(sweep["table"][c].get(1 << k), row) for c in others)
         rows.append(cells)
     out += [table(header, ["---:"] * len(header), rows), "",
-            f"\"vs\" is how many times faster this chapter is; {WITHIN_NOTE}"
-            + (f" {LARGE_SPREAD_NOTE}" if wide else "")]
+            "\"vs\" is how many times faster this chapter is." + (f" {LARGE_SPREAD_NOTE}" if wide else "")]
     return "\n".join(out)
 
 
@@ -737,15 +703,10 @@ def plot(dtype, sweep, path):
     """GB/s against N from 2^10, one line per chapter, CUB thickest; with several runs, the runs' range
     as a light band around each line (tools/plots.py)."""
     import plots
-    runs, reps = len(sweep["runs"]), sweep.get("reps")
+    runs = len(sweep["runs"])
     gpu, rest = gpu_and_rest(sweep)
-    if runs >= 2:
-        each = f"each a median of {reps} repetitions; " if isinstance(reps, int) else ""
-        how = f"median of {runs} runs ({each}band: the runs' range)"
-    else:
-        how = reps_text(sweep)
-    method = (f"every chapter at its default launch shape; {how}; "
-              f"{'L2 flushed before each' if sweep['flush'] else 'L2 not flushed'}")
+    how = f"the median of {runs} runs' medians (band: their range)" if runs >= 2 else "one run"
+    method = f"every chapter at its default launch shape; {how}{method_note(sweep)}"
     palette = itertools.cycle(PALETTE)
     series = []
     for chapter in sweep["chapters"]:
