@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svg import MONO, SUBTLE, TEXT, Svg, hls_color, wrap, write  # noqa: E402
+from svg import MONO, SUBTLE, TEXT, Svg, hls_color, wrap  # noqa: E402
 
 GRID = "#9aa0a6"
 HEAD = "#f4a259"    # elements before the first aligned address
@@ -165,7 +165,7 @@ def draw_mapping(path):
         cell(svg, x0 + k * 46, y, 46, ch, thread_color(k % 8, 8), f"warp {k % 8}", size=9)
     note(svg, x0 + 16 * 46 + 10, y + 14, "... 64 rounds", SUBTLE)
     note(svg, x0, y + ch + 18, "each cell: 32 vectors (512 bytes), one per lane of that warp", SUBTLE)
-    write(svg, path)
+    svg.write(path)
 
 
 def draw_alignment(path):
@@ -203,7 +203,7 @@ def draw_alignment(path):
                                        (TAIL, "tail: elements one at a time"))):
         cell(svg, x0 + i * 240, y, 16, 16, fill)
         note(svg, x0 + i * 240 + 24, y + 13, label, size=12)
-    write(svg, path)
+    svg.write(path)
 
 
 def draw_lane_groups(path):
@@ -281,7 +281,7 @@ def draw_lane_groups(path):
                          width=1.0, arrow=True)
     for step, text in enumerate(("lane 4 ^ 2 = 6, 5 ^ 2 = 7", "lane 4 ^ 1 = 5, 6 ^ 1 = 7", "never lanes 0-3 or 8-31")):
         note(svg, box_x(4) + 6, y + step * gap + 14, text)
-    write(svg, path)
+    svg.write(path)
 
 
 def draw_staged(path):
@@ -352,7 +352,7 @@ def draw_staged(path):
             note(svg, px + bank * bw + bw / 2, base + 13, f"{bank}", SUBTLE, anchor="middle", size=9)
         note(svg, px, base + 30, title, size=12)
     side(svg, x0, base - 54, "lanes")
-    write(svg, path)
+    svg.write(path)
 
 
 def draw_split(path):
@@ -385,7 +385,7 @@ def draw_split(path):
     note(svg, 24, 392, "Orange: the row's head (before its first 16-byte boundary); green: its tail.", SUBTLE, size=12)
     note(svg, 24, 410, "The states are combined in a fixed order, so the result is the same on every run; which block "
          "draws the last ticket is not.", SUBTLE, size=12)
-    write(svg, path)
+    svg.write(path)
 
 
 def main(argv=None):

@@ -1,12 +1,10 @@
 #!/usr/bin/env python3
 """Draws the addressing-scheme diagrams of the tutorial as SVG files (Python 3 standard library only).
 
-    python3 tools/draw_schemes.py [--block 16] [--lanes 32] [--out docs/images]
+    python3 tools/draw_schemes.py [--block 16] [--out docs/images]
 
-writes neighbored.svg (01), neighbored_less.svg (02), interleaved.svg (03), shared_tree.svg (04), pow2ceil.svg (05),
-warp_unroll.svg (06), grid_stride.svg (04+), warp_shuffle.svg (07) and reproducible_window.svg (17). A tree diagram
-shows the array after every step (partial sums of a small example input), an arrow from each of the two cells a
-thread adds to the cell it writes, and the block's threads at work; --help lists the options that size each diagram.
+A tree diagram shows the array after every step (partial sums of a small example input), an arrow from each of the
+two cells a thread adds to the cell it writes, and the block's threads at work; main() lists the files.
 """
 
 import argparse
@@ -15,7 +13,7 @@ import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from svg import MONO, SUBTLE, TEXT, Svg, hls_color, wrap, write  # noqa: E402
+from svg import MONO, SUBTLE, TEXT, Svg, hls_color, wrap  # noqa: E402
 
 ACTIVE = "#1f6fb2"        # arrows, thread labels, working threads
 WRITTEN_FILL = "#d3e6f8"  # a cell written in this step
@@ -56,22 +54,22 @@ class Step:
         return self.pairs[0][1] - self.pairs[0][0]
 
 
-def halving_steps(first, last, rule):
-    """Steps of stride first, first / 2, ..., last: thread t < stride adds [t + stride] into [t];
-    rule(stride) gives the step's lines of code."""
+def halving_steps(first, last, rule, block):
+    """Steps of stride first, first / 2, ..., last: thread t < stride adds [t + stride] into [t] where that slot
+    exists (t + stride < block); rule(stride) gives the step's lines of code."""
     steps, stride = [], first
     while stride >= last:
-        steps.append(Step(rule(stride), [(t, t + stride, t) for t in range(stride)], range(stride), range(stride)))
+        pairs = [(t, t + stride, t) for t in range(stride) if t + stride < block]
+        missing = [t for t in range(min(stride, block)) if t + stride >= block]  # partner is padding
+        steps.append(Step(rule(stride), pairs, [p[2] for p in pairs], range(min(stride, block)), no_source=missing))
         stride //= 2
     return steps
 
 
 def block_steps(scheme, block, name="x"):
-    """The steps of a block-level tree of `block` elements for one addressing scheme."""
+    """The steps of a block-level tree of `block` elements: "interleaved", "neighbored" or "neighbored_less"."""
     if scheme == "interleaved":
-        return halving_steps(block // 2, 1, lambda s: [f"if (t < {s})", f"  {name}[t] += {name}[t + {s}]"])
-    if scheme not in ("neighbored", "neighbored_less"):
-        raise ValueError(scheme)
+        return halving_steps(block // 2, 1, lambda s: [f"if (t < {s})", f"  {name}[t] += {name}[t + {s}]"], block)
     steps, stride = [], 1
     while stride < block:
         span = 2 * stride
@@ -87,14 +85,13 @@ def block_steps(scheme, block, name="x"):
 
 
 def shuffle_steps(lanes):
-    steps = []
-    offset = lanes // 2
+    """07: lane l adds what lane l + offset holds, offsets lanes / 2 down to 1; only lanes < offset matter."""
+    steps, offset = [], lanes // 2
     while offset > 0:
         useful = [(lane, lane + offset, lane) for lane in range(offset)]
         unused = [(lane, lane + offset) for lane in range(offset, lanes - offset)]
-        no_source = list(range(lanes - offset, lanes))
         rule = ["from = __shfl_down_sync(", f"         mask, v, {offset})", f"if (l + {offset} < {lanes}) v += from"]
-        steps.append(Step(rule, useful, range(offset), range(offset), unused, no_source))
+        steps.append(Step(rule, useful, range(offset), range(offset), unused, range(lanes - offset, lanes)))
         offset //= 2
     return steps
 
@@ -107,24 +104,18 @@ def pow2ceil(x):
 def padded_steps(block, name="partial"):
     """05: the tree over a block padded, in thought, to pow2ceil(block) slots: at each stride, thread
     t < stride adds partial[t + stride] only when that slot exists (t + stride < block)."""
-    steps = []
-    stride = pow2ceil(block) // 2
-    while stride > 0:
-        pairs = [(t, t + stride, t) for t in range(stride) if t + stride < block]
-        missing = [t for t in range(min(stride, block)) if t + stride >= block]  # partner is padding
-        rule = [f"if (t < {stride} &&", f"    t + {stride} < {block})", f"  {name}[t] +=", f"    {name}[t + {stride}]"]
-        step = Step(rule, pairs, [p[2] for p in pairs], range(min(stride, block)), no_source=missing)
-        if missing:
-            step.notes = [f"t 0–{pairs[-1][2]} add," if pairs else "no thread adds,",
-                          f"t {missing[0]}–{missing[-1]}: no partner"]
-        steps.append(step)
-        stride //= 2
+    steps = halving_steps(pow2ceil(block) // 2, 1, lambda s: [f"if (t < {s} &&", f"    t + {s} < {block})",
+                                                             f"  {name}[t] +=", f"    {name}[t + {s}]"], block)
+    for step in steps:
+        if step.no_source:
+            missing = step.no_source
+            step.notes = [f"t 0–{step.pairs[-1][2]} add,", f"t {missing[0]}–{missing[-1]}: no partner"]
     return steps
 
 
 def unroll_block_steps(block, name="partial"):
     """06, part 1: the written-out block-wide halvings of a power-of-two block, down to 64 values."""
-    return halving_steps(block // 2, 64, lambda s: [f"if (t < {s})", f"  {name}[t] +=", f"    {name}[t + {s}]"])
+    return halving_steps(block // 2, 64, lambda s: [f"if (t < {s})", f"  {name}[t] +=", f"    {name}[t + {s}]"], block)
 
 
 def warp_fold_steps(name="partial"):
@@ -133,7 +124,7 @@ def warp_fold_steps(name="partial"):
         cond = [] if stride == 32 else ["if (lane == 0)" if stride == 1 else f"if (lane < {stride})"]
         return cond + [f"  {name}[lane] +=", f"    {name}[lane + {stride}]"]
 
-    steps = halving_steps(32, 1, rule)
+    steps = halving_steps(32, 1, rule, 64)
     for step in steps:
         step.notes = [f"{len(step.pairs)} of 32 lanes"]
     return steps
@@ -231,12 +222,10 @@ def draw_legend(svg, y, width, items, pill_text="3"):
             pill(svg, x + 12, y - 11, 24, 14, ACTIVE, pill_text, 10, y - 1)
         elif kind == "faint":
             svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.5)
-        elif kind == "cross":  # a missing partner, as draw_rows draws it
-            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.0, stroke_dasharray="2 3")
-            svg.text(x + 11, y, "×", size=12, anchor="middle", color="#a0a0a0")
-        elif kind == "no_source":  # a lane without a source, as draw_tree draws it
-            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=1.2, stroke_dasharray="3 3")
-            svg.text(x + 11, y, "×", size=12, anchor="middle", color="#b0b0b0")
+        elif kind in ("cross", "no_source"):  # a missing partner, as draw_rows draws it in 01-06 (cross) and 07
+            line_w, dashes, color = (1.0, "2 3", "#a0a0a0") if kind == "cross" else (1.2, "3 3", "#b0b0b0")
+            svg.line(x, y - 4, x + 22, y - 4, stroke=FAINT, width=line_w, stroke_dasharray=dashes)
+            svg.text(x + 11, y, "×", size=12, anchor="middle", color=color)
         elif kind == "warp":
             svg.line(x + 11, y - 13, x + 11, y + 3, stroke=WARP_LINE, width=1.2, stroke_dasharray="3 3")
         svg.text(x + 30, y, label, size=12, color=TEXT)
@@ -244,120 +233,17 @@ def draw_legend(svg, y, width, items, pill_text="3"):
     return y
 
 
-def draw_tree(path, title, caption, values, steps, first_row, unit="stride ", shuffle=False):
-    """03, 04 and 07: one row of cells per step, arrows for the additions, a strip of threads (not for 07)."""
-    row_names = [first_row] + [f"after {unit}{step.stride}" for step in steps]
-    n = len(values)
-    rows = simulate(values, steps, shuffle)
-    cell_w = max(22.0, min(38.0, 608.0 / n))
-    cell_h, gap = 30.0, 78.0
-    longest = max([len(line) for step in steps for line in step.rule] + [len(name) * 12 / 11.5 for name in row_names])
-    left = max(150.0, 34 + 7.0 * longest)
-    array_w = n * cell_w
-    square = 16.0 if n <= 16 else max(6.0, 256.0 / n)
-    strip_x = left + array_w + 36
-    width = (left + array_w + 40) if shuffle else (strip_x + n * square + 30)
-    width = max(width, 760.0, 40 + 10.5 * len(title))
-    svg, top = titled(width, title, caption, 24, 7.0)
-
-    def cx(i):
-        return left + (i + 0.5) * cell_w
-
-    def row_top(k):
-        return top + k * (cell_h + gap)
-
-    value_size = 14 if cell_w >= 30 else 11
-    # Index numbers above the first row; warp boundaries when the block has several warps.
-    svg.text(left - 12, row_top(0) - 8, "lane" if shuffle else "index", size=10, anchor="end", color=SUBTLE)
-    for i in range(n):
-        if n <= 32 or i % 4 == 0:
-            svg.text(cx(i), row_top(0) - 8, str(i), size=10, anchor="middle", color=SUBTLE)
-    if n > WARP_SIZE:
-        bottom = row_top(len(rows) - 1) + cell_h + 6
-        for w in range(1, n // WARP_SIZE):
-            x = left + w * WARP_SIZE * cell_w
-            svg.line(x, row_top(0) - 20, x, bottom, stroke=WARP_LINE, width=1.0, stroke_dasharray="2 3")
-        for w in range(n // WARP_SIZE):
-            svg.text(left + (w + 0.5) * WARP_SIZE * cell_w, row_top(0) - 24, f"warp {w}", size=11,
-                     anchor="middle", color=WARP_LINE)
-
-    for k, row in enumerate(rows):
-        y = row_top(k)
-        written = {p[0] for p in steps[k - 1].pairs} if k > 0 else set()
-        live = steps[k - 1].live_after if k > 0 else set(range(n))
-        last = k == len(rows) - 1
-        svg.text(left - 12, y + cell_h / 2 + 4, row_names[k], size=12, anchor="end", color=TEXT)
-        for i, value in enumerate(row):
-            fill, stroke, color, weight = cell_style(i, written, live, last and i == 0)
-            svg.rect(left + i * cell_w + 1, y, cell_w - 2, cell_h, fill=fill, stroke=stroke, rx=3)
-            if not (shuffle and fill == DEAD_FILL):  # a lane whose sum is never used holds nothing worth reading
-                svg.text(cx(i), y + cell_h / 2 + value_size * 0.36, str(value), size=value_size, anchor="middle",
-                         color=color, weight=weight)
-        if last:
-            svg.text(cx(0), y + cell_h + 16, "sum" if shuffle else "block sum", size=11, anchor="middle",
-                     color=RESULT_STROKE, weight="bold")
-
-    # The steps: arrows, thread labels, the rule, the strip of threads.
-    pill_w, pill_h = min(cell_w - 4, 32.0), 16.0
-    pill_size = 11 if cell_w >= 30 else 9
-    for k, step in enumerate(steps):
-        y0, y1 = row_top(k) + cell_h, row_top(k + 1)
-        for destination, source in step.unused_pairs:
-            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=FAINT, width=1.0)
-            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=FAINT, width=1.0)
-        for lane in step.no_source:
-            svg.line(cx(lane), y0, cx(lane), y1 - 1, stroke=FAINT, width=1.2, stroke_dasharray="3 3")
-            svg.text(cx(lane), y0 + gap * 0.5 + 4, "×", size=12, anchor="middle", color="#b0b0b0")
-        for destination, source, _ in step.pairs:
-            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=ACTIVE, width=1.6, arrow=True)
-            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=ACTIVE, width=1.6, arrow=True)
-        py = y0 + gap * 0.5 - pill_h / 2
-        for destination, _, thread in step.pairs:
-            pill(svg, cx(destination), py, pill_w, pill_h, ACTIVE,
-                 f"t{thread}" if cell_w >= 30 and not shuffle else str(thread), pill_size,
-                 py + pill_h / 2 + pill_size * 0.36)
-        mid = (y0 + y1) / 2
-        svg.text(left - 12, mid - 8 * len(step.rule) + 2, f"step {k + 1}", size=12, anchor="end", weight="bold")
-        for j, line in enumerate(step.rule):
-            svg.text(left - 12, mid - 8 * len(step.rule) + 18 + 15 * j, line, size=11.5, anchor="end",
-                     family=MONO, color=TEXT, xml_space="preserve")
-        if not shuffle and k < len(steps) - 1:
-            barrier_line(svg, left, left + array_w, row_top(k + 1) + cell_h + 7, "__syncthreads()", label_right=True)
-        if not shuffle:  # the strip of the block's threads
-            sy = mid - square / 2
-            for t in range(n):
-                on = t in step.working
-                svg.rect(strip_x + t * square + 1, sy, square - 2, square - 2, rx=2,
-                         fill=ACTIVE if on else "#ffffff", stroke=ACTIVE if on else IDLE)
-                if square >= 14:
-                    svg.text(strip_x + (t + 0.5) * square, sy + square / 2 + 3, str(t), size=9, anchor="middle",
-                             color="#ffffff" if on else "#9a9a9a")
-            for w in range(1, n // WARP_SIZE):
-                x = strip_x + w * WARP_SIZE * square
-                svg.line(x, sy - 3, x, sy + square + 1, stroke=WARP_LINE, width=1.2)
-            busy = len(step.working)
-            svg.text(strip_x, sy + square + 13, f"{busy} working, {n - busy} idle", size=11, color=SUBTLE)
-            if k == 0:
-                svg.text(strip_x, sy - 8, f"the block's {n} threads", size=11, color=SUBTLE)
-
-    if shuffle:
-        items = cell_legend() + [("pill", "lane that adds the pair (lane id)"), ("faint", "sum never reaches lane 0"),
-                                 ("no_source", "source lane out of range: adds nothing")]
-    else:
-        items = cell_legend("no longer read (left as it was)") + [
-            ("pill", "thread that adds the pair"), ("working", "working thread"), ("idle", "idle thread")]
-    y = draw_legend(svg, row_top(len(rows) - 1) + cell_h + 44, width, items, "3" if shuffle else "t3")
-    svg.height = y + 22
-    write(svg, path)
-
-
-def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, columns=None, padding=(), index_marks=()):
-    """Rows of cells cell_w wide from x = left, one per step, with the additions between them: arrows and
-    labels in the colour of the adding thread's warp, the step's rule (and notes) in the left column and
-    a dashed line for the barrier after each step. Returns the y below the last row's label."""
+def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, big=False, shuffle=False, columns=None,
+              padding=(), index_marks=None, after_step=None):
+    """Rows of cells cell_w wide from x = left, one per step, with the additions between them: arrows and thread
+    labels in the colour of the adding thread's warp, the step's rule (and notes) in the left column and a dashed
+    line for the barrier after each step (none if barrier is None); after_step(k, step, y0, y1) draws more.
+    big: 03, 04 and 07's look (taller cells, the rule centred, the barrier named right of the array);
+    shuffle: 07's lanes. Returns the y of the last row's bottom."""
     n = len(rows[0])
     columns = set(range(n)) if columns is None else set(columns)
-    cell_h = 24.0
+    index_marks = (range(n) if n <= 32 else range(0, n, 4)) if index_marks is None else index_marks
+    cell_h = 30.0 if big else 24.0
     pad = 1.0 if cell_w >= 12 else 0.5
 
     def cx(i):
@@ -368,12 +254,22 @@ def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, colu
 
     def value_size(value):
         """The font size at which value fits in a cell (0 when it would be too small to read)."""
-        fit = min(11 if cell_w >= 22 else 9.5, (cell_w - 3) / (0.64 * len(str(value))))
+        if big:
+            return 14 if cell_w >= 30 else 11
+        fit = min(9.5, (cell_w - 3) / (0.64 * len(str(value))))
         return fit if cell_w >= 16 and fit >= 7.5 else 0
 
-    svg.text(left - 12, top - 8, "index", size=10, anchor="end", color=SUBTLE)
+    svg.text(left - 12, top - 8, "lane" if shuffle else "index", size=10, anchor="end", color=SUBTLE)
     for i in index_marks:
-        svg.text(cx(i), top - 8, str(i), size=9, anchor="middle", color=SUBTLE)
+        svg.text(cx(i), top - 8, str(i), size=10 if big else 9, anchor="middle", color=SUBTLE)
+    if big and n > WARP_SIZE:  # warp boundaries
+        bottom = row_top(len(rows) - 1) + cell_h + 6
+        for w in range(1, n // WARP_SIZE):
+            x = left + w * WARP_SIZE * cell_w
+            svg.line(x, top - 20, x, bottom, stroke=WARP_LINE, width=1.0, stroke_dasharray="2 3")
+        for w in range(n // WARP_SIZE):
+            svg.text(left + (w + 0.5) * WARP_SIZE * cell_w, top - 24, f"warp {w}", size=11, anchor="middle",
+                     color=WARP_LINE)
     for k, row in enumerate(rows):
         y = row_top(k)
         written = {p[0] for p in steps[k - 1].pairs} if k > 0 else set()
@@ -389,40 +285,108 @@ def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, colu
             fill, stroke, color, weight = cell_style(i, written, live, last and i == 0)
             svg.rect(x, y, w, cell_h, fill=fill, stroke=stroke, rx=3 if cell_w >= 12 else 1.5)
             size = value_size(value)
-            if size:
+            if size and not (shuffle and fill == DEAD_FILL):  # a lane whose sum is never used: nothing to read
                 svg.text(cx(i), y + cell_h / 2 + size * 0.36, str(value), size=round(size, 1), anchor="middle",
                          color=color, weight=weight)
-        if last:
+        if last and big:
+            svg.text(cx(0), y + cell_h + 16, "sum" if shuffle else "block sum", size=11, anchor="middle",
+                     color=RESULT_STROKE, weight="bold")
+        elif last:
             label = "block sum" if value_size(row[0]) else f"block sum = {row[0]}"
             svg.text(left, y + cell_h + 15, label, size=11, color=RESULT_STROKE, weight="bold")
-    width = 1.2 if cell_w >= 12 else 0.8
+    arrow_w = 1.6 if big else 1.2 if cell_w >= 12 else 0.8
     for k, step in enumerate(steps):
         y0, y1 = row_top(k) + cell_h, row_top(k + 1)
-        if k > 0:  # the barrier that ends the previous step
-            barrier_line(svg, left, left + n * cell_w, y0 + 6, barrier)
-        for lane in step.no_source:
-            source = lane + (step.stride if step.pairs else 0)
-            if source < n:
-                svg.line(cx(source), y0, cx(lane), y1 - 12, stroke=FAINT, width=0.8, stroke_dasharray="2 3")
+        for destination, source in step.unused_pairs:
+            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=FAINT, width=1.0)
+            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=FAINT, width=1.0)
+        for lane in step.no_source:  # its partner is past the end (or padding)
+            if big:
+                svg.line(cx(lane), y0, cx(lane), y1 - 1, stroke=FAINT, width=1.2, stroke_dasharray="3 3")
+                svg.text(cx(lane), y0 + gap * 0.5 + 4, "×", size=12, anchor="middle", color="#b0b0b0")
+                continue
+            if lane + step.stride < n:
+                svg.line(cx(lane + step.stride), y0, cx(lane), y1 - 12, stroke=FAINT, width=0.8,
+                         stroke_dasharray="2 3")
             svg.text(cx(lane), y1 - 3, "×", size=10, anchor="middle", color="#a0a0a0")
         for destination, source, thread in step.pairs:
             color = warp_color(thread)
-            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=color, width=width, arrow=True)
-            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=color, width=width, arrow=True)
-        if cell_w >= 16:
-            py = y0 + gap * 0.55 - 13.0 / 2
-            for destination, _, thread in step.pairs:
-                pill(svg, cx(destination), py, cell_w - 3, 13.0, warp_color(thread), str(thread),
-                     8 if thread < 100 else 6.5, py + 13.0 / 2 + 3)
-        rule_column(svg, left - 12, y0 + 30, k, step.rule, step.notes)
-    return row_top(len(rows) - 1) + cell_h + 22
+            svg.line(cx(destination), y0, cx(destination), y1 - 1, stroke=color, width=arrow_w, arrow=True)
+            svg.line(cx(source), y0, cx(destination) + cell_w * 0.2, y1 - 1, stroke=color, width=arrow_w, arrow=True)
+        for destination, _, thread in step.pairs if cell_w >= 16 else ():
+            if big:
+                size, top_y = 11 if cell_w >= 30 else 9, y0 + gap * 0.5 - 16.0 / 2
+                label = f"t{thread}" if cell_w >= 30 and not shuffle else str(thread)
+                pill(svg, cx(destination), top_y, min(cell_w - 4, 32.0), 16.0, ACTIVE, label, size,
+                     top_y + 16.0 / 2 + size * 0.36)
+            else:
+                top_y = y0 + gap * 0.55 - 13.0 / 2
+                pill(svg, cx(destination), top_y, cell_w - 3, 13.0, warp_color(thread), str(thread), 8,
+                     top_y + 13.0 / 2 + 3)
+        if big:  # the rule centred between the two rows
+            y = (y0 + y1) / 2 - 8 * len(step.rule) + 2
+            svg.text(left - 12, y, f"step {k + 1}", size=12, anchor="end", weight="bold")
+            for j, line in enumerate(step.rule):
+                svg.text(left - 12, y + 16 + 15 * j, line, size=11.5, anchor="end", family=MONO, color=TEXT,
+                         xml_space="preserve")
+        else:
+            rule_column(svg, left - 12, y0 + 30, k, step.rule, step.notes)
+        if barrier and k < len(steps) - 1:
+            barrier_line(svg, left, left + n * cell_w, row_top(k + 1) + cell_h + (7 if big else 6), barrier,
+                         label_right=big)
+        if after_step:
+            after_step(k, step, y0, y1)
+    return row_top(len(rows) - 1) + cell_h
+
+
+def draw_tree(title, caption, values, steps, first_row, unit="stride ", shuffle=False):
+    """03, 04 and 07: one row of cells per step, arrows for the additions, a strip of threads (not for 07)."""
+    row_names = [first_row] + [f"after {unit}{step.stride}" for step in steps]
+    n = len(values)
+    cell_w = max(22.0, min(38.0, 608.0 / n))
+    longest = max([len(line) for step in steps for line in step.rule] + [len(name) * 12 / 11.5 for name in row_names])
+    left = max(150.0, 34 + 7.0 * longest)
+    square = 16.0 if n <= 16 else max(6.0, 256.0 / n)
+    strip_x = left + n * cell_w + 36
+    width = (left + n * cell_w + 40) if shuffle else (strip_x + n * square + 30)
+    width = max(width, 760.0, 40 + 10.5 * len(title))
+    svg, top = titled(width, title, caption, 24, 7.0)
+
+    def strip(k, step, y0, y1):
+        """The block's threads, right of step k: the working ones filled."""
+        sy = (y0 + y1) / 2 - square / 2
+        for t in range(n):
+            on = t in step.working
+            svg.rect(strip_x + t * square + 1, sy, square - 2, square - 2, rx=2,
+                     fill=ACTIVE if on else "#ffffff", stroke=ACTIVE if on else IDLE)
+            if square >= 14:
+                svg.text(strip_x + (t + 0.5) * square, sy + square / 2 + 3, str(t), size=9, anchor="middle",
+                         color="#ffffff" if on else "#9a9a9a")
+        for w in range(1, n // WARP_SIZE):
+            x = strip_x + w * WARP_SIZE * square
+            svg.line(x, sy - 3, x, sy + square + 1, stroke=WARP_LINE, width=1.2)
+        busy = len(step.working)
+        svg.text(strip_x, sy + square + 13, f"{busy} working, {n - busy} idle", size=11, color=SUBTLE)
+        if k == 0:
+            svg.text(strip_x, sy - 8, f"the block's {n} threads", size=11, color=SUBTLE)
+
+    barrier, after_step = (None, None) if shuffle else ("__syncthreads()", strip)
+    y = draw_rows(svg, top, left, cell_w, simulate(values, steps, shuffle), steps, row_names, 78.0, barrier,
+                  big=True, shuffle=shuffle, after_step=after_step)
+    if shuffle:
+        items = cell_legend() + [("pill", "lane that adds the pair (lane id)"), ("faint", "sum never reaches lane 0"),
+                                 ("no_source", "source lane out of range: adds nothing")]
+    else:
+        items = cell_legend("no longer read (left as it was)") + [
+            ("pill", "thread that adds the pair"), ("working", "working thread"), ("idle", "idle thread")]
+    svg.height = draw_legend(svg, y + 44, width, items, "3" if shuffle else "t3") + 22
+    return svg
 
 
 def draw_thread_panel(svg, top, left, cell_w, threads, steps, labels, title):
     """One row per step: the block's threads, thread t under column t, the working ones filled in their
     warp's colour, and under each warp how many of its lanes work. Returns the y below it."""
     sq_h = 14.0 if cell_w >= 16 else 11.0
-    row_h = sq_h + 26
     svg.text(20, top, title, size=13, weight="bold")
     y = top + 30
     warps = (threads + WARP_SIZE - 1) // WARP_SIZE
@@ -445,33 +409,40 @@ def draw_thread_panel(svg, top, left, cell_w, threads, steps, labels, title):
             busy = sum(t in step.working for t in members)
             diverged = (f'{busy} of {len(members)} lanes work: '
                         f'<tspan fill="{WARP_LINE}" font-weight="bold">diverged</tspan>')
-            svg.raw_text(left + w * WARP_SIZE * cell_w + 2, y + sq_h + 13, "no lane works: the warp skips the add"
-                         if busy == 0 else f"all {busy} lanes work" if busy == len(members) else diverged,
-                         size=10, color=SUBTLE)
-        y += row_h
+            svg.text(left + w * WARP_SIZE * cell_w + 2, y + sq_h + 13, "no lane works: the warp skips the add"
+                     if busy == 0 else f"all {busy} lanes work" if busy == len(members) else diverged,
+                     size=10, color=SUBTLE, markup=True)
+        y += sq_h + 26
     for w in range(1, warps):
         x = left + w * WARP_SIZE * cell_w
         svg.line(x, panel_top - 18, x, y - 8, stroke=WARP_LINE, width=1.2, stroke_dasharray="3 3")
     return y
 
 
-def draw_warp_tree(path, title, caption, values, steps, first_row, unit, threads, cell_w=18.0, padding=(),
-                   index_marks=None):
+def left_column(steps, names):
+    """Where the array starts: right of the longest rule, note or row name (at least 150)."""
+    lines = [line for step in steps for line in step.rule + step.notes] + names
+    return max(150.0, 34 + 6.7 * max(len(line) for line in lines))
+
+
+def rows_gap(steps):
+    """The space between two rows: room for the longest rule and its notes."""
+    return max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in steps))
+
+
+def draw_warp_tree(title, caption, values, steps, first_row, unit, cell_w=18.0, padding=(), index_marks=None):
     """01, 02 and 05: the tree over a block of several warps (rows of cells, coloured by warp), then the
     block's threads at each step, so that the warp boundaries and the divergence show."""
-    n = len(values)
-    rows = simulate(values, steps, False)
+    n, threads = len(values), len(values) - len(padding)
     row_names = [first_row] + [f"after {unit}{step.stride}" for step in steps]
     thread_labels = [f"step {k + 1} ({unit}{step.stride})" for k, step in enumerate(steps)]
-    lines = [line for step in steps for line in step.rule + step.notes]
-    left = max(150.0, 34 + 6.7 * max(len(s) for s in lines + row_names + thread_labels))
+    left = left_column(steps, row_names + thread_labels)
     width = left + n * cell_w + 30
-    gap = max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in steps))
     svg, top = titled(width, title, caption, 40)
     warps = (threads + WARP_SIZE - 1) // WARP_SIZE
-    y = draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, "__syncthreads()", columns=range(threads),
-                  padding=padding, index_marks=range(0, n, 4) if index_marks is None else index_marks)
-    y = draw_thread_panel(svg, y + 24, left, cell_w, threads, steps, thread_labels,
+    y = draw_rows(svg, top, left, cell_w, simulate(values, steps, False), steps, row_names, rows_gap(steps),
+                  "__syncthreads()", columns=range(threads), padding=padding, index_marks=index_marks)
+    y = draw_thread_panel(svg, y + 46, left, cell_w, threads, steps, thread_labels,
                           f"the block's {threads} threads at each step ({warps} warps of {WARP_SIZE} lanes; "
                           "thread t drawn under column t)")
     items = cell_legend()
@@ -481,20 +452,17 @@ def draw_warp_tree(path, title, caption, values, steps, first_row, unit, threads
         items.append(("pill", "thread that adds the pair (colour: its warp)"))
     items += [("working", f"working thread ({', '.join(f'warp {w}' for w in range(warps))})"),
               ("idle", "idle thread"), ("warp", "warp boundary")]
-    y = draw_legend(svg, y + 14, width, items)
-    svg.height = y + 22
-    write(svg, path)
+    svg.height = draw_legend(svg, y + 14, width, items) + 22
+    return svg
 
 
-def draw_warp_unroll(path, block):
+def draw_warp_unroll(block=256):
     """06: the written-out block-wide steps (whole warps, __syncthreads()) down to 64 values, then warp 0
     folding 64 -> 1 with __syncwarp() between its steps."""
-    values = example_values(block)
     wide, fold = unroll_block_steps(block), warp_fold_steps()
-    rows = simulate(values, wide + fold, False)
+    rows = simulate(example_values(block), wide + fold, False)
     cell_w = 18.0
-    lines = [line for step in wide + fold for line in step.rule + step.notes]
-    left = max(150.0, 34 + 6.7 * max(len(s) for s in lines + ["partial[0..63]"]))
+    left = left_column(wide + fold, ["partial[0..63]"])
     array_w = 64 * cell_w
     width = left + array_w + 30
     groups = block // WARP_SIZE
@@ -553,14 +521,11 @@ def draw_warp_unroll(path, block):
                  stroke_dasharray="3 3")
     svg.text(20, y, "2. warp 0 alone folds partial[0..63] into partial[0]: __syncwarp() between its steps "
              "(one cell per slot)", size=13, weight="bold")
-    fold_rows = [row[:64] for row in rows[len(wide):]]
     fold_names = ["partial[0..63]"] + [f"after stride {s.stride}" for s in fold]
-    gap = max(80.0, 40 + 14 * max(len(s.rule) + len(s.notes) for s in fold))
-    y = draw_rows(svg, y + 58, left, cell_w, fold_rows, fold, fold_names, gap, "__syncwarp()",
-                  index_marks=range(0, 64, 4))
-    y = draw_legend(svg, y + 14, width, cell_legend() + [("pill", "lane of warp 0 that adds the pair")])
-    svg.height = y + 22
-    write(svg, path)
+    y = draw_rows(svg, y + 58, left, cell_w, [row[:64] for row in rows[len(wide):]], fold, fold_names, rows_gap(fold),
+                  "__syncwarp()")
+    svg.height = draw_legend(svg, y + 36, width, cell_legend() + [("pill", "lane of warp 0 that adds the pair")]) + 22
+    return svg
 
 
 def thread_color(b, t, threads):
@@ -570,7 +535,7 @@ def thread_color(b, t, threads):
     return hls_color(hues[b % len(hues)], lightness, 0.62), "#ffffff" if lightness < 0.55 else "#1a1a1a"
 
 
-def draw_grid_stride(path, blocks, threads, n):
+def draw_grid_stride(blocks=2, threads=4, n=29):
     """The grid-stride loop: which thread adds which element, in memory order and per iteration."""
     total = blocks * threads
     iterations = -(-n // total)
@@ -644,10 +609,10 @@ def draw_grid_stride(path, blocks, threads, n):
     svg.text(20, y, "Each thread keeps its running sum in a register; then the block combines its threads' sums "
              "(shared_tree.svg).", size=12, color="#444")
     svg.height = y + 20
-    write(svg, path)
+    return svg
 
 
-def draw_reproducible_window(path, x=-0.8125, base=96):
+def draw_reproducible_window(x=-0.8125, base=96):
     """17: one float placed in a thread's 64-bit window: m << (e - base) (reproducible_sum.cu, add),
     and where values outside the window go (add_outside: the ten 32-bit limbs)."""
     bits = struct.unpack("<I", struct.pack("<f", x))[0]
@@ -739,20 +704,15 @@ def draw_reproducible_window(path, x=-0.8125, base=96):
         svg.text(20, y, line, size=12, color="#444")
         y += 18
     svg.height = y + 14
-    write(svg, path)
+    return svg
+
 
 
 def power_of_two(text):
+    """--block: a power of two from 2 to 64."""
     value = int(text)
     if value < 2 or value > 64 or value & (value - 1):
         raise argparse.ArgumentTypeError("must be a power of two from 2 to 64")
-    return value
-
-
-def positive(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
     return value
 
 
@@ -760,90 +720,58 @@ def main(argv=None):
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description="Draw the addressing-scheme diagrams (SVG).")
     parser.add_argument("--block", type=power_of_two, default=16,
-                        help="elements (= threads) in the block of the tree diagrams (default 16)")
-    parser.add_argument("--warp-block", type=int, choices=(64, 128), default=64,
-                        help="threads in 01's and 02's diagrams, two warps or more (default 64)")
-    parser.add_argument("--pow2-block", type=int, choices=range(33, 129), default=100, metavar="33..128",
-                        help="threads in 05's diagram, padded in thought to a power of two (default 100)")
-    parser.add_argument("--unroll-block", type=int, choices=(128, 256, 512, 1024), default=256,
-                        help="threads in 06's diagram (default 256)")
-    parser.add_argument("--lanes", type=int, choices=(8, 16, 32), default=32,
-                        help="lanes drawn in warp_shuffle.svg (default 32, a whole warp)")
-    parser.add_argument("--gs-blocks", type=positive, default=2, help="blocks in grid_stride.svg (default 2)")
-    parser.add_argument("--gs-threads", type=positive, default=4, help="threads per block in grid_stride.svg (default 4)")
-    parser.add_argument("--gs-n", type=positive, default=None,
-                        help="elements in grid_stride.svg (default 3 * blocks * threads + 5)")
-    parser.add_argument("--out", default=os.path.join(repo, "docs", "images"), help="output folder (default docs/images)")
+                        help="elements (= threads) in the trees of 03 and 04 (default 16)")
+    parser.add_argument("--out", default=os.path.join(repo, "docs", "images"), help="folder (default docs/images)")
     args = parser.parse_args(argv)
-    if args.gs_blocks * args.gs_threads > 16:
-        parser.error("--gs-blocks x --gs-threads must be at most 16 to stay readable")
-    gs_n = args.gs_n or 3 * args.gs_blocks * args.gs_threads + 5
-    if gs_n > 64:
-        parser.error("--gs-n must be at most 64 to stay readable")
+    block, wb, pb = args.block, 64, 100  # threads in 03 and 04; in 01 and 02 (two warps); in 05 (not a power of 2)
+    padded, pow2 = pow2ceil(pb), padded_steps(pb)
+    first, shuffle = pow2[0], shuffle_steps(WARP_SIZE)
+    diagrams = {
+        "neighbored.svg": draw_warp_tree(
+            f"01 neighbored pairs, in place in global memory ({wb} threads, {wb // WARP_SIZE} warps)",
+            "Step s: thread t with t % 2s == 0 adds x[t+s] into x[t]. A warp is 32 consecutive threads that issue "
+            "each instruction together; its threads are its lanes. The working threads are scattered (t = 0, 2s, "
+            "4s, ...), so at every step each warp that works has idle lanes too: it diverges, running the add with "
+            "its idle lanes masked off.", example_values(wb), block_steps("neighbored", wb), "input x[]", "s = "),
+        "neighbored_less.svg": draw_warp_tree(
+            f"02 the same pairs, done by contiguous threads ({wb} threads, {wb // WARP_SIZE} warps)",
+            "The pairs of 01 (x[i] += x[i+s]) given to threads 0, 1, 2, ... (i = 2*s*t; the number on each arrow "
+            "is the thread, its colour the thread's warp). The working threads are contiguous: a warp either works "
+            "with all its lanes or skips the add, until fewer than 32 threads work and only warp 0 works, diverged.",
+            example_values(wb), block_steps("neighbored_less", wb), "input x[]", "s = "),
+        "interleaved.svg": draw_tree(
+            f"03 interleaved pairs: the stride halves ({block} threads)",
+            f"Thread t < stride adds x[t+stride] into x[t]; the stride starts at half the block ({block // 2}) "
+            "and halves; the working threads stay contiguous.",
+            example_values(block), block_steps("interleaved", block), "input x[]"),
+        "shared_tree.svg": draw_tree(
+            f"04 tree in shared memory: sequential addressing on partial[] ({block} threads)",
+            "Each thread stores its grid-stride sum in partial[t]; then thread t < stride adds partial[t+stride] "
+            "into partial[t]; a barrier after each step.",
+            example_values(block), block_steps("interleaved", block, name="partial"), "partial[] (shared)"),
+        "pow2ceil.svg": draw_warp_tree(
+            f"05 any block size: {pb} threads, padded in thought to {padded}",
+            f"The tree starts at stride pow2ceil({pb}) / 2 = {padded // 2}. Thread t < stride adds partial[t + "
+            f"stride] only when that slot exists (t + stride < {pb}); slots {pb}–{padded - 1} are padding that is "
+            "never stored: a missing partner would have added zero. At the first stride threads "
+            f"0–{first.pairs[-1][2]} add slots {first.pairs[0][1]}–{first.pairs[-1][1]} and threads "
+            f"{first.no_source[0]}–{first.no_source[-1]} find no partner; from then on every partner exists and the "
+            "steps are 04's. A __syncthreads() ends every step.",
+            example_values(pb) + [0] * (padded - pb), pow2, "partial[] (shared)", "stride ", cell_w=1152.0 / padded,
+            padding=range(pb, padded), index_marks=sorted({0, 32, 64, 96, pb, first.no_source[0]})),
+        "warp_unroll.svg": draw_warp_unroll(),
+        "grid_stride.svg": draw_grid_stride(),
+        "warp_shuffle.svg": draw_tree(
+            f"07 warp shuffle: __shfl_down_sync, offsets {', '.join(str(s.stride) for s in shuffle)} "
+            "(32 lanes: a whole warp)",
+            "Lane l adds the v that lane l + offset holds, read from its registers; a lane whose source is past the "
+            "last lane adds nothing; no shared memory, no barrier; lane 0 ends with the sum.",
+            example_values(WARP_SIZE), shuffle, "v (lanes)", "offset ", shuffle=True),
+        "reproducible_window.svg": draw_reproducible_window(),
+    }
     os.makedirs(args.out, exist_ok=True)
-    block = args.block
-    values = example_values(block)
-    made = []
-
-    def out(name):
-        made.append(name)
-        return os.path.join(args.out, name)
-
-    wb = args.warp_block
-    draw_warp_tree(out("neighbored.svg"),
-                   f"01 neighbored pairs, in place in global memory ({wb} threads, {wb // WARP_SIZE} warps)",
-                   "Step s: thread t with t % 2s == 0 adds x[t+s] into x[t]. A warp is 32 consecutive threads "
-                   "that issue each instruction together; its threads are its lanes. The working threads are "
-                   "scattered (t = 0, 2s, 4s, ...), so at every step each warp that works has idle lanes too: it "
-                   "diverges, running the add with its idle lanes masked off.",
-                   example_values(wb), block_steps("neighbored", wb), "input x[]", "s = ", wb)
-    draw_warp_tree(out("neighbored_less.svg"),
-                   f"02 the same pairs, done by contiguous threads ({wb} threads, {wb // WARP_SIZE} warps)",
-                   "The pairs of 01 (x[i] += x[i+s]) given to threads 0, 1, 2, ... (i = 2*s*t; the number on "
-                   "each arrow is the thread, its colour the thread's warp). The working threads are contiguous: "
-                   "a warp either works with all its lanes or skips the add, until fewer than 32 threads work "
-                   "and only warp 0 works, diverged.",
-                   example_values(wb), block_steps("neighbored_less", wb), "input x[]", "s = ", wb)
-    draw_tree(out("interleaved.svg"),
-              f"03 interleaved pairs: the stride halves ({block} threads)",
-              f"Thread t < stride adds x[t+stride] into x[t]; the stride starts at half the block ({block // 2}) "
-              "and halves; the working threads stay contiguous.",
-              values, block_steps("interleaved", block), "input x[]")
-    draw_tree(out("shared_tree.svg"),
-              f"04 tree in shared memory: sequential addressing on partial[] ({block} threads)",
-              "Each thread stores its grid-stride sum in partial[t]; then thread t < stride adds "
-              "partial[t+stride] into partial[t]; a barrier after each step.",
-              values, block_steps("interleaved", block, name="partial"), "partial[] (shared)")
-    pb = args.pow2_block
-    padded = pow2ceil(pb)
-    pow2 = padded_steps(pb)
-    first = pow2[0]
-    draw_warp_tree(out("pow2ceil.svg"),
-                   f"05 any block size: {pb} threads, padded in thought to {padded}",
-                   f"The tree starts at stride pow2ceil({pb}) / 2 = {padded // 2}. Thread t < stride adds "
-                   f"partial[t + stride] only when that slot exists (t + stride < {pb}); slots {pb}–{padded - 1} "
-                   "are padding that is never stored: a missing partner would have added zero. At the first "
-                   f"stride threads 0–{first.pairs[-1][2]} add slots {first.pairs[0][1]}–{first.pairs[-1][1]} and "
-                   f"threads {first.no_source[0]}–{first.no_source[-1]} find no partner; from then on every partner "
-                   "exists and the steps are 04's. A __syncthreads() ends every step."
-                   if first.no_source else
-                   f"{pb} is a power of two: nothing is padded and the steps are 04's.",
-                   example_values(pb) + [0] * (padded - pb), pow2, "partial[] (shared)", "stride ", pb,
-                   cell_w=1152.0 / padded, padding=range(pb, padded),
-                   index_marks=sorted({0, 32, 64, 96, pb} | ({first.no_source[0]} if first.no_source else set())))
-    draw_warp_unroll(out("warp_unroll.svg"), args.unroll_block)
-    lanes = args.lanes
-    shuffle = shuffle_steps(lanes)
-    shown = "32 lanes: a whole warp" if lanes == WARP_SIZE else f"{lanes} of a warp's 32 lanes, for readability"
-    draw_tree(out("warp_shuffle.svg"),
-              f"07 warp shuffle: __shfl_down_sync, offsets {', '.join(str(s.stride) for s in shuffle)} ({shown})",
-              "Lane l adds the v that lane l + offset holds, read from its registers; a lane whose source is past "
-              "the last lane adds nothing; no shared memory, no barrier; lane 0 ends with the sum."
-              + ("" if lanes == WARP_SIZE else " A real warp has 32 lanes, offsets 16 to 1."),
-              example_values(lanes), shuffle, "v (lanes)", "offset ", shuffle=True)
-    draw_grid_stride(out("grid_stride.svg"), args.gs_blocks, args.gs_threads, gs_n)
-    draw_reproducible_window(out("reproducible_window.svg"))
-    for name in made:
+    for name, svg in diagrams.items():
+        svg.write(os.path.join(args.out, name))
         print(os.path.join(args.out, name))
     return 0
 

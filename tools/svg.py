@@ -1,7 +1,8 @@
-"""Helpers for writing SVG by hand (draw_schemes.py, draw_rows.py, accuracy/draw_chain.py; the results
-plots are drawn with matplotlib: plots.py). Python 3 standard library only."""
+"""SVG written by hand for draw_schemes.py, draw_rows.py and accuracy/draw_chain.py (the results plots are
+matplotlib's: plots.py). Python 3 standard library only."""
 
 import colorsys
+import textwrap
 from xml.sax.saxutils import escape
 
 SANS = "DejaVu Sans, Helvetica, Arial, sans-serif"
@@ -24,25 +25,18 @@ def hls_color(hue, lightness, saturation):
 
 def wrap(text, max_chars):
     """The words of text as lines of at most max_chars characters."""
-    lines, current = [], ""
-    for word in text.split():
-        if current and len(current) + 1 + len(word) > max_chars:
-            lines.append(current)
-            current = word
-        else:
-            current = f"{current} {word}" if current else word
-    return lines + ([current] if current else [])
+    return textwrap.wrap(text, max_chars, break_long_words=False, break_on_hyphens=False)
 
 
 def attributes(**attrs):
+    """The attributes that are not None, numbers through fmt: stroke_width=1 is stroke-width="1", xml_space
+    is xml:space."""
     parts = []
     for key, value in attrs.items():
-        if value is None:
-            continue
-        key = "xml:space" if key == "xml_space" else key.rstrip("_").replace("_", "-")
-        if isinstance(value, float):
-            value = fmt(value)
-        parts.append(f'{key}="{escape(str(value), {chr(34): "&quot;"})}"')
+        if value is not None:
+            key = "xml:space" if key == "xml_space" else key.replace("_", "-")
+            value = fmt(value) if isinstance(value, (int, float)) else escape(str(value), {'"': "&quot;"})
+            parts.append(f'{key}="{value}"')
     return " ".join(parts)
 
 
@@ -53,56 +47,53 @@ def points(pairs):
 class Svg:
     """Collects elements; str() gives the document."""
 
-    def __init__(self, width, height, title, description=""):
+    def __init__(self, width, height, title, description):
         self.width, self.height = width, height
         self.title, self.description = title, description
-        self.defs = []
-        self.body = []
-        self.markers = {}
+        self.defs, self.body, self.markers = [], [], {}
+
+    def element(self, tag, **attrs):
+        self.body.append(f"<{tag} {attributes(**attrs)}/>")
 
     def rect(self, x, y, w, h, fill="none", stroke="none", **extra):
-        self.body.append(f"<rect {attributes(x=float(x), y=float(y), width=float(w), height=float(h), fill=fill, stroke=stroke, **extra)}/>")
+        self.element("rect", x=x, y=y, width=w, height=h, fill=fill, stroke=stroke, **extra)
 
-    def line(self, x1, y1, x2, y2, stroke="#000", width=1.0, arrow=False, **extra):
+    def line(self, x1, y1, x2, y2, stroke, width=1.0, arrow=False, **extra):
         marker = f"url(#{self.arrow_marker(stroke)})" if arrow else None
-        self.body.append(f"<line {attributes(x1=float(x1), y1=float(y1), x2=float(x2), y2=float(y2), stroke=stroke, stroke_width=float(width), marker_end=marker, **extra)}/>")
+        self.element("line", x1=x1, y1=y1, x2=x2, y2=y2, stroke=stroke, stroke_width=width, marker_end=marker, **extra)
 
     def polyline(self, pairs, stroke, width=1.5, **extra):
-        self.body.append(f"<polyline {attributes(points=points(pairs), fill='none', stroke=stroke, stroke_width=float(width), stroke_linejoin='round', stroke_linecap='round', **extra)}/>")
+        self.element("polyline", points=points(pairs), fill="none", stroke=stroke, stroke_width=width,
+                     stroke_linejoin="round", stroke_linecap="round", **extra)
 
     def polygon(self, pairs, fill, stroke="none", **extra):
-        self.body.append(f"<polygon {attributes(points=points(pairs), fill=fill, stroke=stroke, **extra)}/>")
+        self.element("polygon", points=points(pairs), fill=fill, stroke=stroke, **extra)
 
-    def text(self, x, y, content, **style):
-        self.raw_text(x, y, escape(content), **style)
-
-    def raw_text(self, x, y, markup, size=13, anchor="start", color="#222", weight=None, family=SANS, **extra):
-        """Text whose content is already SVG markup (e.g. <tspan> for superscripts)."""
-        self.body.append(f"<text {attributes(x=float(x), y=float(y), font_size=size, text_anchor=anchor, fill=color, font_weight=weight, font_family=family, **extra)}>{markup}</text>")
+    def text(self, x, y, content, size=13, anchor="start", color="#222", weight=None, family=SANS, markup=False,
+             **extra):
+        """Text at x, y (its baseline); markup: content is SVG markup already (e.g. a <tspan>)."""
+        attrs = attributes(x=x, y=y, font_size=size, text_anchor=anchor, fill=color, font_weight=weight,
+                           font_family=family, **extra)
+        self.body.append(f"<text {attrs}>{content if markup else escape(content)}</text>")
 
     def arrow_marker(self, color):
         """The id of an arrowhead marker in this colour (SVG 1.1 markers cannot take the line's colour)."""
         if color not in self.markers:
-            marker_id = f"arrow{len(self.markers)}"
-            self.markers[color] = marker_id
-            self.defs.append(f'<marker id="{marker_id}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-                             f'markerHeight="7" orient="auto"><path d="M0,1 L10,5 L0,9 z" fill="{color}"/></marker>')
+            self.markers[color] = f"arrow{len(self.markers)}"
+            self.defs.append(f'<marker id="{self.markers[color]}" viewBox="0 0 10 10" refX="9" refY="5" '
+                             f'markerWidth="7" markerHeight="7" orient="auto"><path d="M0,1 L10,5 L0,9 z" '
+                             f'fill="{color}"/></marker>')
         return self.markers[color]
 
     def __str__(self):
-        head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{fmt(self.width)}" height="{fmt(self.height)}" '
-                f'viewBox="0 0 {fmt(self.width)} {fmt(self.height)}" role="img">')
-        parts = [head, f"<title>{escape(self.title)}</title>"]
-        if self.description:
-            parts.append(f"<desc>{escape(self.description)}</desc>")
+        w, h = fmt(self.width), fmt(self.height)
+        parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img">',
+                 f"<title>{escape(self.title)}</title>", f"<desc>{escape(self.description)}</desc>"]
         if self.defs:
             parts.append("<defs>" + "".join(self.defs) + "</defs>")
-        parts.append('<rect width="100%" height="100%" fill="#ffffff"/>')
-        parts.extend(self.body)
-        parts.append("</svg>")
+        parts += ['<rect width="100%" height="100%" fill="#ffffff"/>', *self.body, "</svg>"]
         return "\n".join(parts) + "\n"
 
-
-def write(svg, path):
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(str(svg))
+    def write(self, path):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(str(self))

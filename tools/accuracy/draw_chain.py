@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from svg import MONO, Svg, write  # noqa: E402
+from svg import MONO, Svg  # noqa: E402
 
 DIGITS = 3
 VALUES = ["100", "0.4", "0.4", "0.4", "0.4", "0.4", "0.4", "0.4"]
@@ -163,7 +163,7 @@ def draw(path):
         svg.text(20, y, line, size=13)
         y += 20
     svg.height = y + 10
-    write(svg, path)
+    svg.write(path)
     return path
 
 
