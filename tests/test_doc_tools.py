@@ -17,8 +17,7 @@
 - publish.py refuses to publish a suspect point (exit 1, nothing written) unless
   --allow-suspect, and takes every run fact (GPU, driver, CUDA, date, repetitions, link type)
   from the run's files: filled from made-up runs with made-up values, the output shows those
-  values and none of a real run's; 09 against CUB and 12 against 09 (docs/tuning.md) come from
-  the sweep runs given;
+  values and none of a real run's;
 - publish.py's BLOCKS and the docs agree: every generated block of every *.md is listed, and
   every listed block is in its page; a folder without some kinds of input says which blocks
   it left; 17's table from bench_reproducible files.
@@ -425,7 +424,7 @@ class Combining(RepoCopy):
         first = {("06", "05", "int", N24): {"median": 40.0, "min": 39.0, "gbps": 1600.0, "ok": True}}
         second = {("06", "05", "int", N24): {"median": 44.0, "min": 38.0, "gbps": 1500.0, "ok": True}}
         third = {("06", "05", "int", N24): {"median": 41.0, "min": 40.0, "gbps": 1550.0, "ok": True}}
-        row = fill_docs.combine_steps([([], first), ([], second), ([], third)])[("06", "05", "int", N24)]
+        row = fill_docs.combine_steps([first, second, third])[("06", "05", "int", N24)]
         self.assertEqual((row["median"], row["min"], row["lo"], row["hi"], row["n_runs"]), (41.0, 38.0, 40.0, 44.0, 3))
 
 
@@ -585,11 +584,11 @@ class FillDocs(RepoCopy):
             for real in ("CUDA 13.0", "2026-11-22", "580.159.04", "median of 30", "H100"):
                 self.assertNotIn(real, text, name)
         self.assertIn("median of 13 repetitions", blocks["README.md"])
-        self.assertIn(", 5 threads, median of 13", blocks["00"])
-        self.assertIn("median and min of 11", blocks["06"])
-        self.assertIn("median and min of 11", blocks["04"])
-        self.assertIn("by `tour --steps 06`", blocks["06"])
-        self.assertIn("by `tour --steps 04`", blocks["04"])
+        self.assertIn(", 5 threads, one run, median of 13 ([how these are measured]", blocks["00"])
+        self.assertIn(": `tour --steps 06`, the chapters' own kernels and 06's step variants ([steps.cu](steps.cu)), "
+                      "one run, median of 11 ([how these are measured]", blocks["06"])
+        self.assertIn(": `tour --steps 04`, the chapters' own kernels", blocks["04"])
+        self.assertIn("one run, median of 11", blocks["04"])
         self.assertIn("(128 threads, the smallest of the four kernels' default grids", blocks["06"])
         self.assertIn("Grid: 6 blocks of 128 (2 per SM), then 1 block.", blocks["06"])
         self.assertIn("04's grid: 6 blocks of 128, then 1 block; 03 and the step between: one block per 128 elements "
@@ -622,37 +621,6 @@ class FillDocs(RepoCopy):
         self.assertEqual((facts["cuda"], facts["driver"], facts["date"]), ("77.7", "999.1.2", "2031-02-03"))
         self.assertNotIn("GPU-test-1", read(os.path.join(self.root, "docs", "data", "run1", "run.json")))
 
-    def test_09_against_cub_and_12_against_09_come_from_the_sweep(self):
-        # 09 and 12 added to two made-up runs (clean_ms's shape: a launch cost plus n at a speed).
-        def with_09_and_12(factor):
-            def change(dtype, sweep):
-                for chapter, launch, speed in (("09_single_pass", 0.004, 4.5), ("12_accuracy", 0.004, 4.4)):
-                    for k in range(10, 31):
-                        ms = factor * (launch + (1 << k) * 4e-9 / speed)
-                        sweep["rows"].append({"n": 1 << k, "chapter": chapter, "ms": ms, "min_ms": 0.98 * ms,
-                                              "iqr_ms": 0.01 * ms, "gbps": (1 << k) * 4 / (ms * 1e6), "ok": True})
-            return change
-        dirs = [write_run(os.path.join(self.tmp.name, f"r{k}"), f, uuid=f"GPU-{k}", change=with_09_and_12(f))
-                for k, f in enumerate((1.0, 1.01))]
-        # The committed error study beside the first run's sweep, as in a gpu_suite results folder.
-        shutil.copytree(os.path.join(REPO, "docs", "data", "accuracy_run1", "accuracy"), os.path.join(dirs[0], "accuracy"))
-        result = run("publish.py", *dirs, "--root", self.root)
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        tuning = read(os.path.join(self.root, "docs", "tuning.md"))
-        text = block(tuning, "results:09_vs_cub")
-        self.assertIn("on 2 separately started machines (Test GPU, driver 999.1.2, CUDA 77.7; 2031-02-03)", text)
-        self.assertIn("median of 7", text)
-        # 2^16: 09 4.058 and 4.099 µs, CUB 5.066 and 5.116 µs, the floor 5.052 and 5.103 µs (the median of two:
-        # their mean); CUB / 09 1.248 on both machines, short of 1.35; 09 / floor 0.803, within 1.35.
-        self.assertIn("| 2^16 | int | 4.08 (4.06-4.10) | 5.09 (5.07-5.12) | 5.08 (5.05-5.10) | 1.248× (≥ 1.35×): not met "
-                      "| 0.803× its time (≤ 1.35×): met |", text)
-        # 2^28: the floor (speed 5) is faster than 09 (4.5): 90.6 % of its speed, short of 99 %.
-        self.assertIn("| 1.127× (≥ 1.01×): met | 90.6% of its speed (≥ 99%): not met |", text)
-        text = block(tuning, "accuracy:vs09")
-        self.assertIn("on 2 separately started machines (Test GPU, CUDA 99.9; 2031-02-03;", text)
-        # 12 / 09 at 2^24: (0.004 + 2^24 * 4e-9 / 4.4) / (0.004 + 2^24 * 4e-9 / 4.5) = 1.0179 on both machines.
-        self.assertIn("| int | 2^24 | 19.0 | 19.3 | 1.018× | not met |", text)
-
     def test_multigpu_facts_come_from_the_files(self):
         mg = os.path.join(self.tmp.name, "mg")
         gpus = GPU_TXT.format(driver="999.1.2", uuid="GPU-a", cuda="77.7", date="2031-02-03")
@@ -681,7 +649,7 @@ class FillDocs(RepoCopy):
 
     def test_the_scripts_type_no_run_facts(self):
         # The code of the docs scripts, without docstrings and comment lines (which may name examples).
-        for script in ("publish.py", "fill_docs.py", "results.py", "ncu_table.py", "fill_small_n.py"):
+        for script in ("publish.py", "fill_docs.py", "results.py", "ncu_table.py", "fill_reproducible.py"):
             source = read(os.path.join(TOOLS, script))
             docs = set()
             for node in ast.walk(ast.parse(source)):
@@ -752,12 +720,11 @@ class Reproducible(unittest.TestCase):
         self.root = self.tmp.name
         write(os.path.join(self.root, "17_reproducible", "README.md"),
               "# 17\n<!-- results:17_reproducible -->\n<!-- /results -->\n")
-        write(os.path.join(self.root, "docs", "tuning.md"), "# t\n<!-- results:17_targets -->\n<!-- /results -->\n")
 
     def tearDown(self):
         self.tmp.cleanup()
 
-    def test_runs_fill_the_table_and_the_targets(self):
+    def test_runs_fill_the_table(self):
         runs = [os.path.join(self.root, f"run{k}.jsonl") for k in (1, 2)]
         reproducible_run(runs[0], 1.2)
         reproducible_run(runs[1], 1.6)
@@ -766,9 +733,8 @@ class Reproducible(unittest.TestCase):
         table = block(read(os.path.join(self.root, "17_reproducible", "README.md")), "results:17_reproducible")
         self.assertIn("| 2^16 | 10.0 | 11.0 | 12.0 | 14.0 | 9.0 | 1.20–1.60× |", table)
         self.assertIn("2/2 · 1/1 · 1/1", table)
-        targets = block(read(os.path.join(self.root, "docs", "tuning.md")), "results:17_targets")
-        self.assertIn("| 2^16 | 1.50× | 1.200, 1.600 | no |", targets)
-        self.assertIn("| 2^30 | 1.03× | 1.200, 1.600 | no |", targets)
+        self.assertIn("On Test GPU, CUDA 77.7; 2 runs, 2031-02-03: `bench_reproducible` ([bench/bench.cu](bench/bench.cu)), "
+                      "float sums of a random input, median of 7 ([how these are measured]", table)
 
     def test_missing_or_bad_runs_are_a_usage_error(self):
         self.assertEqual(run("publish.py", os.path.join(self.root, "nowhere.jsonl"),
@@ -806,8 +772,8 @@ class SmallNAndTuning(RepoCopy):
         result = run("publish.py", *runs, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         text = block(read(os.path.join(self.root, "09_single_pass", "README.md")), "results:09_small_n")
-        self.assertIn("3 separately started machines (Test GPU, driver 999.1.2, CUDA 77.7; 2031-02-03)", text)
-        self.assertIn("median of 100 (30 from 2^20 up) interleaved repetitions", text)
+        self.assertIn("On Test GPU, CUDA 77.7, driver 999.1.2; 3 runs on 3 different GPUs, 2031-02-03: `tune_small_n`", text)
+        self.assertIn("µs, median of 100 (30 from 2^20 up) ([how these are measured]", text)
         # 2^12, 2^16, 2^20: 09's default (10 µs x 1, 5, 9) times the middle run's factor 1.5.
         self.assertIn("| ... and step 3: 09, the last block's combine | 15.00 | 75.00 | 135.00 |", text)
         self.assertIn("| 09's default shape (grid × block) | 3 × 64 | 3 × 64 | 3 × 64 |", text)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""ncu_table.py: Nsight Compute CSV output (tools/gpu_suite.sh ncu) as Markdown, for tools/publish.py:
-the <!-- ncu:NN_name --> blocks (fill_readmes) and docs/profiling.md's table.
+"""ncu_table.py: Nsight Compute CSV output (tools/gpu_suite.sh ncu) as Markdown tables, for fill_docs.py (the
+<!-- ncu:NN_name --> blocks and docs/profiling.md's table) and fill_accuracy.py (12's).
 
 Each chapter was profiled with `--n 2^24 --reps 1 --no-flush`, which runs the launcher three times
 (the verified run, the warm-up, one timed run); a table lists the distinct launches of one run
@@ -13,7 +13,7 @@ import re
 
 import results  # tools/results.py
 
-# (metric, or a tuple of metrics shown in one cell as "a / b"; column label; format)
+# (metric, or metrics separated by a space shown in one cell as "a / b"; column label; format)
 COLUMNS = [
     ("gpu__time_duration.sum", "time µs", lambda v: f"{v / 1000:.1f}"),
     ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM % of peak", lambda v: f"{v:.1f}"),
@@ -25,7 +25,7 @@ COLUMNS = [
     ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "smem st bank conflicts", lambda v: f"{v:,.0f}"),
     # Warp-level shared-memory load and store instructions (a store by one lane counts as one, like a
     # store by 32): the traffic, beside the conflicts it caused.
-    (("smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum"), "shared ld/st instructions",
+    ("smsp__inst_executed_op_shared_ld.sum smsp__inst_executed_op_shared_st.sum", "shared ld/st instructions",
      lambda v: f"{v:,.0f}"),
     ("smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct", "stall: memory %", lambda v: f"{v:.1f}"),
     ("smsp__warp_issue_stalled_barrier_per_warp_active.pct", "stall: barrier %", lambda v: f"{v:.1f}"),
@@ -34,19 +34,15 @@ COLUMNS = [
 SHARED_MEMORY_COLUMNS = ("smem ld bank conflicts", "smem st bank conflicts", "shared ld/st instructions")
 
 
-def keys_of(key):
-    return key if isinstance(key, tuple) else (key,)
-
-
 def columns_for(chapter, launches):
-    """The columns of a chapter's table, without the combined ones (tuple keys) that no launch measured."""
+    """The columns of a chapter's table, without the combined ones (several metrics) that no launch measured."""
     return [c for c in COLUMNS if not (chapter.startswith(("01_", "02_", "03_")) and c[1] in SHARED_MEMORY_COLUMNS)
-            and (not isinstance(c[0], tuple) or any(all(k in rec for k in c[0]) for rec in launches))]
+            and (" " not in c[0] or any(all(k in rec for k in c[0].split()) for rec in launches))]
 
 
 def command_for(chapter, columns):
     """The ncu command behind a chapter's table, with its metrics spelled out, so that it runs as written."""
-    metrics = ",".join(k for key, _, _ in columns for k in keys_of(key))
+    metrics = ",".join(key.replace(" ", ",") for key, _, _ in columns)
     return (f"ncu --metrics {metrics} --csv --page raw --clock-control none "
             f"build/release/bin/{chapter} --n 2^24 --reps 1 --no-flush")
 
@@ -87,10 +83,8 @@ def table(launches, columns=None):
     rows = []
     for rec in launches:
         grid, block = (rec.get(size, "").strip("()").split(",")[0].strip() for size in ("Grid Size", "Block Size"))
-        cells = []
-        for key, _, fmt in columns:
-            values = [number(rec.get(k, "")) for k in keys_of(key)]
-            cells.append(" / ".join(fmt(v) if v is not None else "n/a" for v in values))
+        cells = [" / ".join("n/a" if v is None else fmt(v) for v in (number(rec.get(k, "")) for k in key.split()))
+                 for key, _, fmt in columns]
         rows.append([f"`{short_kernel(rec.get('Kernel Name', ''))}`", f"{grid} × {block}"] + cells)
     header = ["kernel", "grid × block"] + [label for _, label, _ in columns]
     return results.table(header, ["---"] * len(header), rows)
@@ -101,16 +95,3 @@ def chapter_tables(run):
     tables = {os.path.basename(p)[4:-4]: read_launches(p) for p in sorted(glob.glob(os.path.join(run, "ncu_*.csv")))}
     return {chapter: launches for chapter, launches in tables.items() if launches}
 
-
-def fill_readmes(run, root, meta):
-    """Fills each chapter README's <!-- ncu:NN_name --> block under root; returns the chapters filled."""
-    filled = []
-    for chapter, launches in chapter_tables(run).items():
-        readme = os.path.join(root, chapter, "README.md")
-        footer = (f"`ncu` with [these metrics](../docs/profiling.md#nsight-compute-one-command-per-chapter) on "
-                  f"`build/release/bin/{chapter} --n 2^24 --reps 1 --no-flush`, one run's launches; the last row is "
-                  "[the harness's busy start](../docs/README.md#how-the-numbers-are-measured), not the chapter.")
-        if os.path.exists(readme) and results.fill_file(
-                readme, f"ncu:{chapter}", f"{meta}\n\n{table(launches, columns_for(chapter, launches))}\n\n{footer}"):
-            filled.append(chapter)
-    return filled
