@@ -702,16 +702,45 @@ def reproducible_run(path, factor):
 
 
 class Rows(unittest.TestCase):
-    def test_the_driver_is_the_runs_not_the_cuda_version_it_supports(self):
+    def test_the_caption_takes_the_machine_from_the_run(self):
         with tempfile.TemporaryDirectory() as tmp:
-            sweep = {"device": "Test GPU", "cuda": "77.7 (driver 78.0)", "date": "2031-02-03", "peak_gbps": 3000.0,
+            sweep = {"chapter": "13_rows", "device": "Test GPU", "cuda": "77.7 (driver 78.0)", "date": "2031-02-03",
+                     "peak_gbps": 3000.0, "elements": 1 << 26, "reps": 7, "flush": True,
                      "rows": [{"type": "float", "k": 8, "m": 1 << 23, "op": "sum", "method": "auto", "ms": 0.1,
                                "gbps": 2684.4, "ok": True}]}
             write(os.path.join(tmp, "rows", "13_rows", "rows_sweep.json"), json.dumps(sweep))
-            self.assertEqual(fill_rows.load_sweep(tmp, "13_rows")["cuda"], "77.7")  # no gpu.txt: no driver
+
+            def first_line():
+                rows = fill_rows.combine([fill_rows.load_sweep(tmp, "13_rows")])
+                return fill_rows.intro(rows, os.path.join(tmp, "13_rows", "README.md"), tmp, "")[0]
+            # No gpu.txt: the sweep's GPU and CUDA, not the CUDA version the driver supports; what differs from
+            # docs/README.md's defaults (one machine, 7 repetitions) said, the rest linked.
+            self.assertEqual(first_line(), "On Test GPU, CUDA 77.7, 2031-02-03: `13_rows --sweep`, M × K = 2^26 "
+                             "elements, one run, median of 7 ([how these are measured]"
+                             "(../docs/README.md#how-the-numbers-are-measured)). ")
             write(os.path.join(tmp, "rows", "gpu.txt"),
                   GPU_TXT.format(driver="999.1.2", uuid="GPU-a", cuda="77.7", date="2031-02-03"))
-            self.assertEqual(fill_rows.load_sweep(tmp, "13_rows")["cuda"], "77.7, driver 999.1.2")
+            self.assertIn("On Test GPU, CUDA 77.7, driver 999.1.2, 2031-02-03: `13_rows --sweep`", first_line())
+
+
+class Accuracy(RepoCopy):
+    def test_the_blocks_take_the_machine_from_the_run(self):
+        run_dir = os.path.join(self.tmp.name, "run")
+        shutil.copytree(os.path.join(REPO, "docs", "data", "accuracy_run1", "accuracy"),
+                        os.path.join(run_dir, "accuracy"))
+        write(os.path.join(run_dir, "gpu.txt"),
+              GPU_TXT.format(driver="999.1.2", uuid="GPU-a", cuda="77.7", date="2031-02-03"))
+        result = run("publish.py", run_dir, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        tuning = read(os.path.join(self.root, "docs", "tuning.md"))
+        # The date is the study's (device.json); the GPU, CUDA and driver gpu.txt's.
+        for marker in ("accuracy:errors", "accuracy:time", "accuracy:repro"):
+            self.assertIn("On Test GPU, CUDA 77.7, driver 999.1.2, 2026-11-27: 12_accuracy/bench/error_study.cu",
+                          block(tuning, marker))
+        self.assertIn("on the positive data, one run ([how these are measured](README.md#how-the-numbers-are-"
+                      "measured)). Times in µs", block(tuning, "accuracy:time"))
+        self.assertIn("On Test GPU, CUDA 77.7, driver 999.1.2, 2026-11-27: Nsight Compute, 2^24 floats",
+                      block(read(os.path.join(self.root, "12_accuracy", "README.md")), "accuracy:ncu"))
 
 
 class Reproducible(unittest.TestCase):
