@@ -675,6 +675,9 @@ class FillDocs(RepoCopy):
                     found.add((os.path.relpath(path, REPO).replace(os.sep, "/"), marker))
         self.assertEqual(found - listed, set(), "generated blocks missing from tools/publish.py's BLOCKS")
         self.assertEqual(listed - found, set(), "BLOCKS entries whose marker is not in their page")
+        for _, _, function, _ in publish.BLOCKS:  # the writer each entry names exists
+            module, name = function.split(".")
+            self.assertTrue(hasattr(__import__(module), name), f"BLOCKS names {function}, which does not exist")
 
     def test_a_folder_without_some_inputs_says_which_blocks_it_left(self):
         run_dir = write_run(os.path.join(self.tmp.name, "run"))
