@@ -2,7 +2,7 @@
 """CTest `docs.tools`: the documentation scripts in tools work, and what they made is current.
 
 - draw_schemes.py: each scheme adds the right pairs and ends with the sum; the SVGs in
-  docs/images are what the script draws with its defaults;
+  docs/images are what draw_schemes.py, draw_rows.py and accuracy/draw_chain.py draw;
 - publish.py (results.py): on a made-up sweep (written to a temporary folder, never to the repo) it
   writes the blocks of results.md and the READMEs and the plots, and leaves other blocks and text alone;
   fill_file replaces one marker block; the plots (matplotlib, tools/plots.py) are the same bytes
@@ -52,10 +52,6 @@ try:
     HAVE_MATPLOTLIB = True
 except ImportError:  # CI: the plots are skipped, the Markdown is still written
     HAVE_MATPLOTLIB = False
-
-SCHEMES = ("neighbored.svg", "neighbored_less.svg", "interleaved.svg", "shared_tree.svg", "pow2ceil.svg",
-           "warp_unroll.svg", "grid_stride.svg", "warp_shuffle.svg")
-
 
 def run(script, *args, stdin=None):
     return subprocess.run([sys.executable, os.path.join(TOOLS, script), *args], capture_output=True, text=True,
@@ -120,20 +116,23 @@ class Schemes(unittest.TestCase):
 
     def test_committed_diagrams_are_current(self):
         with tempfile.TemporaryDirectory() as out:
-            result = run("draw_schemes.py", "--out", out)
-            self.assertEqual(result.returncode, 0, result.stderr)
-            for name in SCHEMES:
-                drawn = read(os.path.join(out, name))
-                xml.dom.minidom.parseString(drawn.encode("utf-8"))  # well-formed
-                committed = os.path.join(REPO, "docs", "images", name)
-                self.assertTrue(os.path.exists(committed), f"docs/images/{name} is missing")
-                self.assertEqual(read(committed), drawn,
-                                 f"docs/images/{name} differs from what the script draws; "
-                                 "run python3 tools/draw_schemes.py")
+            for script in ("draw_schemes.py", "draw_rows.py", os.path.join("accuracy", "draw_chain.py")):
+                result = run(script, "--out", out)
+                self.assertEqual(result.returncode, 0, result.stderr)
+                for path in result.stdout.split():  # each script prints the files it wrote
+                    name = os.path.basename(path)
+                    drawn = read(path)
+                    xml.dom.minidom.parseString(drawn.encode("utf-8"))  # well-formed
+                    committed = os.path.join(REPO, "docs", "images", name)
+                    self.assertTrue(os.path.exists(committed), f"docs/images/{name} is missing")
+                    self.assertEqual(read(committed), drawn, f"docs/images/{name} differs from what {script} "
+                                     f"draws; run python3 tools/{script}")
+            self.assertEqual(len(os.listdir(out)), 15)  # 9 scheme diagrams, 5 rows pictures, the chain
 
     def test_bad_block_size_is_a_usage_error(self):
         with tempfile.TemporaryDirectory() as out:
-            self.assertEqual(run("draw_schemes.py", "--block", "12", "--out", out).returncode, 2)
+            for block in ("12", "64"):  # not a power of two; more than one warp
+                self.assertEqual(run("draw_schemes.py", "--block", block, "--out", out).returncode, 2)
 
 
 def made_up_sweep(dtype):

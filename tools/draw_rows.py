@@ -3,10 +3,8 @@
 
     python3 tools/draw_rows.py [--out docs/images]
 
-writes rows_mapping.svg (a thread, a group of lanes, a warp or a block per row), rows_alignment.svg (13: head,
-vectors and tail of each row), rows_lane_groups.svg (15), rows_staged.svg (16: a tile in shared memory, its banks)
-and rows_split.svg (18: a row split over blocks, the ticket). The shapes are computed the way the kernels do
-(plan_rows, staged_word, lane_reduce_row). Python 3 standard library only.
+The shapes are computed the way the kernels do (plan_rows, staged_word, lane_reduce_row); main() lists the
+pictures. Python 3 standard library only.
 """
 
 import argparse
@@ -21,19 +19,19 @@ HEAD = "#f4a259"    # elements before the first aligned address
 TAIL = "#7fb069"    # elements after the last whole vector
 SPARE = "#d0d0d0"   # spare words in shared memory
 VECTOR_BYTES = 16
-WIDTH = 980.0
 
 
-def hue_color(hue, lightness=0.55, saturation=0.55):
-    return hls_color(hue % 1.0, lightness, saturation)
+def hue_color(hue, lightness=0.55):
+    return hls_color(hue % 1.0, lightness, 0.55)
 
 
 def thread_color(index, count):
     """A colour per thread (or lane, or warp) of `count`, spread around the hue circle."""
-    return hue_color(0.58 + index / max(count, 1) * 0.9)
+    return hue_color(0.58 + index / count * 0.9)
 
 
 def text_color(fill):
+    """White or near-black, whichever reads better on fill."""
     r, g, b = (int(fill[i:i + 2], 16) / 255 for i in (1, 3, 5))
     return "#ffffff" if 0.299 * r + 0.587 * g + 0.114 * b < 0.55 else "#1a1a1a"
 
@@ -66,8 +64,8 @@ def split_pieces(count, parts):
     return [(min(per * part, count), min(per * part + per, count)) for part in range(parts)]
 
 
-def cell(svg, x, y, w, h, fill, label="", size=10, stroke="#ffffff"):
-    svg.rect(x, y, w, h, fill=fill, stroke=stroke, stroke_width=1.0)
+def cell(svg, x, y, w, h, fill, label="", size=10):
+    svg.rect(x, y, w, h, fill=fill, stroke="#ffffff", stroke_width=1.0)
     if label:
         svg.text(x + w / 2, y + h / 2 + size * 0.36, label, size=size, anchor="middle", color=text_color(fill),
                  family=MONO)
@@ -82,9 +80,16 @@ def side(svg, x, y, text):
     svg.text(x - 10, y + 14, text, size=11, anchor="end", color=SUBTLE)
 
 
+def cell_row(svg, x, y, label, w, cells, size=10):
+    """Cells w wide from x (20 high), each (fill, text), the row's label left of them."""
+    side(svg, x, y, label)
+    for k, (fill, text) in enumerate(cells):
+        cell(svg, x + k * w, y, w, 20.0, fill, text, size)
+
+
 def page(height, title, description, heading, subheading):
-    """An Svg WIDTH wide with the picture's heading and the line under it."""
-    svg = Svg(WIDTH, height, title, description)
+    """An Svg 980 wide with the picture's heading and the line under it."""
+    svg = Svg(980.0, height, title, description)
     svg.text(24, 32, heading, size=19, weight="bold", color=TEXT)
     svg.text(24, 54, subheading, size=12.5, color=SUBTLE)
     return svg
@@ -99,7 +104,7 @@ def panel_title(svg, y, title, caption):
     return y + 18 + 16 * len(lines)
 
 
-def draw_mapping(path):
+def draw_mapping():
     svg = page(755, "The rows chapters: how the rows of a matrix are shared out",
                "One thread, a group of lanes, a warp or a block per row; each cell a 16-byte vector"
                ", coloured by the thread that loads it.",
@@ -110,16 +115,13 @@ def draw_mapping(path):
 
     # 1. One thread per row, rows of at most 128 bytes staged in shared memory (K = 3 floats).
     y = panel_title(svg, 92, "Thread: one thread per row, staged (K = 3 floats, 12 bytes; rows of up to 128 bytes)",
-                    "The block loads a tile of 1280 rows as one byte range: thread t loads vectors t, t + 256, t + 512, "
-                    "t + 768 (four 16-byte loads in flight), into shared memory; after the barrier, thread t reduces "
-                    "rows t, t + 256, ... of the tile from there.")
+                    "The block loads a tile of 1280 rows as one byte range: thread t loads vectors t, t + 256, "
+                    "t + 512, t + 768 (four 16-byte loads in flight), into shared memory; after the barrier, thread t "
+                    "reduces rows t, t + 256, ... of the tile from there.")
     threads = 8
-    for r in range(threads):
+    for r in range(threads):  # element j of row r is in vector (3r + j) / 4 (4 floats), loaded by that thread
         yy = y + r * (ch + 3)
-        side(svg, x0, yy, f"row {r}")
-        for j in range(3):
-            loader = (r * 3 + j) // 4  # the vector (4 floats) holding this element, loaded by that thread
-            cell(svg, x0 + j * cw, yy, cw, ch, thread_color(loader, threads), f"x{j}")
+        cell_row(svg, x0, yy, f"row {r}", cw, [(thread_color((r * 3 + j) // 4, threads), f"x{j}") for j in range(3)])
         first, last = (r * 3) // 4, (r * 3 + 2) // 4
         note(svg, x0 + 3 * cw + 12, yy + 14, f"loaded by thread {first}" + ("" if first == last else f", {last}")
              + f"; thread {r} adds it from shared memory, writes result[{r}]")
@@ -134,10 +136,8 @@ def draw_mapping(path):
                     "load of the warp reads 64 bytes of 8 rows, whole 32-byte sectors.")
     for r in range(shown_rows):
         yy = y + r * (ch + 3)
-        side(svg, x0, yy, f"row {r}")
-        for v in range(vectors):
-            lane = r * lanes + v % lanes
-            cell(svg, x0 + v * 32, yy, 32, ch, thread_color(lane, shown_rows * lanes), f"{lane}", size=9.5)
+        row_lanes = [r * lanes + v % lanes for v in range(vectors)]
+        cell_row(svg, x0, yy, f"row {r}", 32, [(thread_color(lane, 16), f"{lane}") for lane in row_lanes], 9.5)
         note(svg, x0 + vectors * 32 + 12, yy + 14,
              f"lanes {r * lanes}-{r * lanes + lanes - 1}: 2 shuffle steps -> result[{r}]")
 
@@ -146,12 +146,9 @@ def draw_mapping(path):
                     "Warp: 32 lanes per row (K = 1024 floats: 256 vectors, 8 per lane)",
                     "Lane l takes vectors l, l + 32, l + 64, ...: each load of the warp reads 512 contiguous bytes; "
                     "four loads in flight per lane, then 5 shuffle steps.")
-    per_line, w = 64, 13.0
-    for line in range(2):
-        yy = y + line * (ch + 3)
-        side(svg, x0, yy, f"v{line * per_line}..")
-        for v in range(per_line):
-            cell(svg, x0 + v * w, yy, w, ch, thread_color((line * per_line + v) % 32, 32))
+    for line in range(2):  # 64 vectors a line
+        cells = [(thread_color(v % 32, 32), "") for v in range(64)]
+        cell_row(svg, x0, y + line * (ch + 3), f"v{line * 64}..", 13.0, cells)
     yy = y + 2 * (ch + 3)
     note(svg, x0, yy + 14, "... vectors 128 to 255 the same way. Colours: lanes 0 to 31", SUBTLE)
     for lane in range(32):
@@ -165,10 +162,10 @@ def draw_mapping(path):
         cell(svg, x0 + k * 46, y, 46, ch, thread_color(k % 8, 8), f"warp {k % 8}", size=9)
     note(svg, x0 + 16 * 46 + 10, y + 14, "... 64 rounds", SUBTLE)
     note(svg, x0, y + ch + 18, "each cell: 32 vectors (512 bytes), one per lane of that warp", SUBTLE)
-    svg.write(path)
+    return svg
 
 
-def draw_alignment(path):
+def draw_alignment():
     cols, element_bytes, rows = 33, 4, 4
     svg = page(290, "13_rows: rows of K = 33 floats start at every alignment",
                "Each row split into head (before the first 16-byte-aligned address), whole 16-byte vectors, and tail.",
@@ -203,10 +200,10 @@ def draw_alignment(path):
                                        (TAIL, "tail: elements one at a time"))):
         cell(svg, x0 + i * 240, y, 16, 16, fill)
         note(svg, x0 + i * 240 + 24, y + 13, label, size=12)
-    svg.write(path)
+    return svg
 
 
-def draw_lane_groups(path):
+def draw_lane_groups():
     lanes, groups, vectors = 4, 8, 16  # K = 64 floats: 16 vectors; 15's plan_rows gives 4 lanes
     svg = page(625, "15_lane_groups: a warp as eight groups of 4 lanes, one row each",
                "Each group of 4 lanes reads its own row of 16 vectors; the four loads of a trip; one group's "
@@ -228,9 +225,9 @@ def draw_lane_groups(path):
     # 2. Each group on its own row; the four loads of a trip, and the 128-byte lines.
     y = panel_title(svg, y + ch + 48, "2. Each group reads its own row: lane j of the group takes vectors j, j + 4, "
                                       "j + 8, j + 12",
-                    "One load instruction of the warp reads 4 vectors (64 bytes, half a line's worth) of each of 8 rows. "
-                    "Loads 1 and 2 of a trip together make 128 bytes: if ptxas issues load 2 later, the rest of the "
-                    "line is asked for later, so groups of 2 and 4 lanes load with the .L2::128B hint.")
+                    "One load instruction of the warp reads 4 vectors (64 bytes, half a line's worth) of each of 8 "
+                    "rows. Loads 1 and 2 of a trip together make 128 bytes: if ptxas issues load 2 later, the rest of "
+                    "the line is asked for later, so groups of 2 and 4 lanes load with the .L2::128B hint.")
     w = 36.0
     for k in range(4):
         xa, xb = x0 + 4 * k * w, x0 + (4 * k + 4) * w
@@ -239,10 +236,8 @@ def draw_lane_groups(path):
     y += 12
     shown = 4
     for r in range(shown):
-        yy = y + r * (ch + 3)
-        side(svg, x0, yy, f"row {r}")
-        for v in range(vectors):
-            cell(svg, x0 + v * w, yy, w, ch, thread_color(r, groups), f"{r * lanes + v % lanes}", size=10)
+        cells = [(thread_color(r, groups), f"{r * lanes + v % lanes}") for v in range(vectors)]
+        cell_row(svg, x0, y + r * (ch + 3), f"row {r}", w, cells)
     bottom = y + shown * (ch + 3)
     for line in range(3):  # 128-byte lines: 8 vectors each (the rows of 256 bytes start on a line)
         x = x0 + line * 8 * w
@@ -281,10 +276,10 @@ def draw_lane_groups(path):
                          width=1.0, arrow=True)
     for step, text in enumerate(("lane 4 ^ 2 = 6, 5 ^ 2 = 7", "lane 4 ^ 1 = 5, 6 ^ 1 = 7", "never lanes 0-3 or 8-31")):
         note(svg, box_x(4) + 6, y + step * gap + 14, text)
-    svg.write(path)
+    return svg
 
 
-def draw_staged(path):
+def draw_staged():
     cols, element_bytes, spare = 5, 4, 3  # K = 5 floats: rows of 20 bytes, 3 rows per thread (16's plan_rows)
     row_words = cols * element_bytes // 4
     words = 65  # rows 0-12; row 12 spans the spare words
@@ -352,10 +347,10 @@ def draw_staged(path):
             note(svg, px + bank * bw + bw / 2, base + 13, f"{bank}", SUBTLE, anchor="middle", size=9)
         note(svg, px, base + 30, title, size=12)
     side(svg, x0, base - 54, "lanes")
-    svg.write(path)
+    return svg
 
 
-def draw_split(path):
+def draw_split():
     rows, parts, count = 3, 4, 20  # rows, pieces per row, vectors per row
     svg = page(430, "18_split_rows: a row over several blocks",
                "Three rows, each split into four pieces of whole vectors; one block per piece; each block's state "
@@ -379,13 +374,14 @@ def draw_split(path):
         cell(svg, x0 + count * w, y, 10, h, TAIL, "", 9)
         for part in range(parts):
             cell(svg, sx + part * 38, y - 2, 36, h + 4, thread_color(r * parts + part, rows * parts), f"s{part}", 10)
-        svg.text(sx + parts * 38 + 10, y + 10, f"ticket[{r}]: 0 → 1 → 2 → 3 → 4", size=12, color=TEXT, family=MONO)
-        note(svg, sx + parts * 38 + 10, y + 28, "whoever draws 3 combines s0..s3", SUBTLE, size=11.5)
-        note(svg, sx + parts * 38 + 10, y + 44, f"in order, writes output[{r}], sets 0", SUBTLE, size=11.5)
+        tx = sx + parts * 38 + 10
+        svg.text(tx, y + 10, f"ticket[{r}]: 0 → 1 → 2 → 3 → 4", size=12, color=TEXT, family=MONO)
+        note(svg, tx, y + 28, "whoever draws 3 combines s0..s3", SUBTLE, size=11.5)
+        note(svg, tx, y + 44, f"in order, writes output[{r}], sets 0", SUBTLE, size=11.5)
     note(svg, 24, 392, "Orange: the row's head (before its first 16-byte boundary); green: its tail.", SUBTLE, size=12)
     note(svg, 24, 410, "The states are combined in a fixed order, so the result is the same on every run; which block "
          "draws the last ticket is not.", SUBTLE, size=12)
-    svg.write(path)
+    return svg
 
 
 def main(argv=None):
@@ -397,9 +393,8 @@ def main(argv=None):
     for name, draw in (("rows_mapping.svg", draw_mapping), ("rows_alignment.svg", draw_alignment),
                        ("rows_lane_groups.svg", draw_lane_groups), ("rows_staged.svg", draw_staged),
                        ("rows_split.svg", draw_split)):
-        path = os.path.join(args.out, name)
-        draw(path)
-        print("wrote", os.path.relpath(path))
+        draw().write(os.path.join(args.out, name))
+        print(os.path.join(args.out, name))
     return 0
 
 

@@ -198,10 +198,7 @@ def pill(svg, x, top, w, h, fill, label, size, baseline):
 
 SWATCHES = {"written": (WRITTEN_FILL, ACTIVE), "live": ("#ffffff", LIVE_STROKE), "dead": (DEAD_FILL, DEAD_STROKE),
             "working": (ACTIVE, ACTIVE), "idle": ("#ffffff", IDLE)}  # legend: cells, then threads
-
-
-def cell_legend(dead="no longer read"):
-    return [("written", "written in this step"), ("live", "still to be read"), ("dead", dead)]
+CELL_LEGEND = [("written", "written in this step"), ("live", "still to be read"), ("dead", "no longer read")]
 
 
 def draw_legend(svg, y, width, items, pill_text="3"):
@@ -262,14 +259,6 @@ def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, big=
     svg.text(left - 12, top - 8, "lane" if shuffle else "index", size=10, anchor="end", color=SUBTLE)
     for i in index_marks:
         svg.text(cx(i), top - 8, str(i), size=10 if big else 9, anchor="middle", color=SUBTLE)
-    if big and n > WARP_SIZE:  # warp boundaries
-        bottom = row_top(len(rows) - 1) + cell_h + 6
-        for w in range(1, n // WARP_SIZE):
-            x = left + w * WARP_SIZE * cell_w
-            svg.line(x, top - 20, x, bottom, stroke=WARP_LINE, width=1.0, stroke_dasharray="2 3")
-        for w in range(n // WARP_SIZE):
-            svg.text(left + (w + 0.5) * WARP_SIZE * cell_w, top - 24, f"warp {w}", size=11, anchor="middle",
-                     color=WARP_LINE)
     for k, row in enumerate(rows):
         y = row_top(k)
         written = {p[0] for p in steps[k - 1].pairs} if k > 0 else set()
@@ -340,7 +329,8 @@ def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, big=
 
 
 def draw_tree(title, caption, values, steps, first_row, unit="stride ", shuffle=False):
-    """03, 04 and 07: one row of cells per step, arrows for the additions, a strip of threads (not for 07)."""
+    """03, 04 and 07 (one warp): one row of cells per step, arrows for the additions, a strip of threads (not
+    for 07)."""
     row_names = [first_row] + [f"after {unit}{step.stride}" for step in steps]
     n = len(values)
     cell_w = max(22.0, min(38.0, 608.0 / n))
@@ -362,9 +352,6 @@ def draw_tree(title, caption, values, steps, first_row, unit="stride ", shuffle=
             if square >= 14:
                 svg.text(strip_x + (t + 0.5) * square, sy + square / 2 + 3, str(t), size=9, anchor="middle",
                          color="#ffffff" if on else "#9a9a9a")
-        for w in range(1, n // WARP_SIZE):
-            x = strip_x + w * WARP_SIZE * square
-            svg.line(x, sy - 3, x, sy + square + 1, stroke=WARP_LINE, width=1.2)
         busy = len(step.working)
         svg.text(strip_x, sy + square + 13, f"{busy} working, {n - busy} idle", size=11, color=SUBTLE)
         if k == 0:
@@ -374,11 +361,11 @@ def draw_tree(title, caption, values, steps, first_row, unit="stride ", shuffle=
     y = draw_rows(svg, top, left, cell_w, simulate(values, steps, shuffle), steps, row_names, 78.0, barrier,
                   big=True, shuffle=shuffle, after_step=after_step)
     if shuffle:
-        items = cell_legend() + [("pill", "lane that adds the pair (lane id)"), ("faint", "sum never reaches lane 0"),
-                                 ("no_source", "source lane out of range: adds nothing")]
+        items = CELL_LEGEND + [("pill", "lane that adds the pair (lane id)"), ("faint", "sum never reaches lane 0"),
+                               ("no_source", "source lane out of range: adds nothing")]
     else:
-        items = cell_legend("no longer read (left as it was)") + [
-            ("pill", "thread that adds the pair"), ("working", "working thread"), ("idle", "idle thread")]
+        items = CELL_LEGEND[:2] + [("dead", "no longer read (left as it was)"), ("pill", "thread that adds the pair"),
+                                   ("working", "working thread"), ("idle", "idle thread")]
     svg.height = draw_legend(svg, y + 44, width, items, "3" if shuffle else "t3") + 22
     return svg
 
@@ -445,7 +432,7 @@ def draw_warp_tree(title, caption, values, steps, first_row, unit, cell_w=18.0, 
     y = draw_thread_panel(svg, y + 46, left, cell_w, threads, steps, thread_labels,
                           f"the block's {threads} threads at each step ({warps} warps of {WARP_SIZE} lanes; "
                           "thread t drawn under column t)")
-    items = cell_legend()
+    items = list(CELL_LEGEND)
     if padding:
         items += [("padding", "padding: in thought only, not in memory"), ("cross", "partner would be padding: no add")]
     if cell_w >= 16:  # else no thread labels on the arrows: their colour is the adding thread's warp
@@ -524,7 +511,7 @@ def draw_warp_unroll(block=256):
     fold_names = ["partial[0..63]"] + [f"after stride {s.stride}" for s in fold]
     y = draw_rows(svg, y + 58, left, cell_w, [row[:64] for row in rows[len(wide):]], fold, fold_names, rows_gap(fold),
                   "__syncwarp()")
-    svg.height = draw_legend(svg, y + 36, width, cell_legend() + [("pill", "lane of warp 0 that adds the pair")]) + 22
+    svg.height = draw_legend(svg, y + 36, width, CELL_LEGEND + [("pill", "lane of warp 0 that adds the pair")]) + 22
     return svg
 
 
@@ -709,10 +696,10 @@ def draw_reproducible_window(x=-0.8125, base=96):
 
 
 def power_of_two(text):
-    """--block: a power of two from 2 to 64."""
+    """--block: a power of two from 2 to 32 (one warp)."""
     value = int(text)
-    if value < 2 or value > 64 or value & (value - 1):
-        raise argparse.ArgumentTypeError("must be a power of two from 2 to 64")
+    if value < 2 or value > WARP_SIZE or value & (value - 1):
+        raise argparse.ArgumentTypeError("must be a power of two from 2 to 32")
     return value
 
 

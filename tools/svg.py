@@ -13,8 +13,7 @@ SUBTLE = "#666666"
 
 def fmt(number):
     """A coordinate with at most one decimal, without a trailing .0."""
-    text = f"{number:.1f}"
-    return text[:-2] if text.endswith(".0") else text
+    return f"{number:.1f}".removesuffix(".0")
 
 
 def hls_color(hue, lightness, saturation):
@@ -29,8 +28,7 @@ def wrap(text, max_chars):
 
 
 def attributes(**attrs):
-    """The attributes that are not None, numbers through fmt: stroke_width=1 is stroke-width="1", xml_space
-    is xml:space."""
+    """The attributes not None, numbers through fmt: stroke_width=1 is stroke-width="1", xml_space xml:space."""
     parts = []
     for key, value in attrs.items():
         if value is not None:
