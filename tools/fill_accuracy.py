@@ -11,7 +11,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fill_rows import differs, machine, write_blocks  # noqa: E402
+from fill_docs import differs  # noqa: E402
+from fill_rows import machine, write_blocks  # noqa: E402
 from results import DataError, caption, describe_runs, power_label, read_jsonl, rel_link, table  # noqa: E402
 import plots  # noqa: E402
 
@@ -111,7 +112,7 @@ def time_block(times, errors, facts, reps, page, root):
         ratio = num(r["12"]["median_ms"]) / num(r["09"]["median_ms"]) if "12" in r and "09" in r else math.nan
         rows.append([power_label(n)] + [fmt_us(r[m]["median_ms"]) if m in r else "—" for m in methods]
                     + ["—" if math.isnan(ratio) else f"{ratio:.3f}×"])
-    out = [caption([facts], f"{STUDY}'s GPU methods on the positive data" + differs(reps, True, 1), page, root)
+    out = [caption([facts], f"{STUDY}'s GPU methods on the positive data" + differs(reps), page, root)
            + " Times in µs; the atomicAdd variant's includes zeroing its result.", "",
            table(["N"] + [label(m) for m in methods] + ["12 / 09"], None, rows), ""]
     if times:  # time against error at the largest size

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results import (DataError, caption, describe_runs, fill_file, power_label, read_jsonl,  # noqa: E402
                      rel_link, run_facts, table)
 import plots  # noqa: E402
+from fill_docs import differs  # noqa: E402
 
 CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows", "18_split_rows")
 SPLIT = "18_split_rows"  # few long rows: M from 1 to 4096
@@ -38,14 +39,6 @@ SPLIT_LINES = [("auto", "sum", "#6a3d9a", "18: sum", 3.2, "-"), ("auto", "max", 
                ("cluster", "sum", "#8c564b", "18 in a cluster: sum", 1.6, ":"),
                ("cub_segmented", "sum", "#111111", "cub::DeviceSegmentedReduce", 1.6, "--")]
 WRONG_NOTE = "⚠: a WRONG result; its time is shown but does not count."
-REPS = 30  # docs/README.md's default repetitions: a caption names only another count
-
-
-def differs(reps, flush, runs):
-    """What a run did otherwise than docs/README.md says every run does (several machines, 30 repetitions,
-    L2 flushed), as ", ..." for a caption: the wording of fill_docs.differs."""
-    return (("" if runs > 1 else ", one run") + (f", median of {reps}" if reps != REPS else "")
-            + ("" if flush else ", L2 not flushed"))
 
 
 def machine(folder, program):
@@ -146,7 +139,7 @@ def intro(sweep, page, root, legend):
     """A block's first line (results.caption: the machines, the chapter's sweep, the link to how it is measured)
     and the legend of its columns; the WRONG note where a time is wrong."""
     what = f"`{sweep['chapter']} --sweep`, M × K = {power_label(sweep['elements'])} elements"
-    what += differs(sweep["reps"], sweep["flush"], len(sweep["facts"]))
+    what += differs(sweep["reps"], sweep["flush"], len(sweep["facts"]) < 2)
     wrong = [WRONG_NOTE, ""] if any(mark(r) == " ⚠" for r in sweep["rows"]) else []
     return [caption(sweep["facts"], what, page, root) + " " + legend, ""] + wrong
 
@@ -263,7 +256,7 @@ def argmax_copy_block(dirs, split, readme, root):
     copies = combine([load_copies(d) for d in dirs])
     first = copies["rows"][0]
     what = (f"`18_split_rows --op argmax --method split --json`, M × K = {power_label(first['rows'] * first['cols'])}"
-            ", with the read-only floor" + differs(first["reps"], first["flush"], len(dirs)))
+            ", with the read-only floor" + differs(first["reps"], first["flush"], len(dirs) < 2))
 
     def row_of(dtype, k):
         reread, copy = (get(copies, dtype, k, variant, "argmax") for variant in ("reread", "copy"))
