@@ -678,6 +678,14 @@ class FillDocs(RepoCopy):
             module, name = function.split(".")
             self.assertTrue(hasattr(__import__(module), name), f"BLOCKS names {function}, which does not exist")
 
+    def test_the_profiling_page_shows_the_metrics_the_tables_read(self):
+        import re
+        import ncu_table  # what tools/gpu_suite.sh and tools/accuracy_study.sh collect: `python3 tools/ncu_table.py`
+        page = read(os.path.join(REPO, "docs", "profiling.md"))
+        command = re.search(r"^ncu --metrics (.*?) *\\?\n +--clock-control", page, re.M | re.S).group(1)
+        shown = set(command.replace(",\\\n", ",").split(","))
+        self.assertEqual(shown, {m for key, _, _ in ncu_table.COLUMNS for m in key.split()})
+
     def test_a_folder_without_some_inputs_says_which_blocks_it_left(self):
         run_dir = write_run(os.path.join(self.tmp.name, "run"))
         result = run("publish.py", run_dir, "--root", self.root)

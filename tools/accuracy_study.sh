@@ -28,11 +28,7 @@ rc=$?
 # 09 beside 12 on the same float input.
 ncu_note="ncu: skipped (not found)"
 if command -v ncu >/dev/null 2>&1; then
-  metrics=smsp__average_inst_executed_per_warp.ratio,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second
-  metrics+=,smsp__sass_average_branch_targets_threads_uniform.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
-  metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
-  metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
-  metrics+=,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct
+  metrics=$(python3 tools/ncu_table.py)  # the metrics of gpu_suite.sh's ncu step
   ncu_rc=0
   for chapter in 09_single_pass 12_accuracy; do
     ncu --metrics "$metrics" --csv --page raw --clock-control none "$BIN/$chapter" --n 2^24 --type float --reps 1 \

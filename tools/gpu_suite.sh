@@ -132,11 +132,7 @@ for step in "$@"; do
       note "chapters: $(grep -c '"ok": true' "$RESULTS/chapters.jsonl") ok, $(grep -c '"ok": false' "$RESULTS/chapters.jsonl") not ok"
       ;;
     ncu)
-      metrics=smsp__average_inst_executed_per_warp.ratio,l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum.per_second
-      metrics+=,smsp__sass_average_branch_targets_threads_uniform.pct,dram__throughput.avg.pct_of_peak_sustained_elapsed
-      metrics+=,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum
-      metrics+=,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,smsp__inst_executed_op_shared_ld.sum,smsp__inst_executed_op_shared_st.sum
-      metrics+=,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct
+      metrics=$(python3 tools/ncu_table.py)  # the metrics the tables show
       for exe in $BIN/0[1-9]_* $BIN/10_*; do
         name=$(basename "$exe")
         ncu --metrics "$metrics" --csv --page raw --clock-control none \

@@ -95,3 +95,7 @@ def chapter_tables(run):
     tables = {os.path.basename(p)[4:-4]: read_launches(p) for p in sorted(glob.glob(os.path.join(run, "ncu_*.csv")))}
     return {chapter: launches for chapter, launches in tables.items() if launches}
 
+
+
+if __name__ == "__main__":  # the metrics to collect, comma-separated (tools/gpu_suite.sh, tools/accuracy_study.sh)
+    print(",".join(key.replace(" ", ",") for key, _, _ in COLUMNS))
