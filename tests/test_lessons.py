@@ -4,7 +4,8 @@
 (a) every chapter README is at most 400 lines (09_single_pass at most 350);
 (b) every copy unit, the header with the "Use it in your code" block and the .cu beside
     it, is at most 450 lines together;
-(c) every README names its next chapter (or says it is the last) and links its answers.
+(c) every README names its next chapter (or says it is the last) and links its answers;
+(d) every relative link of every Markdown page leads to a file, and its #anchor to a heading there.
 Whole-file diffs and diffs longer than 60 lines are refused by tools/snippets.py
 (tests/test_snippets.py runs it).
 
@@ -96,6 +97,35 @@ class Lessons(unittest.TestCase):
                                                                             "chapter")
                 if os.path.exists(os.path.join(REPO, "docs", "answers", chapter + ".md")):
                     self.assertIn(f"docs/answers/{chapter}.md", text, f"{chapter} does not link its answers")
+
+    def test_every_link_leads_to_a_file_and_a_heading(self):
+        pages = [os.path.join(folder, name) for folder, subfolders, names in os.walk(REPO) for name in names
+                 if name.endswith(".md") and not re.search(r"(^|/)(\.[^/]|build)", os.path.relpath(folder, REPO))]
+        for page in pages:
+            with open(page, encoding="utf-8") as f:
+                text = re.sub(r"(?ms)^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", "", f.read())  # links in code are text
+            for target in re.findall(r"\]\(([^)\s]+)\)", text):
+                path, _, anchor = target.partition("#")
+                destination = os.path.normpath(os.path.join(os.path.dirname(page), path)) if path else page
+                with self.subTest(page=os.path.relpath(page, REPO), link=target):
+                    if re.match(r"[a-z]+:", target):
+                        continue  # https:, mailto:
+                    self.assertTrue(os.path.exists(destination), "no such file")
+                    if anchor and destination.endswith(".md"):
+                        self.assertIn(anchor, headings(destination), "no such heading")
+
+
+def headings(page):
+    """The anchors GitHub gives the headings of a page: lower case, punctuation dropped, spaces as hyphens,
+    -1, -2 ... after a repeated one; headings inside code fences are not headings."""
+    with open(page, encoding="utf-8") as f:
+        text = re.sub(r"(?ms)^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1", "", f.read())
+    found, seen = set(), {}
+    for title in re.findall(r"^#{1,6} +(.*?) *#*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", title.replace("`", "").replace("**", "").lower()).replace(" ", "-")
+        found.add(slug + (f"-{seen[slug]}" if seen.get(slug) else ""))
+        seen[slug] = seen.get(slug, 0) + 1
+    return found
 
 
 if __name__ == "__main__":
