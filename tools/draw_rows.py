@@ -21,13 +21,9 @@ SPARE = "#d0d0d0"   # spare words in shared memory
 VECTOR_BYTES = 16
 
 
-def hue_color(hue, lightness=0.55):
-    return hls_color(hue % 1.0, lightness, 0.55)
-
-
 def thread_color(index, count):
     """A colour per thread (or lane, or warp) of `count`, spread around the hue circle."""
-    return hue_color(0.58 + index / count * 0.9)
+    return hls_color(0.58 + index / count * 0.9, 0.55, 0.55)
 
 
 def text_color(fill):
@@ -190,13 +186,13 @@ def draw_alignment():
             fill, label = (HEAD if j < head else TAIL), ""
             if head <= j < head + vectors * per_vector:  # a whole vector: alternating shades, named once
                 v = (j - head) // per_vector
-                fill = hue_color(0.6, lightness=0.45 if v % 2 == 0 else 0.62)
+                fill = hls_color(0.6, 0.45 if v % 2 == 0 else 0.62, 0.55)
                 label = f"v{v}" if (j - head) % per_vector == 1 else ""
             cell(svg, x + j * ew, y, ew, ch, fill, label, size=8.5)
         note(svg, x0 + (cols + per_vector - 1) * ew + 8, y + 16, f"head {head}, {vectors} vectors, tail {tail}")
     y = y0 + rows * (ch + 14) + 8
     for i, (fill, label) in enumerate(((HEAD, "head: elements one at a time"),
-                                       (hue_color(0.6, lightness=0.45), "vectors: one 16-byte load each"),
+                                       (hls_color(0.6, 0.45, 0.55), "vectors: one 16-byte load each"),
                                        (TAIL, "tail: elements one at a time"))):
         cell(svg, x0 + i * 240, y, 16, 16, fill)
         note(svg, x0 + i * 240 + 24, y + 13, label, size=12)
@@ -292,7 +288,7 @@ def draw_staged():
     x0, cw, ch = 92.0, 12.0, 20.0
 
     def row_fill(word):
-        return hue_color(0.58 + (word // row_words) * 0.13, lightness=0.5 if (word // row_words) % 2 == 0 else 0.68)
+        return hls_color(0.58 + (word // row_words) * 0.13, 0.5 if (word // row_words) % 2 == 0 else 0.68, 0.55)
 
     # 1. The load: the tile is one byte range, read as 16-byte vectors.
     y = panel_title(svg, 90, "1. Load: the tile is one byte range; thread t loads vectors t, t + 256, t + 512, t + 768",

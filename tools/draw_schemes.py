@@ -230,15 +230,15 @@ def draw_legend(svg, y, width, items, pill_text="3"):
     return y
 
 
-def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, big=False, shuffle=False, columns=None,
-              padding=(), index_marks=None, after_step=None):
+def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, big=False, shuffle=False, padding=(),
+              index_marks=None, after_step=None):
     """Rows of cells cell_w wide from x = left, one per step, with the additions between them: arrows and thread
     labels in the colour of the adding thread's warp, the step's rule (and notes) in the left column and a dashed
     line for the barrier after each step (none if barrier is None); after_step(k, step, y0, y1) draws more.
     big: 03, 04 and 07's look (taller cells, the rule centred, the barrier named right of the array);
     shuffle: 07's lanes. Returns the y of the last row's bottom."""
     n = len(rows[0])
-    columns = set(range(n)) if columns is None else set(columns)
+    columns = set(range(n)) - set(padding)  # padding: slots in thought only, drawn dashed in the first row
     index_marks = (range(n) if n <= 32 else range(0, n, 4)) if index_marks is None else index_marks
     cell_h = 30.0 if big else 24.0
     pad = 1.0 if cell_w >= 12 else 0.5
@@ -267,8 +267,8 @@ def draw_rows(svg, top, left, cell_w, rows, steps, row_names, gap, barrier, big=
         svg.text(left - 12, y + cell_h / 2 + 4, row_names[k], size=12, anchor="end", color=TEXT)
         for i, value in enumerate(row):
             x, w = left + i * cell_w + pad, cell_w - 2 * pad
-            if i not in columns:
-                if k == 0 and i in padding:
+            if i in padding:
+                if k == 0:
                     svg.rect(x, y, w, cell_h, fill="#ffffff", stroke=IDLE, rx=1.5, stroke_dasharray="2 2")
                 continue
             fill, stroke, color, weight = cell_style(i, written, live, last and i == 0)
@@ -428,7 +428,7 @@ def draw_warp_tree(title, caption, values, steps, first_row, unit, cell_w=18.0, 
     svg, top = titled(width, title, caption, 40)
     warps = (threads + WARP_SIZE - 1) // WARP_SIZE
     y = draw_rows(svg, top, left, cell_w, simulate(values, steps, False), steps, row_names, rows_gap(steps),
-                  "__syncthreads()", columns=range(threads), padding=padding, index_marks=index_marks)
+                  "__syncthreads()", padding=padding, index_marks=index_marks)
     y = draw_thread_panel(svg, y + 46, left, cell_w, threads, steps, thread_labels,
                           f"the block's {threads} threads at each step ({warps} warps of {WARP_SIZE} lanes; "
                           "thread t drawn under column t)")
@@ -692,7 +692,6 @@ def draw_reproducible_window(x=-0.8125, base=96):
         y += 18
     svg.height = y + 14
     return svg
-
 
 
 def power_of_two(text):

@@ -17,7 +17,7 @@ def fmt(number):
 
 
 def hls_color(hue, lightness, saturation):
-    """'#rrggbb' of a colour given as hue, lightness, saturation (0..1)."""
+    """'#rrggbb' of a colour given as hue (taken modulo 1), lightness, saturation (0..1)."""
     r, g, b = colorsys.hls_to_rgb(hue, lightness, saturation)
     return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
 
