@@ -582,7 +582,7 @@ class FillDocs(RepoCopy):
             self.assertIn("2031-02-03", text, name)
             for real in ("CUDA 13.0", "2026-11-22", "580.159.04", "median of 30", "H100"):
                 self.assertNotIn(real, text, name)
-        self.assertIn("median of 13 repetitions", blocks["README.md"])
+        self.assertIn("one run, median of 13", blocks["README.md"])
         self.assertIn(", 5 threads, one run, median of 13 ([how these are measured]", blocks["00"])
         self.assertIn(": `tour --steps 06`, the chapters' own kernels and 06's step variants ([steps.cu](steps.cu)), "
                       "one run, median of 11 ([how these are measured]", blocks["06"])

@@ -11,9 +11,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fill_docs import differs  # noqa: E402
-from fill_rows import machine, write_blocks  # noqa: E402
-from results import DataError, caption, describe_runs, power_label, read_jsonl, rel_link, table  # noqa: E402
+from results import (DataError, caption, describe_runs, differs, machine, power_label, read_jsonl, rel_link,  # noqa: E402
+                     table, write_blocks)
 import plots  # noqa: E402
 
 KINDS = {

@@ -21,10 +21,7 @@ ROOT = os.path.dirname(HERE)  # publish.py --root changes it (tests fill a copy 
 sys.path.insert(0, HERE)
 import ncu_table  # noqa: E402
 import results  # noqa: E402
-from results import power_label, read_jsonl, table  # noqa: E402
-
-REPS = 30  # the repetitions that docs/README.md's "How the numbers are measured" takes for granted
-
+from results import differs, power_label, read_jsonl, reps_of, table  # noqa: E402
 
 def read(path):
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -37,18 +34,6 @@ def fenced(text):
 
 def say(message):
     print("fill_docs: " + message, file=sys.stderr)
-
-
-def differs(reps=REPS, flushed=True, one_run=True):
-    """The end of a caption's `what`: where the measuring differs from docs/README.md's ("one run", a median
-    of other than REPS repetitions, "L2 not flushed"); reps None: not recorded, nothing said."""
-    parts = ["one run"] * one_run + [f"median of {reps}"] * (reps is not None and str(reps) != str(REPS))
-    return "".join(", " + part for part in parts + ["L2 not flushed"] * (not flushed))
-
-
-def reps_of(records):
-    """The records' "reps" ("30", or "30 / 100" where they differ); None where none has one."""
-    return " / ".join(map(str, sorted({r["reps"] for r in records if isinstance(r.get("reps"), int)}))) or None
 
 
 def fill(page, marker, facts, what, body):

@@ -9,8 +9,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results  # noqa: E402
-from fill_docs import differs, reps_of  # noqa: E402
-from results import power_label as power  # noqa: E402
+from results import differs, power_label as power, reps_of  # noqa: E402
 
 JOBS = [("09_single_pass", "09"), ("12_accuracy", "12"), ("10_cub", "CUB Sum"),
         ("cub_gpu_to_gpu", "CUB gpu_to_gpu"), ("17_reproducible", "17")]

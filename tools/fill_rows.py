@@ -13,10 +13,9 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import (DataError, caption, describe_runs, fill_file, power_label, read_jsonl,  # noqa: E402
-                     rel_link, run_facts, table)
+from results import (DataError, caption, describe_runs, differs, machine, power_label, read_jsonl,  # noqa: E402
+                     rel_link, table, write_blocks)
 import plots  # noqa: E402
-from fill_docs import differs  # noqa: E402
 
 CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows", "18_split_rows")
 SPLIT = "18_split_rows"  # few long rows: M from 1 to 4096
@@ -39,15 +38,6 @@ SPLIT_LINES = [("auto", "sum", "#6a3d9a", "18: sum", 3.2, "-"), ("auto", "max", 
                ("cluster", "sum", "#8c564b", "18 in a cluster: sum", 1.6, ":"),
                ("cub_segmented", "sum", "#111111", "cub::DeviceSegmentedReduce", 1.6, "--")]
 WRONG_NOTE = "⚠: a WRONG result; its time is shown but does not count."
-
-
-def machine(folder, program):
-    """What a run was measured on, for results.caption: results.run_facts of its folder (gpu.txt: the driver's
-    own version, not the CUDA version it supports), the program's date; its GPU and CUDA without a gpu.txt."""
-    facts = dict(run_facts(folder), date=program["date"])
-    facts.setdefault("gpu", program["device"])
-    facts.setdefault("cuda", program["cuda"].split(" (")[0])
-    return facts
 
 
 def load_sweep(run_dir, chapter):
@@ -337,17 +327,3 @@ def fill(dirs, root):
         with open(example, encoding="utf-8") as f:
             blocks.append((readme[WHOLE], "results:16_short_rows_example", "```text\n" + f.read().rstrip() + "\n```"))
     return written + write_blocks(blocks, root, "fill_rows")
-
-
-def write_blocks(blocks, root, who):
-    """Fills each (page, marker, text) of blocks; text None leaves the block as it was. Returns what it
-    wrote; says on stderr what it could not."""
-    written = []
-    for path, marker, text in blocks:
-        if text is None:
-            print(f"{who}: no data for {marker}; block left as it was", file=sys.stderr)
-        elif fill_file(path, marker, text.rstrip() + "\n"):
-            written.append(f"{path} ({marker})")
-        else:
-            print(f"{who}: no block {marker} in {os.path.relpath(path, root)}", file=sys.stderr)
-    return written

@@ -183,11 +183,42 @@ def caption(facts, what, page, root):
     return f"On {describe_runs(facts)}: {what} ([how these are measured]({how_link(page, root)}))."
 
 
-def cuda_with_driver(cuda, run_dir):
-    """A program's "13.0 (driver 13.0)" (the runtime's CUDA version and the one the driver supports) as
-    "13.0, driver 580.159.04", the driver's own version from the run's gpu.txt; without one, "13.0"."""
-    driver = run_facts(run_dir).get("driver")
-    return cuda.split(" (")[0] + (f", driver {driver}" if driver else "")
+REPS = 30  # the repetitions that docs/README.md's "How the numbers are measured" takes for granted
+
+
+def differs(reps=REPS, flushed=True, one_run=True):
+    """The end of a caption's `what`: where the measuring differs from docs/README.md's ("one run", a median
+    of other than REPS repetitions, "L2 not flushed"); reps None: not recorded, nothing said."""
+    parts = ["one run"] * one_run + [f"median of {reps}"] * (reps is not None and str(reps) != str(REPS))
+    return "".join(", " + part for part in parts + ["L2 not flushed"] * (not flushed))
+
+
+def reps_of(records):
+    """The records' "reps" ("30", or "30 / 100" where they differ); None where none has one."""
+    return " / ".join(map(str, sorted({r["reps"] for r in records if isinstance(r.get("reps"), int)}))) or None
+
+
+def machine(folder, program):
+    """What a run was measured on, for results.caption: results.run_facts of its folder (gpu.txt: the driver's
+    own version, not the CUDA version it supports), the program's date; its GPU and CUDA without a gpu.txt."""
+    facts = dict(run_facts(folder), date=program["date"])
+    facts.setdefault("gpu", program["device"])
+    facts.setdefault("cuda", program["cuda"].split(" (")[0])
+    return facts
+
+
+def write_blocks(blocks, root, who):
+    """Fills each (page, marker, text) of blocks; text None leaves the block as it was. Returns what it
+    wrote; says on stderr what it could not."""
+    written = []
+    for path, marker, text in blocks:
+        if text is None:
+            print(f"{who}: no data for {marker}; block left as it was", file=sys.stderr)
+        elif fill_file(path, marker, text.rstrip() + "\n"):
+            written.append(f"{path} ({marker})")
+        else:
+            print(f"{who}: no block {marker} in {os.path.relpath(path, root)}", file=sys.stderr)
+    return written
 
 
 def load_runs(run_dirs):
@@ -479,11 +510,9 @@ def chapter_name(chapter, root, from_file):
 
 
 def method_note(sweep):
-    """What differs from docs/README.md's method (30 repetitions, L2 flushed): "" for a run that follows it."""
-    reps = sweep.get("reps") if sweep.get("reps") is not None else " / ".join(map(str, sweep.get("reps_all") or []))
-    parts = ([] if reps in (30, "") else [f"median of {reps} repetitions"]) + ([] if sweep["flush"] else
-                                                                                 ["L2 not flushed"])
-    return "".join(f", {p}" for p in parts)
+    """differs() of a combined sweep: its repetitions, L2 flush and number of runs."""
+    return differs(sweep.get("reps") or " / ".join(map(str, sweep.get("reps_all") or [])) or None, sweep["flush"],
+                   len(sweep["runs"]) < 2)
 
 
 def gpu_and_rest(sweep):
