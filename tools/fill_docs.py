@@ -324,16 +324,16 @@ def large_run_sentence(text):
 
 
 def multigpu_block(results_dir):
-    """11's README: scaling from 1 to 2 GPUs, the run larger than one GPU, the MPI run. Returns 0, or 2
-    when the folder lacks gpu_x2.txt/gpu.txt or multigpu.jsonl (tools/gpu_suite.sh multigpu writes them)."""
+    """11's README: scaling from 1 to 2 GPUs, the run larger than one GPU, the MPI run; DataError when the
+    folder lacks gpu_x2.txt/gpu.txt or multigpu.jsonl (tools/gpu_suite.sh multigpu writes them)."""
     def text_of(name):  # "" where the file is missing
         path = os.path.join(results_dir, name)
         return read(path) if os.path.exists(path) else ""
 
     gpu_text, jsonl = text_of("gpu_x2.txt") or text_of("gpu.txt"), os.path.join(results_dir, "multigpu.jsonl")
     if not gpu_text or not os.path.exists(jsonl):
-        say(f"{results_dir} has no gpu_x2.txt/gpu.txt or multigpu.jsonl (tools/gpu_suite.sh build multigpu)")
-        return 2
+        raise results.DataError(f"{results_dir} has no gpu_x2.txt/gpu.txt or multigpu.jsonl "
+                                "(tools/gpu_suite.sh build multigpu)")
     runs, facts = read_jsonl(jsonl), results.parse_gpu_txt(gpu_text)
     facts["gpu"] = f"{max((r['gpus'] for r in runs), default=2)} × {facts.get('gpu') or runs[0]['device']}"
     link, meaning = link_between(text_of("topo.txt"))
@@ -367,7 +367,6 @@ def multigpu_block(results_dir):
         fill("11_multi_gpu/README.md", "output:11_silent_peer", [facts], "`REDUCTION_TEST_FAIL=1:allreduce "
              "REDUCTION_NCCL_TIMEOUT=10 mpirun -np 2 build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`",
              fenced("\n".join(line for line in silent.splitlines() if line.startswith("11_multi_gpu_mpi:"))))
-    return 0
 
 
 # ----------------------------------------------------------------------------- docs/data and the suite's blocks

@@ -32,7 +32,7 @@ def fmt_us(us):
 def publish(paths, root):
     """17's README block from bench_reproducible's files (is_run), one per machine: per n, each job's median
     time over the machines, 17 / 09 (the range of the machines' ratios), 17's share of the floor and how many
-    distinct results 09, 12 and 17 gave. Returns the number of blocks filled."""
+    distinct results 09, 12 and 17 gave. Returns what it wrote."""
     heads, runs, distinct = [], [], []  # per machine: its head, its times and its distinct counts by (n, job)
     for path in paths:
         head, *lines = results.read_jsonl(path)
@@ -73,4 +73,4 @@ def publish(paths, root):
     if wrong:
         out.append("✗: outside the harness's check (a loose bound for CUB's gpu_to_gpu, which states none): "
                    + "; ".join(wrong) + ".")
-    return results.fill_file(page, "results:17_reproducible", "\n\n".join(out) + "\n")
+    return results.write_blocks([(page, "results:17_reproducible", "\n\n".join(out))], root, "fill_reproducible")

@@ -171,13 +171,8 @@ def publish(paths, root, allow_suspect=False):
             continue
         results.DECLARED = declared(root, kind)
         try:
-            out = job(by_kind[kind])
-            if kind == "multigpu" and isinstance(out, int):
-                status = max(status, out)
-            for written in out if isinstance(out, list) else []:
-                if isinstance(written, str):
-                    path, sep, marker = written.partition(" (")
-                    print("wrote", os.path.relpath(path, root) + sep + marker)
+            for written in job(by_kind[kind]) or []:  # "PAGE (MARKER)" of the writers that say what they wrote
+                print("wrote", os.path.relpath(written, root))
         except (results.DataError, ValueError, KeyError) as e:
             print(f"publish: {kind}: {e}", file=sys.stderr)
             status = 2
