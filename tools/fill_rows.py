@@ -224,7 +224,7 @@ def split_block(sweep, readme, root):
                     ["---:"] * 9, row_of, head)
 
 
-def split_targets_block(sweep, readme, root):
+def split_ops_block(sweep, readme, root):
     """18's every operator at every M as its share of the read-only floor; at M = 1 the float sum against 09."""
     lines = intro(sweep, readme, root, "Each operator with 18's auto, as its share of the read-only floor's "
                   "bandwidth; \"sum / 09\": the sum's time over 09_single_pass's on the same row (M = 1, float).")
@@ -319,7 +319,7 @@ def fill(dirs, root):
          crossover_block(sweeps["15_lane_groups"], readme["15_lane_groups"], root, ("previous", "group"))),
         (readme[WHOLE], "results:16_short_rows", crossover_block(whole, readme[WHOLE], root, OURS, True)),
         (readme[SPLIT], "results:18_split_rows", split_block(split, readme[SPLIT], root)),
-        (tuning, "results:rows_split_targets", split_targets_block(split, tuning, root)),
+        (tuning, "results:rows_split_ops", split_ops_block(split, tuning, root)),
         (tuning, "results:rows_argmax_copy", argmax_copy_block(dirs, split, tuning, root)),
         (tuning, "results:rows_ops", ops_block(whole, tuning, root))]
     example = os.path.join(dirs[0], "rows", "example.txt")

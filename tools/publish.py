@@ -59,7 +59,7 @@ BLOCKS = [
     ("16_short_rows/README.md", "results:16_short_rows_example", "fill_rows.fill", "rows: rows/example.txt"),
     ("18_split_rows/README.md", "results:18_split_rows", "fill_rows.split_block", "rows"),
     (TUNING, "results:rows_ops", "fill_rows.ops_block", "rows"),
-    (TUNING, "results:rows_split_targets", "fill_rows.split_targets_block", "rows"),
+    (TUNING, "results:rows_split_ops", "fill_rows.split_ops_block", "rows"),
     (TUNING, "results:rows_argmax_copy", "fill_rows.argmax_copy_block", "rows: rows/18_split_rows/argmax_copy.jsonl"),
     ("12_accuracy/README.md", "accuracy:ncu", "fill_accuracy.ncu_block", "accuracy"),
     (TUNING, "accuracy:errors", "fill_accuracy.errors_block", "accuracy"),
