@@ -11,8 +11,8 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import (DataError, caption, describe_runs, differs, machine, power_label, read_jsonl, rel_link,  # noqa: E402
-                     table, write_blocks)
+from results import (DataError, caption, describe_runs, differs, machine, power_label,  # noqa: E402
+                     read_jsonl, rel_link, table, write_blocks)
 import plots  # noqa: E402
 
 KINDS = {

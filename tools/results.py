@@ -571,8 +571,8 @@ def page_block(key, sweeps, root, page, suspects=()):
         links = []
         for sweep in sweeps.values():
             path = sweep["paths"][k] if k < len(sweep["paths"]) else sweep["path"]
-            inside = not os.path.relpath(os.path.abspath(path), root).startswith("..")
-            links.append(f"[{os.path.basename(path)}]({rel_link(page, path)})" if inside else f"`{os.path.basename(path)}`")
+            name, inside = os.path.basename(path), not os.path.relpath(os.path.abspath(path), root).startswith("..")
+            links.append(f"[{name}]({rel_link(page, path)})" if inside else f"`{name}`")
         out.append(f"- run {k + 1}: {', '.join(links)}: {describe_runs([facts])}{method_note(sweep)}")
     return "\n".join(out + [""] + remeasured_note(sweeps)
                      + notes([r for s in sweeps.values() for r in s["rows"]], marks))
