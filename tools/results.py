@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The tour's sweeps of one or more runs -> docs/results.md's blocks, the plots results_{int,float}.svg and the
-README blocks results:main and results:NN_name; and what every page writer shares (fill_file, table).
+README blocks results:main and results:NN_name; and what every page writer shares (fill_file, write_blocks,
+table, and a block's first line: caption, describe_runs, run_facts, machine, differs).
 
 A run folder holds sweep_{int,float}.json (`tour --sweep`), directly or in data/ (tools/gpu_suite.sh), and
 the run's facts: gpu.txt or run.json (docs/data/runK). Each run is one separately started machine; a point's
