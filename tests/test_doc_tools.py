@@ -29,6 +29,7 @@ Run: python3 tests/test_doc_tools.py -v   (Python 3 standard library; matplotlib
 import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -663,7 +664,6 @@ class FillDocs(RepoCopy):
                 self.assertNotIn(fact, code, f"{script} types '{fact}'")
 
     def test_the_list_of_blocks_and_the_docs_agree(self):
-        import re
         import publish
         listed = {(page, marker) for page, marker, _, _ in publish.BLOCKS}
         self.assertEqual(len(listed), len(publish.BLOCKS), "a block listed twice")
@@ -679,7 +679,6 @@ class FillDocs(RepoCopy):
             self.assertTrue(hasattr(__import__(module), name), f"BLOCKS names {function}, which does not exist")
 
     def test_the_profiling_page_shows_the_metrics_the_tables_read(self):
-        import re
         import ncu_table  # what tools/gpu_suite.sh and tools/accuracy_study.sh collect: `python3 tools/ncu_table.py`
         page = read(os.path.join(REPO, "docs", "profiling.md"))
         command = re.search(r"^ncu --metrics (.*?) *\\?\n +--clock-control", page, re.M | re.S).group(1)
@@ -774,6 +773,11 @@ class Reproducible(unittest.TestCase):
         self.assertIn("2/2 · 1/1 · 1/1", table)
         self.assertIn("On Test GPU, CUDA 77.7; 2 runs, 2031-02-03: `bench_reproducible` ([bench/bench.cu](bench/bench.cu)), "
                       "float sums of a random input, median of 7 ([how these are measured]", table)
+        # The launch shapes the caption names are the bench's own (17_reproducible/bench/bench.cu).
+        source = read(os.path.join(REPO, "17_reproducible", "bench", "bench.cu"))
+        listed = re.search(r"shapes\[\]\[2\] = \{\{block, grid\}, (.*?)\};", source).group(1)
+        shapes = re.findall(r"\{(\d+), (\d+)\}", listed)
+        self.assertIn("(its default, " + ", ".join(f"{b} × {g}" for b, g in shapes) + ")", table)
 
     def test_missing_or_bad_runs_are_a_usage_error(self):
         self.assertEqual(run("publish.py", os.path.join(self.root, "nowhere.jsonl"),
