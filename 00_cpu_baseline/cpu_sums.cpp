@@ -18,8 +18,11 @@
 namespace cpu_baseline {
 
 namespace {
-// The type a careful CPU sum accumulates in.
-template <typename T> using Wide = std::conditional_t<std::is_same_v<T, int>, long long, double>;
+// The type a careful CPU sum accumulates in: long long for integers, else the wider of
+// double and T (a long double sum stays in long double).
+template <typename T>
+using Wide = std::conditional_t<std::is_integral_v<T>, long long,
+                                std::conditional_t<(sizeof(T) > sizeof(double)), T, double>>;
 
 unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
@@ -119,14 +122,14 @@ T halving_sum(T* x, std::size_t n) {
 // [snippet:compensated_sum]
 template <typename T>
 T compensated_sum(const T* x, std::size_t n) {
-  if constexpr (std::is_same_v<T, int>) {
+  if constexpr (std::is_integral_v<T>) {
     long long sum = 0;
     for (std::size_t i = 0; i < n; ++i) sum += x[i];
     return static_cast<T>(sum);
   } else {
-    double sum = 0, lost = 0;  // Neumaier: `lost` keeps the low bits each addition drops
+    Wide<T> sum = 0, lost = 0;  // Neumaier: `lost` keeps the low bits each addition drops
     for (std::size_t i = 0; i < n; ++i) {
-      const double value = x[i], t = sum + value;
+      const Wide<T> value = x[i], t = sum + value;
       lost += std::fabs(sum) >= std::fabs(value) ? (sum - t) + value : (value - t) + sum;
       sum = t;
     }
@@ -161,13 +164,14 @@ T threaded_sum(const T* x, std::size_t n) {
   return static_cast<T>(total);
 }
 
-#define CPU_SUMS_INSTANTIATE(T)                              \
-  template T loop_sum<T>(const T*, std::size_t);            \
-  template T halving_sum<T>(T*, std::size_t);               \
-  template T compensated_sum<T>(const T*, std::size_t);     \
-  template T threaded_sum<T>(const T*, std::size_t);
+}  // namespace cpu_baseline
+
+// Another element type: one line CPU_SUMS_INSTANTIATE(T) at the end of this file.
+#define CPU_SUMS_INSTANTIATE(T)                                      \
+  template T cpu_baseline::loop_sum<T>(const T*, std::size_t);        \
+  template T cpu_baseline::halving_sum<T>(T*, std::size_t);           \
+  template T cpu_baseline::compensated_sum<T>(const T*, std::size_t); \
+  template T cpu_baseline::threaded_sum<T>(const T*, std::size_t);
 CPU_SUMS_INSTANTIATE(int)
 CPU_SUMS_INSTANTIATE(float)
 CPU_SUMS_INSTANTIATE(double)
-
-}  // namespace cpu_baseline

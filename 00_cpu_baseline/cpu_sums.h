@@ -5,6 +5,7 @@
 //
 // Use it in your code (input: n floats in host memory):
 //   #include "cpu_sums.h"
+//   #include <vector>
 //   float sum = cpu_baseline::threaded_sum(input, n);            // every core, a double per thread
 //   float reference = cpu_baseline::compensated_sum(input, n);   // one core, accurate: check a GPU sum with it
 //   std::vector<float> scratch(input, input + n);                // halving_sum overwrites what it sums
@@ -12,7 +13,7 @@
 //
 // Compile: g++ -std=c++17 -c cpu_sums.cpp (or nvcc -std=c++17 -c cpu_sums.cpp); link with
 // -pthread where your C++ library needs it for std::thread. int, float and double are built in.
-// Another type: CPU_SUMS_INSTANTIATE(long double) after CPU_SUMS_INSTANTIATE(double) in cpu_sums.cpp.
+// Another element type, e.g. long long: add `CPU_SUMS_INSTANTIATE(long long)` at the end of cpu_sums.cpp.
 #pragma once
 
 #include <cstddef>
@@ -28,10 +29,11 @@ template <typename T> T loop_sum(const T* x, std::size_t n);
 // Overwrites x.
 template <typename T> T halving_sum(T* x, std::size_t n);
 
-// Neumaier-compensated sum in double (int64 for ints): the reference, one thread.
+// Neumaier-compensated sum in double (long double for long double; int64 for integers): the
+// reference, one thread.
 template <typename T> T compensated_sum(const T* x, std::size_t n);
 
-// All cores: a wide accumulator (int64 for ints, else double) per thread over a
+// All cores: a wide accumulator (int64 for integers, else double or long double) per thread over a
 // contiguous chunk. The threads are started by the first call and reused by every later
 // one; calls from several threads at once take turns.
 template <typename T> T threaded_sum(const T* x, std::size_t n);

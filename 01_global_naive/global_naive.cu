@@ -87,13 +87,15 @@ std::size_t scratch_bytes(std::size_t n, int block, int /*grid*/) {
 // not used: each pass launches one block per B values it reduces.
 // [snippet:passes]
 template <typename T>
-cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
-                   cudaStream_t stream) {
+cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                   int /*grid*/, cudaStream_t stream) {
   // Any block from 2 to 1024 threads: each pass must shrink the values (a block of 1
   // would leave n partials of n values forever), and CUDA allows at most 1024.
   if (block < 2 || block > 1024) return cudaErrorInvalidValue;
   // One block per B elements: a grid of more than 2^31 - 1 blocks cannot be launched.
   if (n > std::size_t(INT_MAX) * block) return cudaErrorInvalidValue;
+  // A scratch too small for this n's partials is refused before any launch (the grid follows from n).
+  if (scratch_size < scratch_bytes(n, block, 0)) return cudaErrorInvalidValue;
   if (n == 0) {  // nothing to add: the result is the identity, 0 (all bits zero)
     return cudaMemsetAsync(result, 0, sizeof(T), stream);
   }
@@ -116,8 +118,11 @@ cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, 
 }
 // [/snippet:passes]
 
-template cudaError_t reduce<int>(int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce<float>(float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce<double>(double*, std::size_t, double*, void*, int, int, cudaStream_t);
-
 }  // namespace global_naive
+
+// reduce for element type T: use it at global scope (here, or at the end of this file).
+#define GLOBAL_NAIVE_INSTANTIATE(T) \
+  template cudaError_t global_naive::reduce<T>(T*, std::size_t, T*, void*, std::size_t, int, int, cudaStream_t);
+GLOBAL_NAIVE_INSTANTIATE(int)
+GLOBAL_NAIVE_INSTANTIATE(float)
+GLOBAL_NAIVE_INSTANTIATE(double)

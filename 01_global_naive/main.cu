@@ -12,11 +12,11 @@
 
 namespace global_naive_pitfalls {  // pitfalls.cu
 template <typename T>
-cudaError_t reduce_race(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
+cudaError_t reduce_race(T* data, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block, int grid,
                         cudaStream_t stream);
 template <typename T>
-cudaError_t reduce_early_return(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
-                                cudaStream_t stream);
+cudaError_t reduce_early_return(T* data, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                                int grid, cudaStream_t stream);
 }  // namespace global_naive_pitfalls
 
 namespace reduction {
@@ -54,18 +54,18 @@ Chapter global_naive_chapter() {
     }
     return chain;
   };
-  naive.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                 cudaStream_t stream) {
-    return global_naive::reduce(data, n, result, scratch, block, grid, stream);
+  naive.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                 int block, int grid, cudaStream_t stream) {
+    return global_naive::reduce(data, n, result, scratch, scratch_size, block, grid, stream);
   });
 
   Variant race = naive;
   race.name = "race";
   race.summary = "WRONG ON PURPOSE: the % filter removed, so threads read values other threads are overwriting "
                  "in the same step (a data race; the sum may or may not come out right)";
-  race.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                cudaStream_t stream) {
-    return global_naive_pitfalls::reduce_race(data, n, result, scratch, block, grid, stream);
+  race.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                int block, int grid, cudaStream_t stream) {
+    return global_naive_pitfalls::reduce_race(data, n, result, scratch, scratch_size, block, grid, stream);
   });
 
   Variant early_return = naive;
@@ -73,9 +73,9 @@ Chapter global_naive_chapter() {
   early_return.summary = "WRONG ON PURPOSE: returns before __syncthreads() when idx >= n and reads partners past "
                          "the end (undefined behaviour unless n is a multiple of the block size; run it under "
                          "compute-sanitizer)";
-  early_return.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, int block,
-                                        int grid, cudaStream_t stream) {
-    return global_naive_pitfalls::reduce_early_return(data, n, result, scratch, block, grid, stream);
+  early_return.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch,
+                                        std::size_t scratch_size, int block, int grid, cudaStream_t stream) {
+    return global_naive_pitfalls::reduce_early_return(data, n, result, scratch, scratch_size, block, grid, stream);
   });
   return {naive.chapter, {naive, race, early_return}};
 }

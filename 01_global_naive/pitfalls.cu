@@ -7,6 +7,8 @@
 #include <climits>
 #include <cstddef>
 
+#include "global_naive.cuh"  // scratch_bytes: the chapter's rule for the scratch
+
 namespace global_naive_pitfalls {
 namespace {
 
@@ -63,11 +65,12 @@ template <typename T>
 using BlockKernel = void (*)(T*, std::size_t, T*);
 
 // The chapter's pass loop (global_naive.cu), with the kernel as an argument; the
-// shape is checked by main.cu.
+// shape is checked by main.cu, the scratch here.
 template <typename T>
 cudaError_t reduce_in_passes(BlockKernel<T> block_kernel, T* data, std::size_t n, T* result, void* scratch,
-                             int block, cudaStream_t stream) {
+                             std::size_t scratch_size, int block, cudaStream_t stream) {
   if (n > std::size_t(INT_MAX) * block) return cudaErrorInvalidValue;  // more than 2^31 - 1 blocks
+  if (scratch_size < global_naive::scratch_bytes(n, block, 0)) return cudaErrorInvalidValue;  // too small a scratch
   if (n == 0) return cudaMemsetAsync(result, 0, sizeof(T), stream);
   T* const partials_a = static_cast<T*>(scratch);
   T* values = data;
@@ -89,22 +92,24 @@ cudaError_t reduce_in_passes(BlockKernel<T> block_kernel, T* data, std::size_t n
 }  // namespace
 
 template <typename T>
-cudaError_t reduce_race(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
-                        cudaStream_t stream) {
-  return reduce_in_passes<T>(neighbored_pairs_race<T>, data, n, result, scratch, block, stream);
+cudaError_t reduce_race(T* data, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                        int /*grid*/, cudaStream_t stream) {
+  return reduce_in_passes<T>(neighbored_pairs_race<T>, data, n, result, scratch, scratch_size, block, stream);
 }
 
 template <typename T>
-cudaError_t reduce_early_return(T* data, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
-                                cudaStream_t stream) {
-  return reduce_in_passes<T>(neighbored_pairs_early_return<T>, data, n, result, scratch, block, stream);
+cudaError_t reduce_early_return(T* data, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                                int /*grid*/, cudaStream_t stream) {
+  return reduce_in_passes<T>(neighbored_pairs_early_return<T>, data, n, result, scratch, scratch_size, block, stream);
 }
 
-template cudaError_t reduce_race<int>(int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_race<float>(float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_race<double>(double*, std::size_t, double*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_early_return<int>(int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_early_return<float>(float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_early_return<double>(double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_race<int>(int*, std::size_t, int*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce_race<float>(float*, std::size_t, float*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce_race<double>(double*, std::size_t, double*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce_early_return<int>(int*, std::size_t, int*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce_early_return<float>(float*, std::size_t, float*, void*, std::size_t, int, int,
+                                                cudaStream_t);
+template cudaError_t reduce_early_return<double>(double*, std::size_t, double*, void*, std::size_t, int, int,
+                                                 cudaStream_t);
 
 }  // namespace global_naive_pitfalls

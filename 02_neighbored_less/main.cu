@@ -46,9 +46,9 @@ Chapter neighbored_less_chapter() {
     }
     return chain;
   };
-  contiguous.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                      cudaStream_t stream) {
-    return neighbored_less::reduce(data, n, result, scratch, block, grid, stream);
+  contiguous.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                      int block, int grid, cudaStream_t stream) {
+    return neighbored_less::reduce(data, n, result, scratch, scratch_size, block, grid, stream);
   });
   return {contiguous.chapter, {contiguous}};
 }

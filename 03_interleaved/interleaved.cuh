@@ -6,11 +6,12 @@
 //   #include "interleaved.cuh"
 //   int block = interleaved::kDefaultBlock, grid = 0;
 //   cudaError_t status = interleaved::default_grid(n, block, &grid);
+//   const std::size_t bytes = interleaved::scratch_bytes(n, block, grid);
 //   void* scratch = nullptr;
 //   float* result = nullptr;
-//   if (status == cudaSuccess) status = cudaMalloc(&scratch, interleaved::scratch_bytes(n, block, grid));
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, bytes);
 //   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
-//   if (status == cudaSuccess) status = interleaved::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = interleaved::reduce(input, n, result, scratch, bytes, block, grid);
 //   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
 //   float sum = 0;
 //   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
@@ -18,8 +19,9 @@
 //   cudaFree(result);
 //
 // Compile: nvcc -std=c++17 -c interleaved.cu (int, float and double are built in).
-// Another type, e.g. long long: after the reduce<double> line of interleaved.cu add
-//   template cudaError_t reduce<long long>(long long*, std::size_t, long long*, void*, int, int, cudaStream_t);
+// Another element type, e.g. long long: add `INTERLEAVED_INSTANTIATE(long long)` at the end of interleaved.cu.
+// --use_fast_math: int and double sums are unchanged; float subnormals (inputs, partial sums) count as 0 (-ftz=true).
+// Streams: calls on one stream may share a scratch (it holds one call's partials); concurrent streams need one each.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -46,15 +48,16 @@ std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
 // Writes the sum of data[0, n) to *result (device memory), in one launch per pass on
 // `stream`, and OVERWRITES data[0, n) with partial sums (the kernels work in place:
-// copy the input first if you still need it). block: a power of two from 32 to 1024.
+// copy the input first if you still need it). scratch: device memory of scratch_size
+// bytes, passed beside the pointer as in CUB. block: a power of two from 32 to 1024.
 // grid is not used: the launcher runs one block per `block` elements, whatever grid
 // says; it is kept so that every chapter's launcher has the same shape. n == 0 gives
-// 0. Returns the first CUDA error (cudaErrorInvalidValue for a block it cannot run, or
-// for n > INT_MAX * block: more blocks than a grid holds);
-// like any launch, it returns before the GPU is done: synchronize before reading
-// *result.
+// 0. Returns the first CUDA error (cudaErrorInvalidValue before any launch for a block
+// it cannot run, for n > INT_MAX * block: more blocks than a grid holds, or for a
+// scratch smaller than scratch_bytes(n, block, grid)); like any launch, it returns
+// before the GPU is done: synchronize before reading *result.
 template <typename T>
-cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
-                   cudaStream_t stream = 0);
+cudaError_t reduce(T* data, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                   int grid, cudaStream_t stream = 0);
 
 }  // namespace interleaved

@@ -40,9 +40,9 @@ Chapter interleaved_chapter() {
     }
     return chain;
   };
-  halving.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                   cudaStream_t stream) {
-    return interleaved::reduce(data, n, result, scratch, block, grid, stream);
+  halving.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                   int block, int grid, cudaStream_t stream) {
+    return interleaved::reduce(data, n, result, scratch, scratch_size, block, grid, stream);
   });
   return {halving.chapter, {halving}};
 }

@@ -11,16 +11,16 @@
 
 namespace shared_tree_steps {  // steps.cu
 template <typename T>
-cudaError_t reduce_one_each(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                            cudaStream_t stream);
+cudaError_t reduce_one_each(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
+                            int block, int grid, cudaStream_t stream);
 cudaError_t default_grid_one_each(std::size_t n, int block, int* grid);
 std::size_t scratch_bytes_one_each(std::size_t n, int block, int grid);
 }
 
 namespace shared_tree_pitfalls {  // pitfalls.cu
 template <typename T>
-cudaError_t reduce_strided(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                           cudaStream_t stream);
+cudaError_t reduce_strided(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                           int grid, cudaStream_t stream);
 }
 
 namespace reduction {
@@ -39,9 +39,9 @@ Chapter shared_tree_chapter() {
   tree.chain_length = [](std::size_t n, int block, int grid) {
     return ceil_div(n, std::size_t(grid) * block) + ceil_div(grid, block) + 2 * ceil_log2(block);
   };
-  tree.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                cudaStream_t stream) {
-    return shared_tree::reduce(input, n, result, scratch, block, grid, stream);
+  tree.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                int block, int grid, cudaStream_t stream) {
+    return shared_tree::reduce(input, n, result, scratch, scratch_size, block, grid, stream);
   });
 
   // The first of 04's two changes alone: the tree in shared memory, without the
@@ -71,18 +71,18 @@ Chapter shared_tree_chapter() {
     }
     return chain;
   };
-  one_each.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                    cudaStream_t stream) {
-    return shared_tree_steps::reduce_one_each(input, n, result, scratch, block, grid, stream);
+  one_each.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                    int block, int grid, cudaStream_t stream) {
+    return shared_tree_steps::reduce_one_each(input, n, result, scratch, scratch_size, block, grid, stream);
   });
 
   Variant strided = tree;
   strided.name = "strided";
   strided.summary = "04 with a strided-index tree in shared memory (bank conflicts), to compare with sequential "
                     "addressing";
-  strided.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                   cudaStream_t stream) {
-    return shared_tree_pitfalls::reduce_strided(input, n, result, scratch, block, grid, stream);
+  strided.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                   int block, int grid, cudaStream_t stream) {
+    return shared_tree_pitfalls::reduce_strided(input, n, result, scratch, scratch_size, block, grid, stream);
   });
   return {tree.chapter, {tree, one_each, strided}};
 }

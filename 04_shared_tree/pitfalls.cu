@@ -6,6 +6,8 @@
 
 #include <cstddef>
 
+#include "shared_tree.cuh"  // scratch_bytes: the chapter's rule for the scratch
+
 namespace shared_tree_pitfalls {
 namespace {
 
@@ -34,10 +36,12 @@ __global__ void block_sums_strided(const T* input, std::size_t n, T* out) {
 
 }  // namespace
 
-// The chapter's two launches, with the strided kernel (shape checked by main.cu).
+// The chapter's two launches, with the strided kernel (shape checked by main.cu, the
+// scratch here).
 template <typename T>
-cudaError_t reduce_strided(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                           cudaStream_t stream) {
+cudaError_t reduce_strided(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
+                           int block, int grid, cudaStream_t stream) {
+  if (scratch_size < shared_tree::scratch_bytes(n, block, grid)) return cudaErrorInvalidValue;  // too small: no launch
   const std::size_t shared = block * sizeof(T);
   if (grid == 1) {
     block_sums_strided<<<1, block, shared, stream>>>(input, n, result);
@@ -51,8 +55,10 @@ cudaError_t reduce_strided(const T* input, std::size_t n, T* result, void* scrat
   return cudaGetLastError();
 }
 
-template cudaError_t reduce_strided<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_strided<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_strided<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_strided<int>(const int*, std::size_t, int*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce_strided<float>(const float*, std::size_t, float*, void*, std::size_t, int, int,
+                                           cudaStream_t);
+template cudaError_t reduce_strided<double>(const double*, std::size_t, double*, void*, std::size_t, int, int,
+                                            cudaStream_t);
 
 }  // namespace shared_tree_pitfalls

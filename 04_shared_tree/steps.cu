@@ -54,10 +54,11 @@ std::size_t scratch_bytes_one_each(std::size_t n, int block, int /*grid*/) {
 // 03's pass loop: each pass reads one region (the input first) and writes its partials
 // to the other; the last pass, a single block, writes the result. `grid` is not used.
 template <typename T>
-cudaError_t reduce_one_each(const T* input, std::size_t n, T* result, void* scratch, int block, int /*grid*/,
-                            cudaStream_t stream) {
+cudaError_t reduce_one_each(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
+                            int block, int /*grid*/, cudaStream_t stream) {
   if (block < 32 || block > 1024 || (block & (block - 1)) != 0) return cudaErrorInvalidValue;
   if (n > std::size_t(INT_MAX) * block) return cudaErrorInvalidValue;  // more blocks than a grid holds
+  if (scratch_size < scratch_bytes_one_each(n, block, 0)) return cudaErrorInvalidValue;  // too small: no launch
   const std::size_t shared = block * sizeof(T);
   T* const partials_a = static_cast<T*>(scratch);
   const T* values = input;
@@ -75,8 +76,10 @@ cudaError_t reduce_one_each(const T* input, std::size_t n, T* result, void* scra
   return cudaGetLastError();
 }
 
-template cudaError_t reduce_one_each<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_one_each<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_one_each<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_one_each<int>(const int*, std::size_t, int*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce_one_each<float>(const float*, std::size_t, float*, void*, std::size_t, int, int,
+                                            cudaStream_t);
+template cudaError_t reduce_one_each<double>(const double*, std::size_t, double*, void*, std::size_t, int, int,
+                                             cudaStream_t);
 
 }  // namespace shared_tree_steps

@@ -24,9 +24,9 @@ Chapter pow2ceil_chapter() {
   any_size.chain_length = [](std::size_t n, int block, int grid) {
     return ceil_div(n, std::size_t(grid) * block) + ceil_div(grid, block) + 2 * ceil_log2(block);
   };
-  any_size.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                    cudaStream_t stream) {
-    return pow2ceil::reduce(input, n, result, scratch, block, grid, stream);
+  any_size.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                    int block, int grid, cudaStream_t stream) {
+    return pow2ceil::reduce(input, n, result, scratch, scratch_size, block, grid, stream);
   });
   return {any_size.chapter, {any_size}};
 }

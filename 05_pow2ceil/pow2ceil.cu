@@ -99,9 +99,10 @@ std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
 // Second launch: one block folds the `grid` partials; its grid-stride loop covers any
 // grid, even one far larger than the block. Dynamic shared memory: one slot per thread.
 template <typename T>
-cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                   cudaStream_t stream) {
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                   int grid, cudaStream_t stream) {
   if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;  // any size CUDA allows
+  if (scratch_size < scratch_bytes(n, block, grid)) return cudaErrorInvalidValue;  // too small: no launch
   const std::size_t shared = block * sizeof(T);
   if (grid == 1) {  // one block covers everything: its sum is the result
     block_sums_any_size<<<1, block, shared, stream>>>(input, n, result);
@@ -116,8 +117,11 @@ cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int 
 }
 // [/snippet:launcher]
 
-template cudaError_t reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
-
 }  // namespace pow2ceil
+
+// reduce for element type T: use it at global scope (here, or at the end of this file).
+#define POW2CEIL_INSTANTIATE(T) \
+  template cudaError_t pow2ceil::reduce<T>(const T*, std::size_t, T*, void*, std::size_t, int, int, cudaStream_t);
+POW2CEIL_INSTANTIATE(int)
+POW2CEIL_INSTANTIATE(float)
+POW2CEIL_INSTANTIATE(double)

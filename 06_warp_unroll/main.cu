@@ -12,17 +12,17 @@
 
 namespace warp_unroll_pitfalls {  // pitfalls.cu
 template <typename T>
-cudaError_t reduce_volatile(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                            cudaStream_t stream);
+cudaError_t reduce_volatile(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
+                            int block, int grid, cudaStream_t stream);
 }
 
 namespace warp_unroll_steps {  // steps.cu
 template <typename T>
-cudaError_t reduce_tree_only(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                             cudaStream_t stream);
+cudaError_t reduce_tree_only(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
+                             int block, int grid, cudaStream_t stream);
 template <typename T>
-cudaError_t reduce_loop_only(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                             cudaStream_t stream);
+cudaError_t reduce_loop_only(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
+                             int block, int grid, cudaStream_t stream);
 cudaError_t default_grid_tree_only(std::size_t n, int block, int* grid);
 cudaError_t default_grid_loop_only(std::size_t n, int block, int* grid);
 }
@@ -54,9 +54,9 @@ Chapter warp_unroll_chapter() {
     const std::size_t tree_depth = ceil_log2(tree_slots(block));
     return ceil_div(n, std::size_t(grid) * block) + 2 + tree_depth + ceil_div(grid, block) + 2 + tree_depth;
   };
-  unrolled.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                    cudaStream_t stream) {
-    return warp_unroll::reduce(input, n, result, scratch, block, grid, stream);
+  unrolled.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                    int block, int grid, cudaStream_t stream) {
+    return warp_unroll::reduce(input, n, result, scratch, scratch_size, block, grid, stream);
   });
 
   // 06's two changes, each alone on top of 05 (steps.cu); both keep 06's two launches,
@@ -72,9 +72,9 @@ Chapter warp_unroll_chapter() {
     const std::size_t tree_depth = ceil_log2(tree_slots(block));
     return ceil_div(n, std::size_t(grid) * block) + tree_depth + ceil_div(grid, block) + tree_depth;
   };
-  tree_only.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                     cudaStream_t stream) {
-    return warp_unroll_steps::reduce_tree_only(input, n, result, scratch, block, grid, stream);
+  tree_only.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                     int block, int grid, cudaStream_t stream) {
+    return warp_unroll_steps::reduce_tree_only(input, n, result, scratch, scratch_size, block, grid, stream);
   });
 
   Variant loop_only = unrolled;
@@ -88,18 +88,18 @@ Chapter warp_unroll_chapter() {
     return ceil_div(n, std::size_t(grid) * block) + 2 + ceil_log2(block) + ceil_div(grid, block) + 2 +
            ceil_log2(block);
   };
-  loop_only.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                     cudaStream_t stream) {
-    return warp_unroll_steps::reduce_loop_only(input, n, result, scratch, block, grid, stream);
+  loop_only.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                     int block, int grid, cudaStream_t stream) {
+    return warp_unroll_steps::reduce_loop_only(input, n, result, scratch, scratch_size, block, grid, stream);
   });
 
   Variant legacy = unrolled;
   legacy.name = "volatile";
   legacy.summary = "WRONG since Volta, for study only: the last warp through a volatile pointer without __syncwarp() "
                    "(assumes lock-step lanes, which independent thread scheduling does not promise)";
-  legacy.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                  cudaStream_t stream) {
-    return warp_unroll_pitfalls::reduce_volatile(input, n, result, scratch, block, grid, stream);
+  legacy.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                  int block, int grid, cudaStream_t stream) {
+    return warp_unroll_pitfalls::reduce_volatile(input, n, result, scratch, scratch_size, block, grid, stream);
   });
   return {unrolled.chapter, {unrolled, tree_only, loop_only, legacy}};
 }

@@ -59,14 +59,16 @@ __global__ void block_sums_unrolled_volatile(const T* input, std::size_t n, T* o
 
 // The chapter's two launches, with the volatile kernel (shape checked by main.cu).
 template <typename T>
-cudaError_t reduce_volatile(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                            cudaStream_t stream) {
+cudaError_t reduce_volatile(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
+                            int block, int grid, cudaStream_t stream) {
   return two_launches(block_sums_unrolled_volatile<T>, tree_slots(block) * sizeof(T), input, n, result, scratch,
-                      block, grid, stream);
+                      scratch_size, block, grid, stream);
 }
 
-template cudaError_t reduce_volatile<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_volatile<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_volatile<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_volatile<int>(const int*, std::size_t, int*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce_volatile<float>(const float*, std::size_t, float*, void*, std::size_t, int, int,
+                                            cudaStream_t);
+template cudaError_t reduce_volatile<double>(const double*, std::size_t, double*, void*, std::size_t, int, int,
+                                             cudaStream_t);
 
 }  // namespace warp_unroll_pitfalls

@@ -90,7 +90,9 @@ cudaError_t full_wave(Kernel kernel, int block, std::size_t shared, int* grid) {
   int device = 0, sm_count = 0, blocks_per_sm = 0;
   cudaError_t status = cudaGetDevice(&device);
   if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
-  if (status == cudaSuccess) status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, shared);
+  if (status == cudaSuccess) {
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, block, shared);
+  }
   if (status != cudaSuccess) return status;
   *grid = sm_count * std::max(blocks_per_sm, 1);
   return cudaSuccess;
@@ -111,25 +113,30 @@ cudaError_t default_grid_loop_only(std::size_t /*n*/, int block, int* grid) {
 }
 
 template <typename T>
-cudaError_t reduce_tree_only(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                             cudaStream_t stream) {
+cudaError_t reduce_tree_only(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
+                             int block, int grid, cudaStream_t stream) {
   if (!runnable(block, grid)) return cudaErrorInvalidValue;
-  return two_launches(block_sums_tree_only<T>, tree_slots(block) * sizeof(T), input, n, result, scratch, block,
-                      grid, stream);
+  return two_launches(block_sums_tree_only<T>, tree_slots(block) * sizeof(T), input, n, result, scratch,
+                      scratch_size, block, grid, stream);
 }
 
 template <typename T>
-cudaError_t reduce_loop_only(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                             cudaStream_t stream) {
+cudaError_t reduce_loop_only(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
+                             int block, int grid, cudaStream_t stream) {
   if (!runnable(block, grid)) return cudaErrorInvalidValue;
-  return two_launches(block_sums_loop_only<T>, block * sizeof(T), input, n, result, scratch, block, grid, stream);
+  return two_launches(block_sums_loop_only<T>, block * sizeof(T), input, n, result, scratch, scratch_size, block,
+                      grid, stream);
 }
 
-template cudaError_t reduce_tree_only<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_tree_only<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_tree_only<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_loop_only<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_loop_only<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce_loop_only<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template cudaError_t reduce_tree_only<int>(const int*, std::size_t, int*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce_tree_only<float>(const float*, std::size_t, float*, void*, std::size_t, int, int,
+                                             cudaStream_t);
+template cudaError_t reduce_tree_only<double>(const double*, std::size_t, double*, void*, std::size_t, int, int,
+                                              cudaStream_t);
+template cudaError_t reduce_loop_only<int>(const int*, std::size_t, int*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce_loop_only<float>(const float*, std::size_t, float*, void*, std::size_t, int, int,
+                                             cudaStream_t);
+template cudaError_t reduce_loop_only<double>(const double*, std::size_t, double*, void*, std::size_t, int, int,
+                                              cudaStream_t);
 
 }  // namespace warp_unroll_steps

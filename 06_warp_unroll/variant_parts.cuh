@@ -7,6 +7,8 @@
 
 #include <cstddef>
 
+#include "warp_unroll.cuh"  // scratch_bytes: the chapter's rule for the scratch
+
 namespace warp_unroll_parts {
 
 // The smallest power of two at or above x, for 1 <= x <= 2^31 (05 explains it).
@@ -45,10 +47,13 @@ __device__ void halve_to_64(T* partial, unsigned tid, unsigned slots) {
   if (slots >= 128) { if (tid < 64) partial[tid] += partial[tid + 64]; __syncthreads(); }
 }
 
-// 06's two launches: `grid` partials in `scratch`, then one block over them.
+// 06's two launches: `grid` partials in `scratch`, then one block over them. A scratch
+// smaller than the chapter's scratch_bytes is refused before any launch.
 template <typename T>
 cudaError_t two_launches(void (*kernel)(const T*, std::size_t, T*), std::size_t shared, const T* input,
-                         std::size_t n, T* result, void* scratch, int block, int grid, cudaStream_t stream) {
+                         std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block, int grid,
+                         cudaStream_t stream) {
+  if (scratch_size < warp_unroll::scratch_bytes(n, block, grid)) return cudaErrorInvalidValue;
   if (grid == 1) {
     kernel<<<1, block, shared, stream>>>(input, n, result);
     return cudaGetLastError();

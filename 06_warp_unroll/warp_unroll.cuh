@@ -9,11 +9,12 @@
 //   #include "warp_unroll.cuh"
 //   int block = warp_unroll::kDefaultBlock, grid = 0;
 //   cudaError_t status = warp_unroll::default_grid(n, block, &grid);
+//   const std::size_t bytes = warp_unroll::scratch_bytes(n, block, grid);
 //   void* scratch = nullptr;
 //   float* result = nullptr;
-//   if (status == cudaSuccess) status = cudaMalloc(&scratch, warp_unroll::scratch_bytes(n, block, grid));
+//   if (status == cudaSuccess) status = cudaMalloc(&scratch, bytes);
 //   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
-//   if (status == cudaSuccess) status = warp_unroll::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = warp_unroll::reduce(input, n, result, scratch, bytes, block, grid);
 //   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
 //   float sum = 0;
 //   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
@@ -21,8 +22,9 @@
 //   cudaFree(result);
 //
 // Compile: nvcc -std=c++17 -c warp_unroll.cu (int, float and double are built in).
-// Another type, e.g. long long: after the reduce<double> line of warp_unroll.cu add
-//   template cudaError_t reduce<long long>(const long long*, std::size_t, long long*, void*, int, int, cudaStream_t);
+// Another element type, e.g. long long: add `WARP_UNROLL_INSTANTIATE(long long)` at the end of warp_unroll.cu.
+// --use_fast_math: int and double sums are unchanged; float subnormals (inputs, partial sums) count as 0 (-ftz=true).
+// Streams: calls on one stream may share a scratch (it holds one call's partials); concurrent streams need one each.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -43,11 +45,13 @@ cudaError_t default_grid(std::size_t n, int block, int* grid);
 std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
 // Writes the sum of input[0, n) to *result (device memory), in two launches on
-// `stream`. block: 1 to 1024; grid: at least 1. Returns the first CUDA error
-// (cudaErrorInvalidValue for a shape it cannot run); like any launch, it returns
-// before the GPU is done: synchronize before reading *result.
+// `stream`. scratch: device memory of scratch_size bytes, passed beside the pointer as
+// in CUB. block: 1 to 1024; grid: at least 1. Returns the first CUDA error
+// (cudaErrorInvalidValue before any launch for a shape it cannot run or a scratch
+// smaller than scratch_bytes(n, block, grid)); like any launch, it returns before the
+// GPU is done: synchronize before reading *result.
 template <typename T>
-cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                   cudaStream_t stream = 0);
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                   int grid, cudaStream_t stream = 0);
 
 }  // namespace warp_unroll

@@ -19,14 +19,14 @@ Chapter warp_shuffle_chapter() {
   shuffle.scratch_bytes = warp_shuffle::scratch_bytes;
   // A value passes through, in each of the two launches: its accumulator's serial loop
   // (at most ceil(values / (G*B)) additions), 2 more to combine the four accumulators,
-  // and block_sum (shuffle_tree_depth, launch_rules.h). Values: n in the first launch, the G partials in the second (counted
-  // even when G == 1: an upper bound).
+  // and block_sum (shuffle_tree_depth, launch_rules.h). Values: n in the first launch,
+  // the G partials in the second (counted even when G == 1: an upper bound).
   shuffle.chain_length = [](std::size_t n, int block, int grid) {
     return ceil_div(n, std::size_t(grid) * block) + 2 + ceil_div(grid, block) + 2 + 2 * shuffle_tree_depth(block);
   };
-  shuffle.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                   cudaStream_t stream) {
-    return warp_shuffle::reduce(input, n, result, scratch, block, grid, stream);
+  shuffle.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                   int block, int grid, cudaStream_t stream) {
+    return warp_shuffle::reduce(input, n, result, scratch, scratch_size, block, grid, stream);
   });
   return {shuffle.chapter, {shuffle}};
 }

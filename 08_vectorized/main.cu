@@ -33,9 +33,9 @@ Chapter vectorized_chapter() {
     return vector_loop_chain(n, std::size_t(grid) * block, kVectorsInFlight) +
            vector_loop_chain(grid, block, kVectorsInFlight) + 2 * shuffle_tree_depth(block);
   };
-  vector_loads.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                      cudaStream_t stream) {
-    return vectorized::reduce(input, n, result, scratch, block, grid, stream);
+  vector_loads.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch,
+                                        std::size_t scratch_size, int block, int grid, cudaStream_t stream) {
+    return vectorized::reduce(input, n, result, scratch, scratch_size, block, grid, stream);
   });
   return {vector_loads.chapter, {vector_loads}};
 }

@@ -20,6 +20,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 namespace vectorized {
 namespace {
@@ -42,16 +44,27 @@ constexpr int kVectorsInFlight = 4;
 static_assert((kVectorsInFlight & (kVectorsInFlight - 1)) == 0, "the vectors of a trip are combined in pairs");
 
 // The 16-byte vector type that holds 4 ints, 4 floats or 2 doubles (CUDA's built-in
-// vector types, declared with 16-byte alignment).
-template <typename T> struct Vector16;
+// vector types, declared with 16-byte alignment); for any other number type of 1, 2, 4
+// or 8 bytes (long long, unsigned, short, ...) a uint4, whose bytes combine_lanes splits.
+// (8 bytes at most: scratch_bytes sizes each partial for a double.)
+template <typename T> struct Vector16 {
+  static_assert(std::is_arithmetic_v<T> && 16 % sizeof(T) == 0 && sizeof(T) <= 8, "T: a number of 1 to 8 bytes");
+  using type = uint4;
+};
 template <> struct Vector16<int> { using type = int4; };
 template <> struct Vector16<float> { using type = float4; };
 template <> struct Vector16<double> { using type = double2; };
 
-// The lanes of one vector combined with op, in pairs.
-template <typename Op> __device__ int combine_lanes(int4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
-template <typename Op> __device__ float combine_lanes(float4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
-template <typename Op> __device__ double combine_lanes(double2 v, Op op) { return op(v.x, v.y); }
+// The lanes of one vector combined with op, in pairs: (x op y) op (z op w) for 4 lanes.
+template <typename T, typename Op>
+__device__ T combine_lanes(typename Vector16<T>::type vector, Op op) {
+  constexpr int kLanes = kVectorBytes / sizeof(T);
+  T lane[kLanes];
+  memcpy(lane, &vector, kVectorBytes);  // the same 16 bytes as kLanes values (in registers: no copy)
+  for (int width = 1; width < kLanes; width *= 2)  // constant trip counts: unrolled
+    for (int k = 0; k + width < kLanes; k += 2 * width) lane[k] = op(lane[k], lane[k + width]);
+  return lane[0];
+}
 
 // The values of one trip combined in pairs (a tree of log2(kVectorsInFlight) levels).
 template <typename T, typename Op>
@@ -78,7 +91,7 @@ __device__ T combine_trip(T (&combined)[kVectorsInFlight], Op op) {
 template <typename T, typename Op>
 __device__ T thread_reduce(const T* __restrict__ input, std::size_t n, Op op) {
   using Vector = typename Vector16<T>::type;
-  constexpr std::size_t kLanes = kVectorBytes / sizeof(T);  // elements per vector: 4 or 2
+  constexpr std::size_t kLanes = kVectorBytes / sizeof(T);  // elements per vector: 4 or 2 (int, float, double)
   const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;  // 64-bit throughout
   const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
 
@@ -100,7 +113,7 @@ __device__ T thread_reduce(const T* __restrict__ input, std::size_t n, Op op) {
     for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * threads);  // all loads first
     T combined[kVectorsInFlight];
 #pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) combined[k] = combine_lanes(loaded[k], op);  // then each vector
+    for (int k = 0; k < kVectorsInFlight; ++k) combined[k] = combine_lanes<T>(loaded[k], op);  // then each vector
     partial = op(partial, combine_trip(combined, op));  // then the vectors, in pairs
   }
   // The last, partial trip (fewer than kVectorsInFlight vectors left for this thread):
@@ -111,7 +124,7 @@ __device__ T thread_reduce(const T* __restrict__ input, std::size_t n, Op op) {
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) {
       const std::size_t index = v + k * threads;
-      combined[k] = index < vector_count ? combine_lanes(__ldg(vectors + index), op) : Op::template identity<T>();
+      combined[k] = index < vector_count ? combine_lanes<T>(__ldg(vectors + index), op) : Op::template identity<T>();
     }
     partial = op(partial, combine_trip(combined, op));
   }
@@ -255,9 +268,10 @@ std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
 // Second launch: one block folds the `grid` partials; its loop covers any grid, even
 // one far larger than the block.
 template <typename T>
-cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                   cudaStream_t stream) {
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                   int grid, cudaStream_t stream) {
   if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
+  if (scratch_size < scratch_bytes(n, block, grid)) return cudaErrorInvalidValue;  // too small: no launch
   if (grid == 1) {  // one block covers everything: its sum is the result
     block_sums<<<1, block, 0, stream>>>(input, n, result);
     return cudaGetLastError();
@@ -271,8 +285,11 @@ cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int 
 }
 // [/snippet:launcher]
 
-template cudaError_t reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
-
 }  // namespace vectorized
+
+// reduce for element type T: use it at global scope (here, or at the end of this file).
+#define VECTORIZED_INSTANTIATE(T) \
+  template cudaError_t vectorized::reduce<T>(const T*, std::size_t, T*, void*, std::size_t, int, int, cudaStream_t);
+VECTORIZED_INSTANTIATE(int)
+VECTORIZED_INSTANTIATE(float)
+VECTORIZED_INSTANTIATE(double)

@@ -14,10 +14,10 @@ namespace {
 // The copy unit's launcher for the operator Op, as a generic lambda without captures
 // (one per operator; each converts to a Launcher of every element type).
 template <typename Op>
-constexpr auto launch_with = [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                cudaStream_t stream) {
-  return single_pass::reduce<std::remove_pointer_t<decltype(result)>, Op>(input, n, result, scratch, block, grid,
-                                                                          stream);
+constexpr auto launch_with = [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                                int block, int grid, cudaStream_t stream) {
+  return single_pass::reduce<std::remove_pointer_t<decltype(result)>, Op>(input, n, result, scratch, scratch_size,
+                                                                          block, grid, stream);
 };
 
 }  // namespace
@@ -34,8 +34,8 @@ constexpr std::size_t kVectorsInFlight = 4;
 Chapter single_pass_chapter() {
   Variant one_launch;
   one_launch.chapter = "09_single_pass";
-  one_launch.summary = "one launch: blocks reduce like 08 and take a ticket (cuda::atomic_ref, acquire-release); the last "
-                       "block combines the partials in a fixed order (--op sum|max|min)";
+  one_launch.summary = "one launch: blocks reduce like 08 and take a ticket (cuda::atomic_ref, acquire-release); the "
+                       "last block combines the partials in a fixed order (--op sum|max|min)";
   one_launch.default_block = single_pass::kDefaultBlock;
   one_launch.check_shape = [](int block, int /*grid*/) { return check_block_range(block); };
   one_launch.default_grid = single_pass::default_grid;

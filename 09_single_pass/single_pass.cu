@@ -1,19 +1,14 @@
 // 09_single_pass: one launch from the input to the result, for sum, max and min.
 //
-// What changes since 08: 08 needs a second launch just to combine a few hundred block
-// partials, and at small n that launch is a large share of the time. Here every block
-// reduces its share exactly as in 08 (thread_reduce and block_reduce are 08's code,
-// repeated unchanged below), writes its partial, and takes a numbered ticket from a
-// counter with a cuda::atomic_ref fetch_add whose acquire-release order makes the
-// partial visible to whoever draws a later ticket. The block that draws the last ticket
-// knows that every other partial is written, so its first warp combines them, in a fixed
-// order (partial b always goes to the same lane and the same place in the tree), writes
-// the result and puts the counter back to 0 for the next call. Whichever block comes
-// last, the arithmetic is the same, so a float result is the same bit for bit on every
-// run (atomicAdd of float partials would add them in arrival order). The launch shape
-// now follows n (default_shape): one block, blocks of 256, or a wave of 1024.
-// The kernel is generic over the operator: a functor with an identity (Sum, Max and Min
-// in single_pass.cuh).
+// What changes since 08: 08 needs a second launch just to combine a few hundred block partials, and at small n that
+// launch is a large share of the time. Here every block reduces its share exactly as in 08 (thread_reduce and
+// block_reduce are 08's code, repeated unchanged below), writes its partial, and takes a numbered ticket from a
+// counter with a cuda::atomic_ref fetch_add whose acquire-release order makes the partial visible to whoever draws a
+// later ticket. The block that draws the last ticket knows that every other partial is written, so its first warp
+// combines them, in a fixed order (partial b always goes to the same lane and the same place in the tree), writes
+// the result and puts the counter back to 0 for the next call. Whichever block comes last, the arithmetic is the
+// same, so a float result is the same bit for bit on every run (atomicAdd of float partials would add them in
+// arrival order). The launch shape now follows n (default_shape): one block, blocks of 256, or a wave of 1024.
 //
 // Build and run:  cmake --build --preset release --target 09_single_pass
 //                 build/release/bin/09_single_pass --n 2^24 --type float
@@ -25,6 +20,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 namespace single_pass {
 namespace {
@@ -40,16 +37,27 @@ constexpr int kVectorsInFlight = 4;
 static_assert((kVectorsInFlight & (kVectorsInFlight - 1)) == 0, "the vectors of a trip are combined in pairs");
 
 // The 16-byte vector type that holds 4 ints, 4 floats or 2 doubles (CUDA's built-in
-// vector types, declared with 16-byte alignment).
-template <typename T> struct Vector16;
+// vector types, declared with 16-byte alignment); for any other number type of 1, 2, 4
+// or 8 bytes (long long, unsigned, short, ...) a uint4, whose bytes combine_lanes splits.
+// (8 bytes at most: scratch_bytes sizes each partial for a double.)
+template <typename T> struct Vector16 {
+  static_assert(std::is_arithmetic_v<T> && 16 % sizeof(T) == 0 && sizeof(T) <= 8, "T: a number of 1 to 8 bytes");
+  using type = uint4;
+};
 template <> struct Vector16<int> { using type = int4; };
 template <> struct Vector16<float> { using type = float4; };
 template <> struct Vector16<double> { using type = double2; };
 
-// The lanes of one vector combined with op, in pairs.
-template <typename Op> __device__ int combine_lanes(int4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
-template <typename Op> __device__ float combine_lanes(float4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
-template <typename Op> __device__ double combine_lanes(double2 v, Op op) { return op(v.x, v.y); }
+// The lanes of one vector combined with op, in pairs: (x op y) op (z op w) for 4 lanes.
+template <typename T, typename Op>
+__device__ T combine_lanes(typename Vector16<T>::type vector, Op op) {
+  constexpr int kLanes = kVectorBytes / sizeof(T);
+  T lane[kLanes];
+  memcpy(lane, &vector, kVectorBytes);  // the same 16 bytes as kLanes values (in registers: no copy)
+  for (int width = 1; width < kLanes; width *= 2)  // constant trip counts: unrolled
+    for (int k = 0; k + width < kLanes; k += 2 * width) lane[k] = op(lane[k], lane[k + width]);
+  return lane[0];
+}
 
 // The values of one trip combined in pairs (a tree of log2(kVectorsInFlight) levels).
 template <typename T, typename Op>
@@ -98,7 +106,7 @@ __device__ T thread_reduce(const T* __restrict__ input, std::size_t n, Op op) {
     for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * threads);  // all loads first
     T combined[kVectorsInFlight];
 #pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) combined[k] = combine_lanes(loaded[k], op);  // then each vector
+    for (int k = 0; k < kVectorsInFlight; ++k) combined[k] = combine_lanes<T>(loaded[k], op);  // then each vector
     partial = op(partial, combine_trip(combined, op));  // then the vectors, in pairs
   }
   // The last, partial trip (fewer than kVectorsInFlight vectors left for this thread):
@@ -109,7 +117,7 @@ __device__ T thread_reduce(const T* __restrict__ input, std::size_t n, Op op) {
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) {
       const std::size_t index = v + k * threads;
-      combined[k] = index < vector_count ? combine_lanes(__ldg(vectors + index), op) : Op::template identity<T>();
+      combined[k] = index < vector_count ? combine_lanes<T>(__ldg(vectors + index), op) : Op::template identity<T>();
     }
     partial = op(partial, combine_trip(combined, op));
   }
@@ -140,9 +148,8 @@ __device__ T warp_reduce(T value, Op op) {
 }
 // [/snippet:warp_reduce]
 
-// 07's block_sum with op in place of +: thread 0 gets the block's total.
-// Calling it twice in one kernel needs a __syncthreads() between the two calls (warp
-// 0 may still be reading warp_totals from the first call when another warp writes it).
+// 07's block_sum with op in place of +: thread 0 gets the block's total. Calling it twice in one kernel needs
+// a __syncthreads() between the calls (warp 0 may still read warp_totals of the first when another warp writes).
 template <typename T, typename Op>
 __device__ T block_reduce(T value, Op op) {
   __shared__ T warp_totals[kWarpSize];  // one slot per warp: at most 1024 / 32 = 32 warps
@@ -160,8 +167,7 @@ __device__ T block_reduce(T value, Op op) {
   return value;
 }
 
-// Scratch layout: the ticket counter (an unsigned int), then the block partials,
-// starting 16 bytes in so that they are aligned for any element type.
+// Scratch layout: the ticket counter (an unsigned int), then the block partials from byte 16 (aligned for any T).
 constexpr std::size_t kPartialsOffset = 16;
 
 // Partials each lane of the last block's warp 0 loads before it adds any of them.
@@ -170,12 +176,11 @@ constexpr int kPartialLoads = 4;
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 // [snippet:combine_partials]
-// Step 3 of the kernel below, in the last block's warp 0 (`lanes` threads): lane l
-// combines partials l, l + lanes, l + 2*lanes, ... in that order, then the warp tree;
-// lane 0 gets the value. The order never depends on which block finished when. Each
-// lane issues kPartialLoads loads before it adds any, so that they wait for L2 together.
-// Plain loads, not __ldg: the read-only cache may hold a stale copy of data that
-// changes during the launch.
+// Step 3 of the kernel below, in the last block's warp 0 (`lanes` threads): lane l combines
+// partials l, l + lanes, l + 2*lanes, ... in that order, then the warp tree; lane 0 gets the value.
+// The order never depends on which block finished when. Each lane issues kPartialLoads loads before
+// it adds any, so that they wait for L2 together. Plain loads, not __ldg: the read-only cache may
+// hold a stale copy of data that changes during the launch.
 template <typename T, typename Op>
 __device__ T combine_partials(const T* partials, unsigned lanes, Op op) {
   T value = Op::template identity<T>();
@@ -239,14 +244,12 @@ __global__ void __launch_bounds__(1024)
 }
 // [/snippet:kernel]
 
-// Elements one thread covers at small n: one trip of thread_reduce's main loop,
-// kVectorsInFlight 16-byte vectors of 4-byte elements (int, float; for double the
-// same 16 elements are 8 vectors, two trips). Each thread then waits for memory about once.
+// Elements one thread covers at small n: one trip of thread_reduce's main loop, kVectorsInFlight 16-byte vectors
+// of 4-byte elements (for double, two trips). Each thread then waits for memory about once.
 constexpr std::size_t kElementsPerThread = kVectorsInFlight * 4;
 
-// How many blocks of `block` threads of this kernel one SM can hold at once, limited by
-// its registers, shared memory and thread and block slots (asks the device); *fewest
-// keeps the smallest answer so far.
+// How many blocks of `block` threads of this kernel one SM holds at once, limited by its registers, shared
+// memory and thread and block slots (asks the device); *fewest keeps the smallest answer so far.
 template <typename Kernel>
 cudaError_t fewest_blocks_per_sm(Kernel kernel, int block, int* fewest) {
   int blocks = 0;
@@ -264,9 +267,8 @@ cudaError_t fewest_blocks_per_sm_for(int block, int* fewest) {
   return status;
 }
 
-// The SM count, and how many blocks of `block` threads fit on the device at once (one
-// full wave: the fewest per SM over every type and operator, so that the whole grid is
-// resident whichever kernel runs).
+// The SM count, and how many blocks of `block` threads fit on the device at once (one full wave: the fewest
+// per SM over the built-in types and operators, so that the whole grid is resident whichever kernel runs).
 cudaError_t device_limits(int block, int* sm_count, std::size_t* wave) {
   int device = 0;
   cudaError_t status = cudaGetDevice(&device);
@@ -337,9 +339,10 @@ std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
 // [snippet:launcher]
 // One launch. Scratch: the ticket counter, then the partials from byte kPartialsOffset on.
 template <typename T, typename Op>
-cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                   cudaStream_t stream) {
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                   int grid, cudaStream_t stream) {
   if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
+  if (scratch_size < scratch_bytes(n, block, grid)) return cudaErrorInvalidValue;  // too small: no launch
   unsigned char* bytes = static_cast<unsigned char*>(scratch);
   unsigned* ticket = reinterpret_cast<unsigned*>(bytes);
   T* partials = reinterpret_cast<T*>(bytes + kPartialsOffset);
@@ -348,13 +351,13 @@ cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int 
 }
 // [/snippet:launcher]
 
-#define SINGLE_PASS_INSTANTIATE(T)                                                                   \
-  template cudaError_t reduce<T, Sum>(const T*, std::size_t, T*, void*, int, int, cudaStream_t); \
-  template cudaError_t reduce<T, Max>(const T*, std::size_t, T*, void*, int, int, cudaStream_t); \
-  template cudaError_t reduce<T, Min>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);
+}  // namespace single_pass
+
+// reduce with Sum, Max and Min for element type T: use it at global scope (here, or at the end of this file).
+#define SINGLE_PASS_INSTANTIATE(T) namespace single_pass {                                                     \
+  template cudaError_t reduce<T, Sum>(const T*, std::size_t, T*, void*, std::size_t, int, int, cudaStream_t);  \
+  template cudaError_t reduce<T, Max>(const T*, std::size_t, T*, void*, std::size_t, int, int, cudaStream_t);  \
+  template cudaError_t reduce<T, Min>(const T*, std::size_t, T*, void*, std::size_t, int, int, cudaStream_t); }
 SINGLE_PASS_INSTANTIATE(int)
 SINGLE_PASS_INSTANTIATE(float)
 SINGLE_PASS_INSTANTIATE(double)
-#undef SINGLE_PASS_INSTANTIATE
-
-}  // namespace single_pass

@@ -12,22 +12,23 @@
 //   if (status == cudaSuccess) status = cudaMalloc(&scratch, bytes);
 //   if (status == cudaSuccess) status = cudaMemset(scratch, 0, bytes);  // once: every call leaves it at 0
 //   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
-//   if (status == cudaSuccess) status = single_pass::reduce<float, single_pass::Sum>(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = single_pass::reduce<float, single_pass::Sum>(input, n, result, scratch,
+//                                                                                    bytes, block, grid);
 //   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernel's own errors show here
 //   float sum = 0;
 //   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
-//   cudaFree(scratch);
-//   cudaFree(result);
+//   cudaFree(scratch); cudaFree(result);
 //
-// Compile: nvcc -std=c++17 -c single_pass.cu (int, float and double with Sum, Max and
-// Min are built in).
-// Another element type T: a Vector16<T>, then SINGLE_PASS_INSTANTIATE(T) by the three at the end of single_pass.cu.
+// Compile: nvcc -std=c++17 -c single_pass.cu (int, float and double with Sum, Max and Min are built in).
+// --use_fast_math: int and double come out as without it; float adds and compares take subnormals as 0 (-ftz).
+// Streams: one scratch serves one stream at a time (it keeps the ticket between calls).
+// Another element type, e.g. long long: add `SINGLE_PASS_INSTANTIATE(long long)` at the end of single_pass.cu.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <cuda/std/limits>
+#include <limits>
 
 namespace single_pass {
 
@@ -36,30 +37,27 @@ namespace single_pass {
 constexpr int kDefaultBlock = 1024;
 
 // The operators. Each is a functor with an identity, the value that changes nothing:
-// threads and lanes without input contribute it, so n = 0 gives the identity (0 for a
-// sum; for a max, -infinity for float and double and lowest() for int).
+// threads and lanes without input contribute it, so n = 0 gives the identity.
 struct Sum {
   template <typename T> __host__ __device__ static T identity() { return T(0); }
   template <typename T> __host__ __device__ T operator()(T a, T b) const { return a + b; }
 };
 
-// max and min propagate NaN, as numpy does: one NaN anywhere makes the result NaN
-// (a != a holds only for NaN; for int the compiler drops it). Their identities are
-// -inf and +inf for float and double (so that the max of {-inf} is -inf), the lowest
-// and the largest value for int.
+// max and min propagate NaN, as numpy does: one NaN anywhere makes the result NaN (a != a
+// holds only for NaN; for int the compiler drops it). Their identities: -inf and +inf where
+// T has them (float, double: the max of {-inf} is -inf), else T's lowest and largest value,
+// constants read off std::numeric_limits at compile time, so that device code may use them.
+template <typename T> constexpr T kMaxIdentity =
+    std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
+template <typename T> constexpr T kMinIdentity =
+    std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
 struct Max {
-  template <typename T> __host__ __device__ static T identity() {
-    if constexpr (cuda::std::numeric_limits<T>::has_infinity) return -cuda::std::numeric_limits<T>::infinity();
-    else return cuda::std::numeric_limits<T>::lowest();
-  }
+  template <typename T> __host__ __device__ static T identity() { return kMaxIdentity<T>; }
   template <typename T> __host__ __device__ T operator()(T a, T b) const { return (a > b || a != a) ? a : b; }
 };
 
 struct Min {
-  template <typename T> __host__ __device__ static T identity() {
-    if constexpr (cuda::std::numeric_limits<T>::has_infinity) return cuda::std::numeric_limits<T>::infinity();
-    else return cuda::std::numeric_limits<T>::max();
-  }
+  template <typename T> __host__ __device__ static T identity() { return kMinIdentity<T>; }
   template <typename T> __host__ __device__ T operator()(T a, T b) const { return (a < b || a != a) ? a : b; }
 };
 
@@ -73,18 +71,17 @@ int default_block(std::size_t n, int sm_count, int threads_per_sm);
 // blocks as one trip per thread needs, at most as many as fit on the device at once.
 cudaError_t default_grid(std::size_t n, int block, int* grid);
 
-// Device memory reduce() needs besides input and result: the ticket counter and one
-// partial per block. Zero it once, before the first call (cudaMemset); every call
-// leaves the counter at 0 again, so the same scratch serves any number of calls (one
-// stream at a time).
+// Device memory reduce() needs besides input and result: the ticket counter and one partial per
+// block. Zero it once, before the first call (cudaMemset): every call leaves the counter at 0.
 std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
-// Writes input[0, n) reduced with Op (Sum, Max or Min) to *result (device memory), in
-// one launch on `stream`. block: 1 to 1024; grid: at least 1, and scratch sized for it.
-// Returns the first CUDA error (cudaErrorInvalidValue for a shape it cannot run); like
-// any launch, it returns before the GPU is done: synchronize before reading *result.
+// Writes input[0, n) reduced with Op (Sum, Max or Min) to *result (device memory), in one launch on
+// `stream`. block: 1 to 1024; grid: at least 1; scratch: device memory of scratch_size bytes, passed
+// beside the pointer as in CUB. Returns the first CUDA error (cudaErrorInvalidValue, before any launch,
+// for a shape it cannot run or a scratch smaller than scratch_bytes(n, block, grid)); like any launch,
+// it returns before the GPU is done: synchronize before reading *result.
 template <typename T, typename Op>
-cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                   cudaStream_t stream = 0);
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                   int grid, cudaStream_t stream = 0);
 
 }  // namespace single_pass

@@ -67,29 +67,27 @@ cudaError_t device_reduce(void* temp, std::size_t& temp_bytes, const T* input, s
 }
 // [/snippet:cub_call]
 
+}  // namespace
+
+// [snippet:scratch_bytes]
+// The storage size CUB asks for (a size query: no launch), the largest over the operators.
 template <typename T>
-std::size_t temp_bytes_for(std::size_t n) {
+std::size_t scratch_bytes(std::size_t n) {
   std::size_t sum = 0, max = 0, min = 0;
   device_reduce<T, Sum>(nullptr, sum, nullptr, n, nullptr, nullptr);  // a size left at 0 on error
   device_reduce<T, Max>(nullptr, max, nullptr, n, nullptr, nullptr);
   device_reduce<T, Min>(nullptr, min, nullptr, n, nullptr, nullptr);
   return std::max({sum, max, min});
 }
-
-}  // namespace
-
-// [snippet:scratch_bytes]
-std::size_t scratch_bytes(std::size_t n) {
-  return std::max({temp_bytes_for<int>(n), temp_bytes_for<float>(n), temp_bytes_for<double>(n)});
-}
 // [/snippet:scratch_bytes]
 
 // [snippet:reduce]
 template <typename T, typename Op>
-cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_bytes,
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
                    cudaStream_t stream) {
   if (scratch == nullptr) return cudaErrorInvalidValue;  // CUB would take it for a size query and reduce nothing
-  return device_reduce<T, Op>(scratch, scratch_bytes, input, n, result, stream);  // CUB checks the size
+  if (scratch_size == 0) return cudaErrorInvalidValue;   // CUB asks at least 1 byte, but checks none for one tile
+  return device_reduce<T, Op>(scratch, scratch_size, input, n, result, stream);  // CUB checks the size
 }
 // [/snippet:reduce]
 
@@ -113,15 +111,18 @@ cudaError_t thrust_reduce(const T* input, std::size_t n, T* result, cudaStream_t
 }
 // [/snippet:thrust]
 
-#define CUB_REDUCE_INSTANTIATE(T, OP)                                                             \
-  template cudaError_t reduce<T, OP>(const T*, std::size_t, T*, void*, std::size_t, cudaStream_t); \
-  template cudaError_t thrust_reduce<T, OP>(const T*, std::size_t, T*, cudaStream_t);
-#define CUB_REDUCE_INSTANTIATE_OPS(T) \
-  CUB_REDUCE_INSTANTIATE(T, Sum) CUB_REDUCE_INSTANTIATE(T, Max) CUB_REDUCE_INSTANTIATE(T, Min)
-CUB_REDUCE_INSTANTIATE_OPS(int)
-CUB_REDUCE_INSTANTIATE_OPS(float)
-CUB_REDUCE_INSTANTIATE_OPS(double)
-#undef CUB_REDUCE_INSTANTIATE_OPS
-#undef CUB_REDUCE_INSTANTIATE
-
 }  // namespace cub_reduce
+
+// scratch_bytes, reduce and thrust_reduce with Sum, Max and Min for element type T: use it at
+// global scope (here, or at the end of this file).
+#define CUB_REDUCE_INSTANTIATE(T) namespace cub_reduce {                                             \
+  template std::size_t scratch_bytes<T>(std::size_t);                                                \
+  template cudaError_t reduce<T, Sum>(const T*, std::size_t, T*, void*, std::size_t, cudaStream_t);  \
+  template cudaError_t thrust_reduce<T, Sum>(const T*, std::size_t, T*, cudaStream_t);               \
+  template cudaError_t reduce<T, Max>(const T*, std::size_t, T*, void*, std::size_t, cudaStream_t);  \
+  template cudaError_t thrust_reduce<T, Max>(const T*, std::size_t, T*, cudaStream_t);               \
+  template cudaError_t reduce<T, Min>(const T*, std::size_t, T*, void*, std::size_t, cudaStream_t);  \
+  template cudaError_t thrust_reduce<T, Min>(const T*, std::size_t, T*, cudaStream_t); }
+CUB_REDUCE_INSTANTIATE(int)
+CUB_REDUCE_INSTANTIATE(float)
+CUB_REDUCE_INSTANTIATE(double)

@@ -5,7 +5,7 @@
 //
 // Use it in your code (input: n floats in device memory):
 //   #include "cub_reduce.cuh"
-//   const std::size_t bytes = cub_reduce::scratch_bytes(n);  // CUB's temporary storage
+//   const std::size_t bytes = cub_reduce::scratch_bytes<float>(n);  // CUB's temporary storage
 //   void* scratch = nullptr;
 //   float* result = nullptr;
 //   cudaError_t status = cudaMalloc(&scratch, bytes);
@@ -19,7 +19,9 @@
 //
 // Compile: nvcc -std=c++17 -c cub_reduce.cu (int, float and double with Sum, Max and Min
 // are built in).
-// Another type, e.g. long long: CUB_REDUCE_INSTANTIATE_OPS(long long) after the double one in cub_reduce.cu.
+// --use_fast_math: int and double come out as without it; float adds and compares take subnormals as 0 (-ftz).
+// Streams: calls on one stream may share a scratch; calls that may run at once (other streams) need their own.
+// Another element type, e.g. long long: add `CUB_REDUCE_INSTANTIATE(long long)` at the end of cub_reduce.cu.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -36,18 +38,21 @@ struct Sum {};
 struct Max {};
 struct Min {};
 
-// CUB's temporary storage for n elements on the current device: the largest it asks for
-// over int, float and double and the three operators, so one buffer serves every call
-// of that size. 0 when CUB cannot tell (no device).
+// CUB's temporary storage for n elements of type T on the current device: the largest it
+// asks for over the three operators, so one buffer serves Sum, Max and Min calls of that
+// size. 0 when CUB cannot tell (no device).
+template <typename T>
 std::size_t scratch_bytes(std::size_t n);
 
 // Writes input[0, n) reduced with Op (Sum, Max or Min) to *result (device memory), on
-// `stream`, with cub::DeviceReduce in `scratch` (scratch_bytes bytes of device memory,
-// at least scratch_bytes(n); its contents need no preparing). Returns CUB's own error
-// (cudaErrorInvalidValue for a null or too small scratch); like any launch, it returns
-// before the GPU is done: synchronize before reading *result.
+// `stream`, with cub::DeviceReduce in `scratch`: device memory of scratch_size bytes, at
+// least scratch_bytes<T>(n); its contents need no preparing. Returns CUB's own error:
+// cudaErrorInvalidValue, before any launch, for a null scratch or one smaller than CUB
+// needs for this call (CUB checks the size; at n small enough for one tile CUB needs no
+// storage and checks nothing, so reduce itself refuses 0 bytes). Like any launch, it
+// returns before the GPU is done: synchronize before reading *result.
 template <typename T, typename Op>
-cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_bytes,
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size,
                    cudaStream_t stream = 0);
 
 // The same with thrust::reduce: no scratch (Thrust allocates and frees its own storage

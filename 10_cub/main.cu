@@ -2,8 +2,10 @@
 // file tells the common harness what it needs to run them: names, that CUB chooses its
 // own launch shape, the operators (--op sum|max|min), and a bound on the error of CUB's
 // summation order. The harness does the rest: command line, input, timing, check.
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "cub_reduce.cuh"
 #include "harness.h"
@@ -11,17 +13,23 @@
 
 namespace {
 
-// The scratch the harness allocated for n elements (Variant::scratch_bytes below):
-// cub_reduce::scratch_bytes(n), which asks CUB nine times (three types, three
-// operators). Remembered for the last device and n, so that only the first, untimed
-// call asks, and the timed calls hand CUB its storage without a host-side query.
-std::size_t allocated_scratch(std::size_t n) {
+// The scratch the harness allocates for n elements (Variant::scratch_bytes below): the
+// largest storage CUB asks for over int, float and double and the three operators, so
+// that one buffer serves every --type and --op.
+std::size_t harness_scratch(std::size_t n) {
+  return std::max({cub_reduce::scratch_bytes<int>(n), cub_reduce::scratch_bytes<float>(n),
+                   cub_reduce::scratch_bytes<double>(n)});
+}
+
+// harness_scratch(n), remembered for the last device and n: its nine CUB queries run on
+// the host in the first, untimed call only.
+std::size_t remembered_scratch(std::size_t n) {
   static int last_device = -1;
   static std::size_t last_n = 0, last_bytes = 0;
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess) return 0;  // reduce() then reports the error
   if (device != last_device || n != last_n) {
-    last_bytes = cub_reduce::scratch_bytes(n);
+    last_bytes = harness_scratch(n);
     last_device = device;
     last_n = n;
   }
@@ -30,17 +38,20 @@ std::size_t allocated_scratch(std::size_t n) {
 
 // The copy unit's launchers for the operator Op, as generic lambdas without captures
 // (one per operator; each converts to a Launcher of every element type). Block and
-// grid do not apply.
+// grid do not apply. The chapter's scratch rule is harness_scratch, whatever the type:
+// a scratch smaller than that is refused here (CUB itself would only refuse one smaller
+// than this type needs), then CUB checks the size again.
 template <typename Op>
-constexpr auto cub_with = [](auto* input, std::size_t n, auto* result, void* scratch, int /*block*/, int /*grid*/,
-                             cudaStream_t stream) {
+constexpr auto cub_with = [](auto* input, std::size_t n, auto* result, void* scratch, std::size_t scratch_size,
+                             int /*block*/, int /*grid*/, cudaStream_t stream) {
   using T = std::remove_pointer_t<decltype(result)>;
-  return cub_reduce::reduce<T, Op>(input, n, result, scratch, allocated_scratch(n), stream);
+  if (scratch_size < remembered_scratch(n)) return cudaErrorInvalidValue;
+  return cub_reduce::reduce<T, Op>(input, n, result, scratch, scratch_size, stream);
 };
 
 template <typename Op>
-constexpr auto thrust_with = [](auto* input, std::size_t n, auto* result, void* /*scratch*/, int /*block*/,
-                                int /*grid*/, cudaStream_t stream) {
+constexpr auto thrust_with = [](auto* input, std::size_t n, auto* result, void* /*scratch*/, std::size_t /*size*/,
+                                int /*block*/, int /*grid*/, cudaStream_t stream) {
   return cub_reduce::thrust_reduce<std::remove_pointer_t<decltype(result)>, Op>(input, n, result, stream);
 };
 
@@ -67,9 +78,8 @@ Chapter cub_chapter() {
     if (status == cudaSuccess) status = cudaDeviceGetAttribute(grid, cudaDevAttrMultiProcessorCount, device);
     return status;
   };
-  // CUB's temporary storage for n elements (the largest over int/float/double and the
-  // three operators).
-  cub.scratch_bytes = [](std::size_t n, int /*block*/, int /*grid*/) { return cub_reduce::scratch_bytes(n); };
+  // CUB's temporary storage for n elements, for every type and operator (above).
+  cub.scratch_bytes = [](std::size_t n, int /*block*/, int /*grid*/) { return harness_scratch(n); };
   // CUB documents no summation order, so this bound rests on an assumption about CUB's
   // current implementation, not on a promise: at least `grid` (= SM count) blocks of at
   // least 128 threads each add up their slices serially, then trees of at most log2(n)

@@ -1,13 +1,12 @@
-// 11_multi_gpu: shards over K GPUs, 09's kernel on each, an NCCL all-reduce to combine.
+// 11_multi_gpu: shards over K GPUs, 09's kernel on each, then an all-reduce of the K totals.
 //
-// What changes since 09: nothing inside a GPU. The kernel, its launch shape and its
-// scratch below are 09's, repeated unchanged (reduce_shard is 09's reduce), so that this
-// file compiles alone. What is new comes after them: each GPU gets its own non-blocking
-// stream and a one-element total; the GPUs' totals are combined with ncclAllReduce, in
-// place, on the GPUs; and every wait on NCCL polls with a deadline, because an NCCL call
-// whose peer died would otherwise wait forever. The float total is the same bit for bit
-// on every GPU and on every run: each GPU's value is 09's fixed-order result, and the
-// all-reduce of one element per GPU adds them in the same order everywhere.
+// What changes since 09: nothing inside a GPU. The kernel, its launch shape and its scratch below are 09's,
+// repeated (reduce_shard is 09's reduce), so that this file compiles alone. What is new comes after them: each
+// GPU's own non-blocking stream; the all-reduce, made of ncclAllGather (every GPU receives every GPU's total)
+// and one thread per GPU that combines them with the operator in rank order (not ncclAllReduce: its ncclMax
+// and ncclMin drop a NaN); and every wait on NCCL polls with a deadline, because an NCCL call whose peer died
+// would otherwise wait forever. The float total is the same bit for bit on every GPU and every run: each
+// GPU's value is 09's fixed-order result, and every GPU combines them alike.
 //
 // Build and run:  cmake --build --preset release --target 11_multi_gpu
 //                 build/release/bin/11_multi_gpu --gpus 2 --n 2^30 --type float
@@ -25,17 +24,14 @@
 
 namespace multi_gpu {
 
-// 09's operators (single_pass.cuh), each with the NCCL operator that combines the
-// GPUs' totals alike. Each has an identity, the value that changes nothing: threads
-// and lanes without input contribute it. max and min propagate NaN, as numpy does.
+// 09's operators (single_pass.cuh). Each has an identity, the value that changes nothing:
+// threads and lanes without input contribute it. max and min propagate NaN, as numpy does.
 struct Sum {
-  static constexpr ncclRedOp_t nccl = ncclSum;
   template <typename T> __host__ __device__ static T identity() { return T(0); }
   template <typename T> __host__ __device__ T operator()(T a, T b) const { return a + b; }
 };
 
 struct Max {
-  static constexpr ncclRedOp_t nccl = ncclMax;
   template <typename T> __host__ __device__ static T identity() {
     if constexpr (cuda::std::numeric_limits<T>::has_infinity) return -cuda::std::numeric_limits<T>::infinity();
     else return cuda::std::numeric_limits<T>::lowest();
@@ -44,13 +40,19 @@ struct Max {
 };
 
 struct Min {
-  static constexpr ncclRedOp_t nccl = ncclMin;
   template <typename T> __host__ __device__ static T identity() {
     if constexpr (cuda::std::numeric_limits<T>::has_infinity) return cuda::std::numeric_limits<T>::infinity();
     else return cuda::std::numeric_limits<T>::max();
   }
   template <typename T> __host__ __device__ T operator()(T a, T b) const { return (a < b || a != a) ? a : b; }
 };
+
+// The 16-byte vector type that holds 4 ints, 4 floats or 2 doubles (CUDA's built-in
+// vector types, declared with 16-byte alignment); MULTI_GPU_ADD_TYPE adds one.
+template <typename T> struct Vector16;
+template <> struct Vector16<int> { using type = int4; };
+template <> struct Vector16<float> { using type = float4; };
+template <> struct Vector16<double> { using type = double2; };
 
 namespace {
 
@@ -64,17 +66,11 @@ constexpr std::size_t kVectorBytes = 16;
 constexpr int kVectorsInFlight = 4;
 static_assert((kVectorsInFlight & (kVectorsInFlight - 1)) == 0, "the vectors of a trip are combined in pairs");
 
-// The 16-byte vector type that holds 4 ints, 4 floats or 2 doubles (CUDA's built-in
-// vector types, declared with 16-byte alignment).
-template <typename T> struct Vector16;
-template <> struct Vector16<int> { using type = int4; };
-template <> struct Vector16<float> { using type = float4; };
-template <> struct Vector16<double> { using type = double2; };
-
-// The lanes of one vector combined with op, in pairs.
-template <typename Op> __device__ int combine_lanes(int4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
-template <typename Op> __device__ float combine_lanes(float4 v, Op op) { return op(op(v.x, v.y), op(v.z, v.w)); }
-template <typename Op> __device__ double combine_lanes(double2 v, Op op) { return op(v.x, v.y); }
+// The lanes of one vector (4 or 2 of them) combined with op, in pairs.
+template <typename Vector, typename Op> __device__ auto combine_lanes(Vector v, Op op) {
+  if constexpr (sizeof(Vector) == 4 * sizeof(v.x)) return op(op(v.x, v.y), op(v.z, v.w));
+  else return op(v.x, v.y);
+}
 
 // The values of one trip combined in pairs (a tree of log2(kVectorsInFlight) levels).
 template <typename T, typename Op>
@@ -353,18 +349,19 @@ std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
   return kPartialsOffset + std::size_t(grid) * sizeof(double);  // the ticket, then partials of the widest type
 }
 
-// One launch. Scratch: the ticket counter, then the partials from byte kPartialsOffset on.
+// One launch. Scratch: the ticket counter, then the partials from byte kPartialsOffset on;
+// one too small for this grid is refused before the launch, not written past.
 template <typename T, typename Op>
-cudaError_t reduce_shard(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                   cudaStream_t stream) {
+cudaError_t reduce_shard(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_bytes,
+                         int block, int grid, cudaStream_t stream) {
   if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
+  if (!scratch || scratch_bytes < multi_gpu::scratch_bytes(n, block, grid)) return cudaErrorInvalidValue;
   unsigned char* bytes = static_cast<unsigned char*>(scratch);
   unsigned* ticket = reinterpret_cast<unsigned*>(bytes);
   T* partials = reinterpret_cast<T*>(bytes + kPartialsOffset);
   single_pass<T, Op><<<grid, block, 0, stream>>>(input, n, result, partials, ticket);
   return cudaGetLastError();
 }
-
 
 // ---------------------------------------------------------------- what is new in 11
 
@@ -376,56 +373,32 @@ Shard shard_of(std::size_t n, int parts, int index) {
   return s;
 }
 
-GpuChoice gpu_choice(const std::vector<std::string>& visible, int local_rank) {
-  GpuChoice choice;
-  for (int r = 0; r < static_cast<int>(visible.size()); ++r) {
-    if (visible[r] != visible[local_rank]) continue;
-    ++choice.sharing;
-    if (r < local_rank) ++choice.index;
-  }
-  return choice;
-}
-
 std::string Status::message() const {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
-  if (timed_out) {
-    return step + " did not finish within " + seconds + " s: a peer is dead, stuck or unreachable";
-  }
+  if (timed_out) return step + " did not finish within " + seconds + " s: a peer is dead, stuck or unreachable";
   if (nccl != ncclSuccess) {
     return step + " failed: NCCL reports " + ncclGetErrorString(nccl) + (detail.empty() ? "" : " (" + detail + ")") +
            (nccl == ncclRemoteError ? "; a peer failed or its connection broke" : "");
   }
-  if (cuda != cudaSuccess) return step + " failed: CUDA error " + cudaGetErrorName(cuda) + ": " + cudaGetErrorString(cuda);
-  return "";
+  if (cuda == cudaSuccess) return "";
+  return step + " failed: CUDA error " + cudaGetErrorName(cuda) + ": " + cudaGetErrorString(cuda);
 }
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Status cuda_status(cudaError_t error, const std::string& step) {
-  Status s;
-  s.cuda = error;
-  s.step = step;
-  return s;
-}
+Status cuda_status(cudaError_t error, const std::string& step) { return Status{error, ncclSuccess, false, step, ""}; }
 
 // ncclInProgress is not an error: a non-blocking communicator returns it from every
 // call that has not finished yet (poll() tells when it has).
 Status nccl_status(ncclResult_t result, const std::string& step) {
-  Status s;
-  if (result != ncclSuccess && result != ncclInProgress) s.nccl = result;
-  s.step = step;
-  return s;
+  return Status{cudaSuccess, result == ncclInProgress ? ncclSuccess : result, false, step, ""};
 }
 
 Status timeout_status(const std::string& step, double timeout_s) {
-  Status s;
-  s.timed_out = true;
-  s.step = step;
-  s.timeout_s = timeout_s;
-  return s;
+  return Status{cudaSuccess, ncclSuccess, true, step, "", timeout_s};
 }
 
 // Between two polls: spin (yield) for the first 20 ms, so that a wait that ends quickly
@@ -441,11 +414,6 @@ void pause_between_polls(Clock::time_point since) {
 Clock::time_point deadline_after(Clock::time_point start, double timeout_s) {
   return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
 }
-
-template <typename T> ncclDataType_t nccl_type();
-template <> ncclDataType_t nccl_type<int>() { return ncclInt32; }
-template <> ncclDataType_t nccl_type<float>() { return ncclFloat32; }
-template <> ncclDataType_t nccl_type<double>() { return ncclFloat64; }
 
 // Every communicator made here is non-blocking: its calls return at once (ncclInProgress)
 // and poll() tells when they are done, so that every wait can have a deadline.
@@ -548,18 +516,20 @@ Status wait(const Part<T>* parts, const ncclComm_t* comms, int k, double timeout
 }
 
 template <typename T>
-Status prepare(int device, std::size_t count, Part<T>* part, int block, int grid) {
+Status prepare(int device, int ranks, std::size_t count, Part<T>* part, int block, int grid) {
   const std::string step = "setting up GPU " + std::to_string(device);
   part->device = device;
+  part->ranks = ranks;
   cudaError_t e = cudaSetDevice(device);
   if (e == cudaSuccess && !block && !grid) e = default_shape(count, &block, &grid);  // 09's shape for the shard
   if (e == cudaSuccess && !block) block = kDefaultBlock;
   if (e == cudaSuccess && !grid) e = default_grid(count, block, &grid);
   part->block = block;
   part->grid = grid;
-  const std::size_t bytes = scratch_bytes(count, block, grid);
+  const std::size_t bytes = part->scratch_bytes = scratch_bytes(count, block, grid);
   if (e == cudaSuccess) e = cudaStreamCreateWithFlags(&part->stream, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = cudaMalloc(&part->scratch, bytes);
+  if (e == cudaSuccess) e = cudaMalloc(&part->totals, ranks * sizeof(T));
   if (e == cudaSuccess) e = cudaMalloc(&part->total, sizeof(T));
   if (e == cudaSuccess) e = cudaMemsetAsync(part->scratch, 0, bytes, part->stream);
   if (e == cudaSuccess) e = cudaStreamSynchronize(part->stream);  // no NCCL work yet: cannot hang
@@ -602,16 +572,13 @@ void abort(ncclComm_t* comms, int k) {
 
 template <typename T>
 Status release(Part<T>* parts, ncclComm_t* comms, int k, double timeout_s, bool clean) {
-  Status s;
-  if (clean) {
-    s = finish(comms, k, timeout_s);
-  } else {
-    abort(comms, k);
-  }
+  const Status s = clean ? finish(comms, k, timeout_s) : Status();
+  if (!clean) abort(comms, k);
   for (int d = 0; d < k; ++d) {  // after the communicators: an aborted one no longer uses them
     cudaSetDevice(parts[d].device);
     if (parts[d].stream) cudaStreamDestroy(parts[d].stream);
     cudaFree(parts[d].scratch);
+    cudaFree(parts[d].totals);
     cudaFree(parts[d].total);
     parts[d] = Part<T>();
   }
@@ -619,45 +586,78 @@ Status release(Part<T>* parts, ncclComm_t* comms, int k, double timeout_s, bool 
 }
 
 // [snippet:allreduce]
+// The all-gather leaves rank r's total in totals[r] on every GPU; one thread combines them with the operator
+// in rank order, so every GPU computes the same bits, and a NaN in any total reaches the result
+// (ncclAllReduce's ncclMax and ncclMin use fmaxf and fminf, which return the other operand when one is NaN).
 template <typename T, typename Op>
-Status reduce(const T* shard, std::size_t count, const Part<T>& part, ncclComm_t comm) {
-  const std::string step = "the reduction on GPU " + std::to_string(part.device);
-  cudaError_t e = cudaSetDevice(part.device);
-  if (e == cudaSuccess)
-    e = reduce_shard<T, Op>(shard, count, part.total, part.scratch, part.block, part.grid, part.stream);
-  if (e != cudaSuccess) return cuda_status(e, step);
-  // In place: every rank's total goes in, the combined total comes out, on the stream,
-  // after the kernel. With a non-blocking communicator this returns at once.
-  return nccl_status(ncclAllReduce(part.total, part.total, 1, nccl_type<T>(), Op::nccl, comm, part.stream),
-                     "the all-reduce on GPU " + std::to_string(part.device));
+__global__ void combine_totals(const T* totals, int ranks, T* total) {
+  T value = totals[0];
+  for (int r = 1; r < ranks; ++r) value = Op()(value, totals[r]);
+  *total = value;
 }
 
 template <typename T, typename Op>
 Status reduce_all(const T* const* shards, const std::size_t* counts, const Part<T>* parts, const ncclComm_t* comms,
-                  int k) {
+                  int k, double timeout_s) {
   Status s = nccl_status(ncclGroupStart(), "the all-reduce (ncclGroupStart)");
-  for (int d = 0; d < k && s.ok(); ++d) s = reduce<T, Op>(shards[d], counts[d], parts[d], comms[d]);
+  for (int d = 0; d < k && s.ok(); ++d) {
+    const Part<T>& part = parts[d];
+    int ranks = 0;  // part.totals has room for part.ranks totals: refuse a communicator of another size
+    s = nccl_status(ncclCommCount(comms[d], &ranks), "checking that the communicator has prepare()'s ranks");
+    if (s.ok() && ranks != part.ranks) s.nccl = ncclInvalidArgument;
+    if (s.ok()) s = cuda_status(cudaSetDevice(part.device), "the reduction on GPU " + std::to_string(part.device));
+    if (s.ok()) {  // 09's kernel: the shard's total into part.total
+      s = cuda_status(reduce_shard<T, Op>(shards[d], counts[d], part.total, part.scratch, part.scratch_bytes,
+                                          part.block, part.grid, part.stream), s.step);
+    }
+    if (s.ok()) {  // every rank's total (sizeof(T) bytes) into part.totals[rank], on every GPU
+      s = nccl_status(ncclAllGather(part.total, part.totals, sizeof(T), ncclUint8, comms[d], part.stream),
+                      "the all-reduce (ncclAllGather) on GPU " + std::to_string(part.device));
+    }
+  }
   const Status ended = nccl_status(ncclGroupEnd(), "the all-reduce (ncclGroupEnd)");  // always close the group
-  return s.ok() ? ended : s;
+  if (s.ok()) s = ended;
+  if (s.ok()) {  // non-blocking communicators may still be enqueueing the all-gathers: the combines follow them
+    s = wait_enqueued(comms, k, timeout_s);
+    s.step = "enqueueing the all-reduce";
+  }
+  for (int d = 0; d < k && s.ok(); ++d) {
+    s = cuda_status(cudaSetDevice(parts[d].device), "combining the totals");
+    if (s.ok()) combine_totals<T, Op><<<1, 1, 0, parts[d].stream>>>(parts[d].totals, parts[d].ranks, parts[d].total);
+    if (s.ok()) s = cuda_status(cudaGetLastError(), "combining the totals");
+  }
+  return s;
+}
+
+// One rank of one process (MPI): the same, a group of one.
+template <typename T, typename Op>
+Status reduce(const T* shard, std::size_t count, const Part<T>& part, ncclComm_t comm, double timeout_s) {
+  return reduce_all<T, Op>(&shard, &count, &part, &comm, 1, timeout_s);
 }
 // [/snippet:allreduce]
 
-#define MULTI_GPU_INSTANTIATE_OP(T, Op)                                                                           \
-  template cudaError_t reduce_shard<T, Op>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);          \
-  template Status reduce<T, Op>(const T*, std::size_t, const Part<T>&, ncclComm_t);                              \
-  template Status reduce_all<T, Op>(const T* const*, const std::size_t*, const Part<T>*, const ncclComm_t*, int);
-#define MULTI_GPU_INSTANTIATE(T)                                                                                  \
-  MULTI_GPU_INSTANTIATE_OP(T, Sum)                                                                                \
-  MULTI_GPU_INSTANTIATE_OP(T, Max)                                                                                \
-  MULTI_GPU_INSTANTIATE_OP(T, Min)                                                                                \
-  template Status prepare<T>(int, std::size_t, Part<T>*, int, int);                                              \
-  template Status read_total<T>(const Part<T>&, T*);                                                              \
-  template Status wait<T>(const Part<T>*, const ncclComm_t*, int, double);                                       \
-  template Status release<T>(Part<T>*, ncclComm_t*, int, double, bool);
+}  // namespace multi_gpu
+
+// Every function for element type T and each operator. Another type (8 bytes at most: the scratch holds 8 per
+// block) names its 16-byte CUDA vector type: MULTI_GPU_ADD_TYPE(long long, longlong2), (unsigned, uint4), ...
+#define MULTI_GPU_INSTANTIATE_OP(T, Op)                                                                      \
+  template cudaError_t reduce_shard<T, Op>(const T*, std::size_t, T*, void*, std::size_t, int, int, cudaStream_t); \
+  template Status reduce<T, Op>(const T*, std::size_t, const Part<T>&, ncclComm_t, double);                  \
+  template Status reduce_all<T, Op>(const T* const*, const std::size_t*, const Part<T>*, const ncclComm_t*, int, \
+                                    double);
+#define MULTI_GPU_INSTANTIATE(T)                                                                             \
+  namespace multi_gpu {                                                                                      \
+  MULTI_GPU_INSTANTIATE_OP(T, Sum)                                                                           \
+  MULTI_GPU_INSTANTIATE_OP(T, Max)                                                                           \
+  MULTI_GPU_INSTANTIATE_OP(T, Min)                                                                           \
+  template Status prepare<T>(int, int, std::size_t, Part<T>*, int, int);                                    \
+  template Status read_total<T>(const Part<T>&, T*);                                                         \
+  template Status wait<T>(const Part<T>*, const ncclComm_t*, int, double);                                  \
+  template Status release<T>(Part<T>*, ncclComm_t*, int, double, bool);                                     \
+  }
+#define MULTI_GPU_ADD_TYPE(T, Vector)                                                                        \
+  namespace multi_gpu { template <> struct Vector16<T> { using type = Vector; }; }                           \
+  MULTI_GPU_INSTANTIATE(T)
 MULTI_GPU_INSTANTIATE(int)
 MULTI_GPU_INSTANTIATE(float)
 MULTI_GPU_INSTANTIATE(double)
-#undef MULTI_GPU_INSTANTIATE
-#undef MULTI_GPU_INSTANTIATE_OP
-
-}  // namespace multi_gpu

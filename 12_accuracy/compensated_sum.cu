@@ -1,17 +1,14 @@
-// 12_accuracy: 09's single pass with compensated sums: a float sum about as accurate as
-// one summed in twice the precision and rounded once. Unless its terms cancel heavily,
-// that is within about one rounding of the exact sum, at any n (README: the bound).
+// 12_accuracy: 09's single pass with compensated sums: a float sum about as accurate as one in twice the
+// precision, rounded once: unless its terms cancel heavily, within about one rounding of the exact sum (README).
 //
-// What changes since 09: the arithmetic, not the memory traffic. Every addition is a
-// TwoSum, which returns the rounded sum s and also the exact error e of that rounding:
-// s + e equals a + b exactly. Each thread carries a pair, its running sum and a
-// compensation that collects those errors (Neumaier's form of Kahan's compensated
-// summation). The warp, block and last-block steps combine pairs: the two sums with
-// TwoSum again, the two compensations and the new error with plain adds. The result is
-// sum + compensation, rounded once. int needs none of it (int addition is exact, modulo
-// 2^32, in any order): its compensation stays 0 and is never shuffled. The rest is 09's:
-// the loads, the loop, head and tail, one launch, the ticket, and the last block's fixed
-// order (the same bits on every run). Sum only (no --op).
+// What changes since 09: the arithmetic, not the memory traffic. Every addition is a TwoSum, which returns the
+// rounded sum s and also the exact error e of that rounding: s + e equals a + b exactly. Each thread carries a
+// pair, its running sum and a compensation that collects those errors (Neumaier's form of Kahan's compensated
+// summation). The warp, block and last-block steps combine pairs: the two sums with TwoSum again, the two
+// compensations and the new error with plain adds. The result is sum + compensation, rounded once. int needs
+// none of it (int addition is exact, modulo 2^32, in any order): its compensation stays 0 and is never
+// shuffled. The rest is 09's: the loads, the loop, head and tail, one launch, the ticket, and the last block's
+// fixed order (the same bits on every run). Sum only (no --op).
 //
 // Build and run:  cmake --build --preset release --target 12_accuracy
 //                 build/release/bin/12_accuracy --n 2^24 --type float
@@ -42,9 +39,9 @@ template <> struct Vector16<int> { using type = int4; };
 template <> struct Vector16<float> { using type = float4; };
 template <> struct Vector16<double> { using type = double2; };
 
-// Additions rounded to nearest, with intrinsics the compiler may neither fuse nor
-// rearrange. nvcc does not reassociate additions anyway (not even with --use_fast_math);
-// a compiler that did (-ffast-math on a CPU) would simplify TwoSum's error term to 0.
+// Additions rounded to nearest, with intrinsics the compiler may neither fuse nor rearrange, with or without
+// --use_fast_math (it only makes the float ones .ftz: subnormals taken as 0). A compiler that reassociated
+// additions (-ffast-math on a CPU) would simplify TwoSum's error term to 0.
 __device__ float plus(float a, float b) { return __fadd_rn(a, b); }
 __device__ double plus(double a, double b) { return __dadd_rn(a, b); }
 __device__ float minus(float a, float b) { return __fsub_rn(a, b); }
@@ -104,10 +101,9 @@ __device__ Partial<T> merge(Partial<T> a, Partial<T> b) {
 }
 // [/snippet:add_merge]
 
-// The value of a partial, rounded once. When the sum is inf or NaN (an inf or a NaN in
-// the input, or a sum past the largest float), TwoSum's error is NaN (inf - inf), so the
-// compensation means nothing and the sum alone is the answer: inf, -inf or NaN, as a
-// plain sum gives (NaN for +inf with -inf, as in NumPy).
+// The value of a partial, rounded once. When the sum is inf or NaN (an inf or a NaN in the input, or a sum
+// past the largest float), TwoSum's error is NaN (inf - inf), so the compensation means nothing and the sum
+// alone is the answer: inf, -inf or NaN, as a plain sum gives (NaN for +inf with -inf, as in NumPy).
 template <typename T>
 __device__ T value_of(Partial<T> p) {
   if constexpr (std::is_integral_v<T>) {
@@ -239,9 +235,8 @@ constexpr std::size_t kPartialsOffset = 16;
 // Partials each lane of the last block's warp 0 loads before it merges any of them.
 constexpr int kPartialLoads = 4;
 
-// Step 3 of the kernel below, in the last block's warp 0 (`lanes` threads), as 09's
-// combine_partials with pairs: lane l merges partials l, l + lanes, l + 2*lanes, ... in
-// that order, then the warp tree; lane 0 gets the pair. Plain loads, not __ldg.
+// Step 3 of the kernel below, in the last block's warp 0 (`lanes` threads), as 09's combine_partials with
+// pairs: lane l merges partials l, l + lanes, ... in that order, then the warp tree. Plain loads, not __ldg.
 template <typename T>
 __device__ Partial<T> combine_partials(const Partial<T>* partials, unsigned lanes) {
   Partial<T> value = zero<T>();
@@ -375,9 +370,10 @@ std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
 // [snippet:launcher]
 // One launch. Scratch: the ticket counter, then the partials from byte kPartialsOffset on.
 template <typename T>
-cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                   cudaStream_t stream) {
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                   int grid, cudaStream_t stream) {
   if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
+  if (scratch_size < scratch_bytes(n, block, grid)) return cudaErrorInvalidValue;  // too small: no launch
   unsigned char* bytes = static_cast<unsigned char*>(scratch);
   unsigned* ticket = reinterpret_cast<unsigned*>(bytes);
   Partial<T>* partials = reinterpret_cast<Partial<T>*>(bytes + kPartialsOffset);
@@ -386,8 +382,8 @@ cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int 
 }
 // [/snippet:launcher]
 
-template cudaError_t reduce<int>(const int*, std::size_t, int*, void*, int, int, cudaStream_t);
-template cudaError_t reduce<float>(const float*, std::size_t, float*, void*, int, int, cudaStream_t);
-template cudaError_t reduce<double>(const double*, std::size_t, double*, void*, int, int, cudaStream_t);
+template cudaError_t reduce<int>(const int*, std::size_t, int*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce<float>(const float*, std::size_t, float*, void*, std::size_t, int, int, cudaStream_t);
+template cudaError_t reduce<double>(const double*, std::size_t, double*, void*, std::size_t, int, int, cudaStream_t);
 
 }  // namespace compensated_sum

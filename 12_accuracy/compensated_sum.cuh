@@ -13,16 +13,18 @@
 //   if (status == cudaSuccess) status = cudaMalloc(&scratch, bytes);
 //   if (status == cudaSuccess) status = cudaMemset(scratch, 0, bytes);  // once: every call leaves it at 0
 //   if (status == cudaSuccess) status = cudaMalloc(&result, sizeof(float));
-//   if (status == cudaSuccess) status = compensated_sum::reduce(input, n, result, scratch, block, grid);
+//   if (status == cudaSuccess) status = compensated_sum::reduce(input, n, result, scratch, bytes, block, grid);
 //   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernel's own errors show here
 //   float sum = 0;
 //   if (status == cudaSuccess) status = cudaMemcpy(&sum, result, sizeof(float), cudaMemcpyDeviceToHost);
 //   cudaFree(scratch);
 //   cudaFree(result);
 //
-// Compile: nvcc -std=c++17 -c compensated_sum.cu (int, float and double are built in); not
-// with --use_fast_math, which flushes tiny values to zero, the smallest kept errors with them.
-// T (+Vector16, add_lanes): template cudaError_t reduce<T>(const T*, std::size_t, T*, void*, int, int, cudaStream_t);
+// Compile: nvcc -std=c++17 -c compensated_sum.cu (int, float and double are built in).
+// --use_fast_math: the same TwoSum steps (__fadd_rn/__fsub_rn: never fused or reordered), but -ftz takes float
+// subnormals as 0, so float inputs and rounding errors below 2^-126 are lost; int and double are unchanged.
+// Streams: one scratch serves one stream at a time (it keeps the ticket between calls).
+// Another element type: none (compensation serves float and double, both built in; integer sums need none: see 09).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -43,15 +45,17 @@ int default_block(std::size_t n, int sm_count, int threads_per_sm);
 cudaError_t default_grid(std::size_t n, int block, int* grid);
 
 // Device memory reduce() needs besides input and result: the ticket counter and one partial (a sum and
-// its compensation) per block. Zero once (cudaMemset): calls leave the counter at 0 (one stream at a time).
+// its compensation) per block. Zero it once (cudaMemset): every call leaves the counter at 0.
 std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
 // Writes the sum of input[0, n) to *result (device memory), in one launch on `stream`: floats
-// and doubles with compensation, ints exactly (modulo 2^32). block: 1 to 1024; grid: at least 1,
-// and scratch sized for it. Returns the first CUDA error (cudaErrorInvalidValue for a shape it
-// cannot run); like any launch, it returns before the GPU is done: synchronize before reading *result.
+// and doubles with compensation, ints exactly (modulo 2^32). block: 1 to 1024; grid: at least 1;
+// scratch: device memory of scratch_size bytes, passed beside the pointer as in CUB. Returns the
+// first CUDA error (cudaErrorInvalidValue, before any launch, for a shape it cannot run or a scratch
+// smaller than scratch_bytes(n, block, grid)); like any launch, it returns before the GPU is done:
+// synchronize before reading *result.
 template <typename T>
-cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                   cudaStream_t stream = 0);
+cudaError_t reduce(const T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                   int grid, cudaStream_t stream = 0);
 
 }  // namespace compensated_sum

@@ -110,10 +110,10 @@ Chapter accuracy_chapter() {
   // The ticket counter and one pair per block; the harness zeroes it once.
   compensated.scratch_bytes = compensated_sum::scratch_bytes;
   compensated.chain_length = harness_chain_length;
-  compensated.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                       cudaStream_t stream) {
-    return compensated_sum::reduce<std::remove_pointer_t<decltype(result)>>(input, n, result, scratch, block, grid,
-                                                                           stream);
+  compensated.set_launcher(Op::Sum, [](auto* input, std::size_t n, auto* result, void* scratch,
+                                       std::size_t scratch_size, int block, int grid, cudaStream_t stream) {
+    return compensated_sum::reduce<std::remove_pointer_t<decltype(result)>>(input, n, result, scratch, scratch_size,
+                                                                           block, grid, stream);
   });
   return {compensated.chapter, {compensated}};
 }

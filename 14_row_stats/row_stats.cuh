@@ -4,6 +4,7 @@
 //
 // Use it in your code (input: n_rows x n_cols floats, row-major, in device memory):
 //   #include "row_stats.cuh"
+//   #include <vector>
 //   float* row_sums = nullptr;  // one result per row, in device memory
 //   cudaError_t status = cudaMalloc(&row_sums, n_rows * sizeof(float));
 //   if (status == cudaSuccess) status = row_stats::reduce_rows<float, row_stats::Sum>(input, n_rows, n_cols, row_sums);
@@ -12,24 +13,31 @@
 //   if (status == cudaSuccess) status = cudaMemcpy(sums.data(), row_sums, n_rows * sizeof(float), cudaMemcpyDeviceToHost);
 //   cudaFree(row_sums);
 //
-// Compile: nvcc -std=c++17 -c row_stats.cu. New 16-bit input type T: cases in widen(), vector_max(); INSTANTIATE_OPS(T).
+// Compile: nvcc -std=c++17 -c row_stats.cu. --use_fast_math: subnormals count as 0 in float adds and compares, and
+// MeanVar divides approximately.
+// Another element type, e.g. short: add `ROW_STATS_INSTANTIATE(short)` at the end of row_stats.cu.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-
 #include <cstddef>
 #include <cstdint>
+
+#ifndef ROW_RESULTS_TYPES  // the result types, the same in 14, 15, 16 and 18: one type for all the units you include
+#define ROW_RESULTS_TYPES
+namespace row_results { struct ValueIndex { float value; std::int32_t index; }; }
+namespace row_results { struct MeanVariance { float mean, variance; }; }
+#endif
 
 namespace row_stats {
 
 // The operators, in float: Sum (0 for no columns); Max (NaN propagates, as numpy.max; -inf
 // for no columns); ArgMax, the largest value and its first column (NaN beats every number,
 // the first NaN wins, as numpy.argmax; {-inf, -1} for no columns); MeanVar, the mean and
-// population variance ({NaN, NaN} for no columns).
-struct ValueIndex { float value; std::int32_t index; };
-struct MeanVariance { float mean, variance; };
+// population variance ({NaN, NaN} for no columns; a row with an infinity gets numpy's mean,
+// +-inf or NaN for both signs, and variance NaN). Other 16-bit input types: static_cast<float>.
+using row_results::ValueIndex, row_results::MeanVariance;
 struct Sum { using Result = float; };
 struct Max { using Result = float; };
 struct ArgMax { using Result = ValueIndex; };

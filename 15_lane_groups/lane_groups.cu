@@ -1,5 +1,4 @@
 // 15_lane_groups: a group of lanes per row, for rows too short to keep a warp busy.
-//
 // What changes since 14: a row of 32 floats is eight 16-byte vectors, so a warp per row
 // leaves 24 lanes without a load. The warp kernel takes its lane count as a template
 // parameter: 2, 4, 8 or 16 neighbouring lanes share a row, and combine with __shfl_xor_sync
@@ -8,7 +7,6 @@
 #include "lane_groups.cuh"
 
 #include <cuda/std/limits>
-
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -16,7 +14,6 @@
 
 namespace lane_groups {
 namespace {
-
 constexpr unsigned kWarpSize = 32, kFullMask = 0xffffffffu;
 constexpr std::size_t kVectorBytes = 16;  // the widest load: LDG.E.128
 constexpr std::size_t kLineBytes = 128;   // an L2 cache line: four 32-byte sectors
@@ -25,8 +22,7 @@ constexpr int kBlock = 256;               // threads per block
 constexpr std::size_t kGroupMaxVectors = 64;  // Auto: rows of up to 1 KiB get a group
 constexpr int kNoIndex = INT_MAX;       // ArgMax's identity column: loses every tie
 
-template <typename In>
-constexpr int kPerVector = int(kVectorBytes / sizeof(In));  // 4 floats, 8 halves or bfloat16s
+template <typename In> constexpr int kPerVector = int(kVectorBytes / sizeof(In));  // 4 floats, 8 halves or bf16s
 
 // The elements of one 16-byte vector (loaded as a uint4), widened to float, to x[0, kPer).
 template <typename In>
@@ -39,9 +35,14 @@ __device__ __forceinline__ void widen(const uint4& bits, float* x) {
     } else if constexpr (std::is_same_v<In, __half>) {  // the lower half of a word comes first in memory
       x[2 * w] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[w] & 0xffffu)));
       x[2 * w + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[w] >> 16)));
-    } else {  // bfloat16 is the upper 16 bits of a float: widening is a shift
+    } else if constexpr (std::is_same_v<In, __nv_bfloat16>) {  // the upper 16 bits of a float: a shift
       x[2 * w] = __uint_as_float(words[w] << 16);
       x[2 * w + 1] = __uint_as_float(words[w] & 0xffff0000u);
+    } else {  // another 16-bit type (short, ...): the word's two elements, each converted
+      static_assert(sizeof(In) == 2, "widen takes float and 16-bit types");
+      In pair[2];
+      memcpy(pair, &words[w], sizeof pair);
+      x[2 * w] = static_cast<float>(pair[0]), x[2 * w + 1] = static_cast<float>(pair[1]);
     }
   }
 }
@@ -49,7 +50,6 @@ __device__ __forceinline__ void widen(const uint4& bits, float* x) {
 // What the kernels need of an operator: a State, its identity (what a lane without input
 // brings), the state of one element, combine, a shuffle between lanes, the row's result.
 template <typename Op> struct Reducer;
-
 template <> struct Reducer<Sum> {
   using State = float;
   __device__ static State identity() { return 0.0f; }
@@ -58,7 +58,6 @@ template <> struct Reducer<Sum> {
   __device__ static State shuffle_xor(State s, int offset) { return __shfl_xor_sync(kFullMask, s, offset); }
   __device__ static float result(State s) { return s; }
 };
-
 template <> struct Reducer<Max> {  // NaN propagates, as in numpy.max: a NaN on either side is kept
   using State = float;
   __device__ static State identity() { return -cuda::std::numeric_limits<float>::infinity(); }
@@ -91,8 +90,9 @@ template <> struct Reducer<ArgMax> {
 // squared deviations from the mean; two states merge exactly (Chan, Golub, LeVeque):
 //   n = na + nb,  delta = mean_b - mean_a,
 //   mean = mean_a + delta * nb / n,   M2 = M2a + M2b + delta^2 * na * nb / n.
-// With nb = 1 this is Welford's update. x - x makes one element's M2 NaN for an infinity,
-// as numpy's var([inf]) is nan.
+// With nb = 1 this is Welford's update. Infinities as numpy: one element's M2 is x - x (NaN
+// for +-inf), and an infinite mean merges as a sum, inf + x = inf, inf - inf = NaN (the
+// formula would give inf - inf = NaN for any infinite mean_a).
 template <> struct Reducer<MeanVar> {
   struct State { int count; float mean, m2; };
   __device__ static State identity() { return {0, 0.0f, 0.0f}; }
@@ -102,7 +102,8 @@ template <> struct Reducer<MeanVar> {
     if (a.count == 0) return b;
     const int n = a.count + b.count;
     const float delta = b.mean - a.mean, weight_b = float(b.count) / float(n);  // nb / n
-    return {n, fmaf(delta, weight_b, a.mean), a.m2 + b.m2 + delta * delta * (float(a.count) * weight_b)};
+    const float mean = isinf(a.mean) || isinf(b.mean) ? a.mean + b.mean : fmaf(delta, weight_b, a.mean);
+    return {n, mean, a.m2 + b.m2 + delta * delta * (float(a.count) * weight_b)};
   }
   __device__ static State shuffle_xor(State s, int offset) {
     return {__shfl_xor_sync(kFullMask, s.count, offset), __shfl_xor_sync(kFullMask, s.mean, offset),
@@ -185,15 +186,15 @@ __device__ StateOf<Op> vector_state(const uint4& bits, int column) {
 // in pairs with the packed, NaN-propagating __hmax2_nan.
 template <typename In>
 __device__ __forceinline__ float vector_max(const uint4& bits) {
-  if constexpr (std::is_same_v<In, float>) {
-    float x[4];
-    widen<float>(bits, x);
-    return values_state<Max>(x, 0);
-  } else {
+  if constexpr (std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>) {
     using Pair = std::conditional_t<std::is_same_v<In, __half>, __half2, __nv_bfloat162>;
     auto pair = [](unsigned word) { Pair p; memcpy(&p, &word, sizeof p); return p; };
     const Pair m = __hmax2_nan(__hmax2_nan(pair(bits.x), pair(bits.y)), __hmax2_nan(pair(bits.z), pair(bits.w)));
     return Reducer<Max>::combine(float(m.x), float(m.y));
+  } else {  // float, or another type widened first
+    float x[kPerVector<In>];
+    widen<In>(bits, x);
+    return values_state<Max>(x, 0);
   }
 }
 
@@ -278,9 +279,7 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
         if (v + k * lanes < count) loaded[k] = load_vector<kPartLines>(vectors + v + k * lanes);
       }
 #pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) {
-        if (v + k * lanes < count) consider(loaded[k], v + k * lanes);
-      }
+      for (int k = 0; k < kVectorsInFlight; ++k) if (v + k * lanes < count) consider(loaded[k], v + k * lanes);
     } else {
       typename R::State trip[kVectorsInFlight];
 #pragma unroll
@@ -339,7 +338,6 @@ __global__ void __launch_bounds__(kBlock)
 // [/snippet:rows_by_lanes]
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-
 template <int kLanes, typename In, typename Op>  // a grid of at most INT_MAX blocks: the kernel loops past it
 void launch_lanes(const In* input, std::size_t rows, std::size_t cols, typename Op::Result* output,
                   cudaStream_t stream) {
@@ -359,7 +357,6 @@ Plan plan_rows(std::size_t cols, std::size_t element_bytes, Method method) {
 }
 // [/snippet:plan_rows]
 
-// [snippet:reduce_rows]
 template <typename In, typename Op>
 cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typename Op::Result* output,
                         Method method, cudaStream_t stream) {
@@ -381,13 +378,12 @@ cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typ
   }
   return cudaGetLastError();
 }
-// [/snippet:reduce_rows]
-
-#define INSTANTIATE(In, Op) \
-  template cudaError_t reduce_rows<In, Op>(const In*, std::size_t, std::size_t, Op::Result*, Method, cudaStream_t);
-#define INSTANTIATE_OPS(In) INSTANTIATE(In, Sum) INSTANTIATE(In, Max) INSTANTIATE(In, ArgMax) INSTANTIATE(In, MeanVar)
-INSTANTIATE_OPS(float)
-INSTANTIATE_OPS(__half)
-INSTANTIATE_OPS(__nv_bfloat16)
 
 }  // namespace lane_groups
+
+// Every operator for input type In, at global scope: the line to add for another type.
+#define LANE_GROUPS_INSTANTIATE_OP(In, Op) template cudaError_t lane_groups::reduce_rows<In, lane_groups::Op>( \
+    const In*, std::size_t, std::size_t, lane_groups::Op::Result*, lane_groups::Method, cudaStream_t);
+#define LANE_GROUPS_INSTANTIATE(In) LANE_GROUPS_INSTANTIATE_OP(In, Sum) LANE_GROUPS_INSTANTIATE_OP(In, Max) \
+    LANE_GROUPS_INSTANTIATE_OP(In, ArgMax) LANE_GROUPS_INSTANTIATE_OP(In, MeanVar)
+LANE_GROUPS_INSTANTIATE(float) LANE_GROUPS_INSTANTIATE(__half) LANE_GROUPS_INSTANTIATE(__nv_bfloat16)

@@ -1,79 +1,57 @@
 // 16_short_rows as a program: the copy unit short_rows.cuh/.cu (one thread per row through
 // shared memory, rows of at most 128 bytes) and, for longer rows, 15's groups and warps
-// and 14's blocks, so that --method auto applies the whole rule of the rows chapters (below)
-// and the sweep measures where each method wins. The harness (common/rows_harness.h) does
-// the rest: command line, input, reference, CUB and the floor, timing, report, sweep.
-// 18_split_rows runs this program's auto as its --method previous and calls whole_rule.
+// and 14's blocks, all through whole_rule.cuh (one typed call, the whole rule of the rows
+// chapters for --method auto), so that the sweep measures where each method wins. The
+// harness (common/rows_harness.h) does the rest: command line, input, reference, CUB and the
+// floor, timing, report, sweep. 18_split_rows runs this program's auto as its --method previous.
 #include <algorithm>
 #include <string>
 
-#include "lane_groups.cuh"
-#include "row_stats.cuh"
 #include "rows_harness.h"
-#include "short_rows.cuh"
-
-namespace reduction {
-
-using rows_harness::RowMethod;
-
-// [snippet:whole_rule]
-// Which unit reduces M rows of `row_bytes` bytes each, as --method auto picks: one thread
-// per row up to 128 bytes (short_rows), a group of lanes up to 1 KiB and a warp up to
-// 2 KiB, or 8 KiB with at least 4096 rows (lane_groups), a block per row above (row_stats).
-RowMethod whole_rule(std::size_t rows, std::size_t row_bytes) {
-  const std::size_t vectors = (row_bytes + 15) / 16;
-  if (vectors <= 8) return RowMethod::Thread;
-  if (vectors <= 64) return RowMethod::Group;
-  if (vectors <= 128 || (vectors <= 512 && rows >= 4096)) return RowMethod::Warp;
-  return RowMethod::Block;
-}
-// [/snippet:whole_rule]
-
-}  // namespace reduction
+#include "whole_rule.cuh"
 
 namespace {
 
 using namespace reduction::rows_harness;
-using reduction::whole_rule;
 
-RowMethod resolve(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
-  return method == RowMethod::Auto ? whole_rule(rows, cols * element_bytes(type)) : method;
-}
-
-template <typename In, typename Short, typename Groups, typename Stats>
-cudaError_t launch(RowMethod method, const void* input, std::size_t rows, std::size_t cols, void* output,
-                   cudaStream_t stream) {
-  const In* in = static_cast<const In*>(input);
-  const ElementType type = sizeof(In) == 4 ? ElementType::Float : ElementType::Half;  // the same bytes as bf16
-  switch (resolve(method, rows, cols, type)) {
-    case RowMethod::Thread:
-      return short_rows::reduce_rows<In, Short>(in, rows, cols, static_cast<typename Short::Result*>(output), stream);
-    case RowMethod::Group:
-      return lane_groups::reduce_rows<In, Groups>(in, rows, cols, static_cast<typename Groups::Result*>(output),
-                                                  lane_groups::Method::Group, stream);
-    case RowMethod::Warp:
-      return lane_groups::reduce_rows<In, Groups>(in, rows, cols, static_cast<typename Groups::Result*>(output),
-                                                  lane_groups::Method::Warp, stream);
-    default:
-      return row_stats::reduce_rows<In, Stats>(in, rows, cols, static_cast<typename Stats::Result*>(output),
-                                               row_stats::Method::Block, stream);
+// The harness's method as whole_rule's (Auto, Thread, Group, Warp, Block), and back.
+whole_rule::Method rule_method(RowMethod method) {
+  switch (method) {
+    case RowMethod::Thread: return whole_rule::Method::Thread;
+    case RowMethod::Group: return whole_rule::Method::Group;
+    case RowMethod::Warp: return whole_rule::Method::Warp;
+    case RowMethod::Block: return whole_rule::Method::Block;
+    default: return whole_rule::Method::Auto;
   }
 }
 
-template <RowMethod kMethod, typename In, typename Short, typename Groups, typename Stats>
-cudaError_t launch_as(const void* input, std::size_t rows, std::size_t cols, void* output, void*, std::size_t,
-                      cudaStream_t stream) {
-  return launch<In, Short, Groups, Stats>(kMethod, input, rows, cols, output, stream);
+RowMethod resolve(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
+  if (method != RowMethod::Auto) return method;
+  switch (whole_rule::pick(rows, cols * element_bytes(type))) {
+    case whole_rule::Method::Thread: return RowMethod::Thread;
+    case whole_rule::Method::Group: return RowMethod::Group;
+    case whole_rule::Method::Warp: return RowMethod::Warp;
+    default: return RowMethod::Block;
+  }
 }
 
-template <typename In, typename Short, typename Groups, typename Stats>
+// The harness hands every method the same untyped buffers; from here on one typed call
+// (Op: whole_rule::Sum, ...), whichever unit runs.
+template <RowMethod kMethod, typename In, typename Op>
+cudaError_t launch_as(const void* input, std::size_t rows, std::size_t cols, void* output, void*, std::size_t,
+                      cudaStream_t stream) {
+  return whole_rule::reduce_rows<In, Op>(static_cast<const In*>(input), rows, cols,
+                                         static_cast<typename Op::Result*>(output), rule_method(kMethod), stream);
+}
+
+template <typename In, typename Op>
 RowLaunch launcher_of(RowMethod method) {
   switch (method) {
-    case RowMethod::Auto: return {launch_as<RowMethod::Auto, In, Short, Groups, Stats>};
-    case RowMethod::Thread: return {launch_as<RowMethod::Thread, In, Short, Groups, Stats>};
-    case RowMethod::Group: return {launch_as<RowMethod::Group, In, Short, Groups, Stats>};
-    case RowMethod::Warp: return {launch_as<RowMethod::Warp, In, Short, Groups, Stats>};
-    case RowMethod::Block: return {launch_as<RowMethod::Block, In, Short, Groups, Stats>};
+    case RowMethod::Auto: return {launch_as<RowMethod::Auto, In, Op>};
+    case RowMethod::Thread: return {launch_as<RowMethod::Thread, In, Op>};
+    case RowMethod::Group: return {launch_as<RowMethod::Group, In, Op>};
+    case RowMethod::Warp: return {launch_as<RowMethod::Warp, In, Op>};
+    case RowMethod::Block: return {launch_as<RowMethod::Block, In, Op>};
     default: return {};
   }
 }
@@ -81,11 +59,10 @@ RowLaunch launcher_of(RowMethod method) {
 template <typename In>
 RowLaunch launcher_of_type(RowMethod method, RowOp op) {
   switch (op) {
-    case RowOp::Sum: return launcher_of<In, short_rows::Sum, lane_groups::Sum, row_stats::Sum>(method);
-    case RowOp::Max: return launcher_of<In, short_rows::Max, lane_groups::Max, row_stats::Max>(method);
-    case RowOp::ArgMax: return launcher_of<In, short_rows::ArgMax, lane_groups::ArgMax, row_stats::ArgMax>(method);
-    case RowOp::MeanVar:
-      return launcher_of<In, short_rows::MeanVar, lane_groups::MeanVar, row_stats::MeanVar>(method);
+    case RowOp::Sum: return launcher_of<In, whole_rule::Sum>(method);
+    case RowOp::Max: return launcher_of<In, whole_rule::Max>(method);
+    case RowOp::ArgMax: return launcher_of<In, whole_rule::ArgMax>(method);
+    case RowOp::MeanVar: return launcher_of<In, whole_rule::MeanVar>(method);
   }
   return {};
 }

@@ -39,9 +39,14 @@ __device__ __forceinline__ void widen(const uint4& bits, float* x) {
     } else if constexpr (std::is_same_v<In, __half>) {  // the lower half of a word comes first in memory
       x[2 * w] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[w] & 0xffffu)));
       x[2 * w + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[w] >> 16)));
-    } else {  // bfloat16 is the upper 16 bits of a float: widening is a shift
+    } else if constexpr (std::is_same_v<In, __nv_bfloat16>) {  // the upper 16 bits of a float: a shift
       x[2 * w] = __uint_as_float(words[w] << 16);
       x[2 * w + 1] = __uint_as_float(words[w] & 0xffff0000u);
+    } else {  // another 16-bit type (short, ...): the word's two elements, each converted
+      static_assert(sizeof(In) == 2, "widen takes float and 16-bit types");
+      In pair[2];
+      memcpy(pair, &words[w], sizeof pair);
+      x[2 * w] = static_cast<float>(pair[0]), x[2 * w + 1] = static_cast<float>(pair[1]);
     }
   }
 }
@@ -62,7 +67,9 @@ template <> struct Reducer<Max> {  // NaN propagates, as in numpy.max
   __device__ static State combine(State a, State b) { return (a > b || a != a) ? a : b; }
   __device__ static float result(State s) { return s; }
 };
-template <> struct Reducer<MeanVar> {  // (n, mean, M2), merged as Chan, Golub and LeVeque do
+// MeanVar: (n, mean, M2), merged as Chan, Golub and LeVeque do; an infinite mean merges as a
+// sum (inf + x = inf, inf - inf = NaN), as numpy's mean, where the formula would give NaN (15).
+template <> struct Reducer<MeanVar> {
   struct State { int count; float mean, m2; };
   __device__ static State identity() { return {0, 0.0f, 0.0f}; }
   __device__ static State element(float x) { return {1, x, x - x}; }
@@ -71,7 +78,8 @@ template <> struct Reducer<MeanVar> {  // (n, mean, M2), merged as Chan, Golub a
     if (a.count == 0) return b;
     const int n = a.count + b.count;
     const float delta = b.mean - a.mean, weight_b = float(b.count) / float(n);  // nb / n
-    return {n, fmaf(delta, weight_b, a.mean), a.m2 + b.m2 + delta * delta * (float(a.count) * weight_b)};
+    const float mean = isinf(a.mean) || isinf(b.mean) ? a.mean + b.mean : fmaf(delta, weight_b, a.mean);
+    return {n, mean, a.m2 + b.m2 + delta * delta * (float(a.count) * weight_b)};
   }
   __device__ static MeanVariance result(State s) {
     const float nan = cuda::std::numeric_limits<float>::quiet_NaN();
@@ -117,10 +125,20 @@ constexpr unsigned kSpareWords = 3, kMaxSpareWords = 5;
 template <typename In, unsigned kSpare>
 __device__ __forceinline__ float load_element(const unsigned* staged, unsigned byte) {
   const unsigned word = staged[staged_word(byte / 4, kSpare)];
-  if constexpr (std::is_same_v<In, float>) return __uint_as_float(word);
-  const unsigned bits = (byte & 2u) ? word >> 16 : word & 0xffffu;  // the lower half comes first in memory
-  if constexpr (std::is_same_v<In, __half>) return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
-  else return __uint_as_float(bits << 16);  // bfloat16
+  if constexpr (std::is_same_v<In, float>) {
+    return __uint_as_float(word);
+  } else {  // 16 bits: the lower half of a word comes first in memory
+    const unsigned short bits = static_cast<unsigned short>((byte & 2u) ? word >> 16 : word & 0xffffu);
+    if constexpr (std::is_same_v<In, __half>) {
+      return __half2float(__ushort_as_half(bits));
+    } else if constexpr (std::is_same_v<In, __nv_bfloat16>) {
+      return __uint_as_float(unsigned(bits) << 16);
+    } else {  // another 16-bit type (short, ...), converted
+      In value;
+      memcpy(&value, &bits, sizeof value);
+      return static_cast<float>(value);
+    }
+  }
 }
 
 // [snippet:load_elements]
@@ -290,11 +308,11 @@ cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typ
 }
 // [/snippet:reduce_rows]
 
-#define INSTANTIATE(In, Op) \
-  template cudaError_t reduce_rows<In, Op>(const In*, std::size_t, std::size_t, Op::Result*, cudaStream_t);
-#define INSTANTIATE_OPS(In) INSTANTIATE(In, Sum) INSTANTIATE(In, Max) INSTANTIATE(In, ArgMax) INSTANTIATE(In, MeanVar)
-INSTANTIATE_OPS(float)
-INSTANTIATE_OPS(__half)
-INSTANTIATE_OPS(__nv_bfloat16)
-
 }  // namespace short_rows
+
+// Every operator for input type In, at global scope: the line to add for another type.
+#define SHORT_ROWS_INSTANTIATE_OP(In, Op) template cudaError_t short_rows::reduce_rows<In, short_rows::Op>( \
+    const In*, std::size_t, std::size_t, short_rows::Op::Result*, cudaStream_t);
+#define SHORT_ROWS_INSTANTIATE(In) SHORT_ROWS_INSTANTIATE_OP(In, Sum) SHORT_ROWS_INSTANTIATE_OP(In, Max) \
+    SHORT_ROWS_INSTANTIATE_OP(In, ArgMax) SHORT_ROWS_INSTANTIATE_OP(In, MeanVar)
+SHORT_ROWS_INSTANTIATE(float) SHORT_ROWS_INSTANTIATE(__half) SHORT_ROWS_INSTANTIATE(__nv_bfloat16)

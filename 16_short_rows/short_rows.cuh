@@ -6,6 +6,7 @@
 //
 // Use it in your code (input: n_rows x n_cols floats, row-major, in device memory, n_cols <= 32):
 //   #include "short_rows.cuh"
+//   #include <vector>
 //   float* row_sums = nullptr;  // one result per row, in device memory
 //   cudaError_t status = cudaMalloc(&row_sums, n_rows * sizeof(float));
 //   if (status == cudaSuccess) status = short_rows::reduce_rows<float, short_rows::Sum>(input, n_rows, n_cols, row_sums);
@@ -14,24 +15,31 @@
 //   if (status == cudaSuccess) status = cudaMemcpy(sums.data(), row_sums, n_rows * sizeof(float), cudaMemcpyDeviceToHost);
 //   cudaFree(row_sums);
 //
-// Compile: nvcc -std=c++17 -c short_rows.cu. New 16-bit input type T: cases in widen(), load_element(); INSTANTIATE_OPS(T).
+// Compile: nvcc -std=c++17 -c short_rows.cu. --use_fast_math: subnormals count as 0 in float adds and compares,
+// and MeanVar divides approximately.
+// Another element type, e.g. short: add `SHORT_ROWS_INSTANTIATE(short)` at the end of short_rows.cu.
 #pragma once
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
-
 #include <cstddef>
 #include <cstdint>
+
+#ifndef ROW_RESULTS_TYPES  // the result types, the same in 14, 15, 16 and 18: one type for all the units you include
+#define ROW_RESULTS_TYPES
+namespace row_results { struct ValueIndex { float value; std::int32_t index; }; }
+namespace row_results { struct MeanVariance { float mean, variance; }; }
+#endif
 
 namespace short_rows {
 
 // The operators, in float: Sum (0 for no columns); Max (NaN propagates, as numpy.max; -inf
 // for no columns); ArgMax, the largest value and its first column (NaN beats every number,
 // the first NaN wins, as numpy.argmax; {-inf, -1} for no columns); MeanVar, the mean and
-// population variance ({NaN, NaN} for no columns).
-struct ValueIndex { float value; std::int32_t index; };
-struct MeanVariance { float mean, variance; };
+// population variance ({NaN, NaN} for no columns; a row with an infinity gets numpy's mean,
+// +-inf or NaN for both signs, and variance NaN). Other 16-bit input types: static_cast<float>.
+using row_results::ValueIndex, row_results::MeanVariance;
 struct Sum { using Result = float; };
 struct Max { using Result = float; };
 struct ArgMax { using Result = ValueIndex; };

@@ -20,9 +20,9 @@ Chapter reproducible_chapter() {
   // The result is the exact sum rounded once: |result - S| <= u |S|, which is the
   // harness's bound with a chain of one addition.
   exact.chain_length = [](std::size_t, int, int) { return std::size_t(1); };
-  exact.float_launchers[static_cast<int>(Op::Sum)] = [](float* input, std::size_t n, float* result,
-                                                        void* scratch, int block, int grid, cudaStream_t stream) {
-    return reproducible_sum::reduce(input, n, result, scratch, block, grid, stream);
+  exact.float_launchers[static_cast<int>(Op::Sum)] = [](float* input, std::size_t n, float* result, void* scratch,
+                                                        std::size_t bytes, int block, int grid, cudaStream_t stream) {
+    return reproducible_sum::reduce(input, n, result, scratch, bytes, block, grid, stream);
   };
   return {exact.chapter, {exact}};
 }

@@ -17,7 +17,6 @@
 #include <cuda/atomic>
 
 #include <algorithm>
-#include <climits>
 #include <cstdint>
 
 namespace reproducible_sum {
@@ -221,8 +220,9 @@ __device__ void block_sum(Window w, long long* exact, State* total) {
   }
 }
 
-// The exact sum rounded to the nearest float, ties to even, as an IEEE addition rounds
-// its exact result. `s` is settled: limbs 0..8 in [0, 2^32), limb 9 signed.
+// The exact sum (`s`, settled) rounded to the nearest float, ties to even, as an IEEE addition rounds its
+// exact result, and put together from integer bits: no float result for --use_fast_math to flush to zero.
+// Every float is an even number of 2^-150 (a subnormal m * 2^-149): a sum below 2^-126 is a subnormal, exactly.
 __device__ float round_to_float(const State& s) {
   if ((s.flags & kNaN) || (s.flags & kPlusInf && s.flags & kMinusInf)) return __uint_as_float(0x7fc00000u);
   if (s.flags) return __uint_as_float(s.flags & kPlusInf ? 0x7f800000u : 0xff800000u);
@@ -235,9 +235,9 @@ __device__ float round_to_float(const State& s) {
   }
   int top = kLimbs - 1;
   while (top > 0 && words[top] == 0) --top;
-  const int p = 32 * top + 31 - __clz(words[top]);  // the leading bit
+  const int p = 32 * top + 31 - __clz(words[top]);  // the leading bit; -1 for a zero sum
   const unsigned sign = negative ? 0x80000000u : 0u;
-  if (words[top] == 0 || p < 24) return (negative ? -1.0f : 1.0f) * (words[0] * 0x1p-75f) * 0x1p-75f;  // exact
+  if (p < 24) return __uint_as_float(sign | words[0] >> 1);  // fraction field: the sum in 2^-149; 0 is +0
   unsigned long long bits64 = 0;  // bits p-63 .. p of |sum|, and `sticky`: any 1 below them
   bool sticky = false;
   for (int k = 0; k < kLimbs; ++k) {
@@ -359,28 +359,28 @@ std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
   return kPartialsOffset + std::size_t(std::max(grid, 1)) * sizeof(State);
 }
 
+// The refusals the header lists, before any launch (a scratch too small: States past its end).
 template <bool kRound>
-cudaError_t launch(const float* input, std::size_t n, float* result, State* state, void* scratch, int block,
-                   int grid, cudaStream_t stream) {
-  if (block < 1 || block > 1024 || grid < 1 || (grid > 1 && !scratch)) return cudaErrorInvalidValue;
-  unsigned char* bytes = static_cast<unsigned char*>(scratch);
-  State* partials = reinterpret_cast<State*>(bytes + kPartialsOffset);
-  reproducible<kRound><<<grid, block, 0, stream>>>(input, n, result, state, partials,
-                                                  reinterpret_cast<unsigned*>(bytes));
+cudaError_t launch(const float* input, std::size_t n, float* result, State* state, void* scratch, std::size_t bytes,
+                   int block, int grid, cudaStream_t stream) {
+  if (block < 1 || block > 1024 || grid < 1 || (n && !input) || (kRound ? !result : !state) || !scratch ||
+      bytes < scratch_bytes(n, block, grid) || reinterpret_cast<std::uintptr_t>(scratch) % alignof(State))
+    return cudaErrorInvalidValue;
+  State* partials = reinterpret_cast<State*>(static_cast<unsigned char*>(scratch) + kPartialsOffset);
+  reproducible<kRound><<<grid, block, 0, stream>>>(input, n, result, state, partials, static_cast<unsigned*>(scratch));
   return cudaGetLastError();
 }
 
-cudaError_t reduce(const float* input, std::size_t n, float* result, void* scratch, int block, int grid,
-                   cudaStream_t stream) {
-  return launch<true>(input, n, result, nullptr, scratch, block, grid, stream);
+cudaError_t reduce(const float* input, std::size_t n, float* result, void* scratch, std::size_t bytes, int block,
+                   int grid, cudaStream_t stream) {
+  return launch<true>(input, n, result, nullptr, scratch, bytes, block, grid, stream);
 }
-cudaError_t reduce_state(const float* input, std::size_t n, State* state, void* scratch, int block, int grid,
-                         cudaStream_t stream) {
-  return launch<false>(input, n, nullptr, state, scratch, block, grid, stream);
+cudaError_t reduce_state(const float* input, std::size_t n, State* state, void* scratch, std::size_t bytes,
+                         int block, int grid, cudaStream_t stream) {
+  return launch<false>(input, n, nullptr, state, scratch, bytes, block, grid, stream);
 }
-
 cudaError_t round_states(const State* states, int count, float* result, cudaStream_t stream) {
-  if (count < 0) return cudaErrorInvalidValue;
+  if (count < 0 || (count > 0 && !states) || !result) return cudaErrorInvalidValue;
   round_states_kernel<<<1, kWarpSize * (kLimbs + 1), 0, stream>>>(states, static_cast<unsigned>(count), result);
   return cudaGetLastError();
 }

@@ -11,11 +11,11 @@
 #include "harness.h"
 #include "rows_harness.h"
 #include "split_rows.cuh"
+#include "whole_rule_split.cuh"
 
 namespace reduction {
-rows_harness::RowsProgram short_rows_program();                               // 16_short_rows/main.cu
-rows_harness::RowMethod whole_rule(std::size_t rows, std::size_t row_bytes);  // 16_short_rows/main.cu
-Chapter single_pass_chapter();                                                // 09_single_pass/main.cu
+rows_harness::RowsProgram short_rows_program();  // 16_short_rows/main.cu
+Chapter single_pass_chapter();                   // 09_single_pass/main.cu
 }  // namespace reduction
 
 namespace split_rows {  // cluster_rows.cu
@@ -33,14 +33,13 @@ const RowsProgram& previous() {
   return program;
 }
 
-// [snippet:auto_rule]
 // --method auto: the split unit where 16's whole rule gives a row a block (rows of more
-// than 8 KiB, or 2 KiB with fewer than 4096 rows); 16's auto for shorter rows.
+// than 8 KiB, or 2 KiB with fewer than 4096 rows); 16's auto for shorter rows
+// (whole_rule_split::splits, the rule of whole_rule_split.cuh).
 bool splits(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
   return method == RowMethod::Split || method == RowMethod::Cluster ||
-         (method == RowMethod::Auto && reduction::whole_rule(rows, cols * element_bytes(type)) == RowMethod::Block);
+         (method == RowMethod::Auto && whole_rule_split::splits(rows, cols * element_bytes(type)));
 }
-// [/snippet:auto_rule]
 
 template <typename Op>  // the harness's name for one of the unit's operators
 constexpr RowOp row_op() {
@@ -76,8 +75,8 @@ cudaError_t scratch_for(std::size_t rows, std::size_t cols, std::size_t* bytes) 
 }
 
 template <RowMethod kMethod, typename In, typename Op>
-cudaError_t launch(const void* input, std::size_t rows, std::size_t cols, void* output, void* scratch, std::size_t,
-                   cudaStream_t stream) {
+cudaError_t launch(const void* input, std::size_t rows, std::size_t cols, void* output, void* scratch,
+                   std::size_t scratch_bytes, cudaStream_t stream) {
   if (!splits(kMethod, rows, cols, type_of<In>())) {  // 16's auto: its methods need no scratch
     const RowLaunch shorter = previous().launcher(RowMethod::Auto, type_of<In>(), row_op<Op>());
     return shorter.launch(input, rows, cols, output, nullptr, 0, stream);
@@ -89,7 +88,8 @@ cudaError_t launch(const void* input, std::size_t rows, std::size_t cols, void* 
                                                        plan.blocks_per_row, stream);
   }
   return split_rows::reduce_rows<In, Op>(static_cast<const In*>(input), rows, cols,
-                                         static_cast<typename Op::Result*>(output), scratch, plan, stream);
+                                         static_cast<typename Op::Result*>(output), scratch, scratch_bytes, plan,
+                                         stream);
 }
 
 // 09 on the one row of a 1 x K float matrix, through its chapter description.
@@ -106,13 +106,13 @@ cudaError_t single_pass_scratch(std::size_t rows, std::size_t cols, std::size_t*
 }
 
 cudaError_t launch_single_pass(const void* input, std::size_t rows, std::size_t cols, void* output, void* scratch,
-                               std::size_t, cudaStream_t stream) {
+                               std::size_t scratch_bytes, cudaStream_t stream) {
   int block = 0, grid = 0;
   const cudaError_t status = single_pass().default_shape(rows * cols, &block, &grid);
   if (status != cudaSuccess) return status;
   float* in = static_cast<float*>(const_cast<void*>(input));  // 09 only reads it
   return single_pass().launcher<float>(reduction::Op::Sum)(in, rows * cols, static_cast<float*>(output), scratch,
-                                                            block, grid, stream);
+                                                            scratch_bytes, block, grid, stream);
 }
 
 template <typename In, typename Op>

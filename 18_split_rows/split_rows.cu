@@ -11,7 +11,6 @@
 
 namespace split_rows {
 namespace {
-
 constexpr unsigned kWarpSize = 32, kFullMask = 0xffffffffu;
 constexpr std::size_t kVectorBytes = 16;  // the widest load: LDG.E.128
 constexpr int kVectorsInFlight = 4;       // loads a thread issues before combining any (09)
@@ -31,16 +30,20 @@ __device__ __forceinline__ void widen(const uint4& bits, float* x) {
     } else if constexpr (std::is_same_v<In, __half>) {  // the lower half of a word comes first in memory
       x[2 * w] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[w] & 0xffffu)));
       x[2 * w + 1] = __half2float(__ushort_as_half(static_cast<unsigned short>(words[w] >> 16)));
-    } else {  // bfloat16 is the upper 16 bits of a float: widening is a shift
+    } else if constexpr (std::is_same_v<In, __nv_bfloat16>) {  // the upper 16 bits of a float: a shift
       x[2 * w] = __uint_as_float(words[w] << 16);
       x[2 * w + 1] = __uint_as_float(words[w] & 0xffff0000u);
+    } else {  // another 16-bit type (short, ...): the word's two elements, each converted
+      static_assert(sizeof(In) == 2, "widen takes float and 16-bit types");
+      In pair[2];
+      memcpy(pair, &words[w], sizeof pair);
+      x[2 * w] = static_cast<float>(pair[0]), x[2 * w + 1] = static_cast<float>(pair[1]);
     }
   }
 }
 
 // An operator for the kernels: its State, identity, one element's state, combine, shuffle, result.
 template <typename Op> struct Reducer;
-
 template <> struct Reducer<Sum> {
   using State = float;
   __device__ static State identity() { return 0.0f; }
@@ -49,7 +52,6 @@ template <> struct Reducer<Sum> {
   __device__ static State shuffle_xor(State s, int offset) { return __shfl_xor_sync(kFullMask, s, offset); }
   __device__ static float result(State s) { return s; }
 };
-
 template <> struct Reducer<Max> {  // NaN propagates, as in numpy.max: a NaN on either side is kept
   using State = float;
   __device__ static State identity() { return -cuda::std::numeric_limits<float>::infinity(); }
@@ -58,7 +60,6 @@ template <> struct Reducer<Max> {  // NaN propagates, as in numpy.max: a NaN on 
   __device__ static State shuffle_xor(State s, int offset) { return __shfl_xor_sync(kFullMask, s, offset); }
   __device__ static float result(State s) { return s; }
 };
-
 // ArgMax: NaN above every number, then the larger value, then the smaller column (14).
 template <> struct Reducer<ArgMax> {
   struct State { float value; int index; };
@@ -75,8 +76,7 @@ template <> struct Reducer<ArgMax> {
   }
   __device__ static ValueIndex result(State s) { return {s.value, s.index == kNoIndex ? -1 : s.index}; }
 };
-
-// MeanVar: (n, mean, M2), Chan et al.'s merge (14): mean = mean_a + delta nb / n, M2 = M2a + M2b + delta^2 na nb / n.
+// MeanVar: (n, mean, M2), Chan et al.'s merge; an infinite mean merges as a sum (inf - inf = NaN), as numpy's (14).
 template <> struct Reducer<MeanVar> {
   struct State { int count; float mean, m2; };
   __device__ static State identity() { return {0, 0.0f, 0.0f}; }
@@ -86,7 +86,8 @@ template <> struct Reducer<MeanVar> {
     if (a.count == 0) return b;
     const int n = a.count + b.count;
     const float delta = b.mean - a.mean, weight_b = float(b.count) / float(n);  // nb / n
-    return {n, fmaf(delta, weight_b, a.mean), a.m2 + b.m2 + delta * delta * (float(a.count) * weight_b)};
+    const float mean = isinf(a.mean) || isinf(b.mean) ? a.mean + b.mean : fmaf(delta, weight_b, a.mean);
+    return {n, mean, a.m2 + b.m2 + delta * delta * (float(a.count) * weight_b)};
   }
   __device__ static State shuffle_xor(State s, int offset) {
     return {__shfl_xor_sync(kFullMask, s.count, offset), __shfl_xor_sync(kFullMask, s.mean, offset),
@@ -99,7 +100,6 @@ template <> struct Reducer<MeanVar> {
 };
 
 template <typename Op> using StateOf = typename Reducer<Op>::State;
-
 template <typename Op, int N>
 __device__ StateOf<Op> tree(StateOf<Op> (&states)[N]) {
 #pragma unroll
@@ -142,16 +142,16 @@ __device__ StateOf<Op> vector_state(const uint4& bits, int column) {
   return values_state<Op>(x, column);
 }
 
-// A vector's largest element, or NaN (for ArgMax); 16-bit types in pairs with __hmax2_nan.
+// A vector's largest element, or NaN (for ArgMax); halves and bfloat16s in pairs with __hmax2_nan.
 template <typename In>
 __device__ __forceinline__ float vector_max(const uint4& bits) {
-  if constexpr (std::is_same_v<In, float>) {
-    return vector_state<float, Max>(bits, 0);
-  } else {
+  if constexpr (std::is_same_v<In, __half> || std::is_same_v<In, __nv_bfloat16>) {
     using Pair = std::conditional_t<std::is_same_v<In, __half>, __half2, __nv_bfloat162>;
     auto pair = [](unsigned word) { Pair p; memcpy(&p, &word, sizeof p); return p; };
     const Pair m = __hmax2_nan(__hmax2_nan(pair(bits.x), pair(bits.y)), __hmax2_nan(pair(bits.z), pair(bits.w)));
     return Reducer<Max>::combine(float(m.x), float(m.y));
+  } else {  // float, or another type widened first
+    return vector_state<In, Max>(bits, 0);
   }
 }
 
@@ -232,20 +232,15 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     if constexpr (kArgMax) {
       uint4 loaded[kVectorsInFlight];
 #pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) {
-        if (v + k * lanes < count) loaded[k] = __ldg(vectors + v + k * lanes);
-      }
+      for (int k = 0; k < kVectorsInFlight; ++k) if (v + k * lanes < count) loaded[k] = __ldg(vectors + v + k * lanes);
 #pragma unroll
-      for (int k = 0; k < kVectorsInFlight; ++k) {
-        if (v + k * lanes < count) consider(loaded[k], v + k * lanes);
-      }
+      for (int k = 0; k < kVectorsInFlight; ++k) if (v + k * lanes < count) consider(loaded[k], v + k * lanes);
     } else {
       typename R::State trip[kVectorsInFlight];
 #pragma unroll
       for (int k = 0; k < kVectorsInFlight; ++k) {
         const std::size_t i = v + k * lanes;
-        trip[k] = i < count ? vector_state<In, Op>(__ldg(vectors + i), int(head + i * kPer))
-                            : R::identity();
+        trip[k] = i < count ? vector_state<In, Op>(__ldg(vectors + i), int(head + i * kPer)) : R::identity();
       }
       partial = R::combine(partial, tree<Op>(trip));
     }
@@ -325,7 +320,6 @@ __global__ void __launch_bounds__(kBlock)
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 constexpr std::size_t states_offset(std::size_t rows) { return ceil_div(rows * sizeof(unsigned), 16) * 16; }
-
 }  // namespace
 
 // [snippet:plan_rows]
@@ -337,7 +331,6 @@ Plan plan_rows(std::size_t rows, std::size_t cols, std::size_t element_bytes, st
   return {unsigned(blocks < 1 ? 1 : blocks > UINT_MAX ? UINT_MAX : blocks)};
 }
 // [/snippet:plan_rows]
-
 template <typename In, typename Op>
 cudaError_t default_plan(std::size_t rows, std::size_t cols, Plan* plan) {
   int device = 0, sms = 0, per_sm = 0;
@@ -349,7 +342,6 @@ cudaError_t default_plan(std::size_t rows, std::size_t cols, Plan* plan) {
   if (status == cudaSuccess) *plan = plan_rows(rows, cols, sizeof(In), std::size_t(sms) * std::size_t(per_sm));
   return status;
 }
-
 std::size_t scratch_bytes(std::size_t rows, Plan plan) {  // the tickets, then the states from a 16-byte boundary
   return plan.blocks_per_row <= 1 ? 0 : states_offset(rows) + rows * plan.blocks_per_row * 16;  // any state fits
 }
@@ -357,7 +349,7 @@ std::size_t scratch_bytes(std::size_t rows, Plan plan) {  // the tickets, then t
 // [snippet:reduce_rows]
 template <typename In, typename Op>
 cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typename Op::Result* output,
-                        void* scratch, Plan plan, cudaStream_t stream) {
+                        void* scratch, std::size_t scratch_bytes, Plan plan, cudaStream_t stream) {
   if (plan.blocks_per_row == 0) return cudaErrorInvalidValue;
   if (rows == 0) return cudaSuccess;  // nothing to write
   if (output == nullptr || reinterpret_cast<std::uintptr_t>(output) % alignof(typename Op::Result) != 0 ||
@@ -367,8 +359,9 @@ cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typ
   }
   // ArgMax's column and MeanVar's count are 32-bit ints: rows of up to INT_MAX columns.
   if (!std::is_same_v<Op, Sum> && !std::is_same_v<Op, Max> && cols > std::size_t(INT_MAX)) return cudaErrorInvalidValue;
-  const bool split = plan.blocks_per_row > 1;  // then scratch: 16-byte aligned, as cudaMalloc's
-  if (split && (!scratch || std::uintptr_t(scratch) % 16 || rows > SIZE_MAX / 32 / plan.blocks_per_row)) {
+  const bool split = plan.blocks_per_row > 1;  // then scratch: 16-byte aligned, as cudaMalloc's, and large enough
+  if (split && (!scratch || std::uintptr_t(scratch) % 16 || rows > SIZE_MAX / 32 / plan.blocks_per_row ||
+                scratch_bytes < split_rows::scratch_bytes(rows, plan))) {
     return cudaErrorInvalidValue;
   }
   unsigned* tickets = split ? static_cast<unsigned*>(scratch) : nullptr;
@@ -376,17 +369,16 @@ cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typ
   const std::size_t pieces = rows * plan.blocks_per_row;  // the kernel loops past INT_MAX blocks
   const unsigned grid = unsigned(pieces < INT_MAX ? pieces : INT_MAX);
   rows_by_blocks<In, Op><<<grid, kBlock, 0, stream>>>(input, rows, cols, plan.blocks_per_row, output, partials,
-                                                            tickets);
+                                                      tickets);
   return cudaGetLastError();
 }
 // [/snippet:reduce_rows]
 
-#define INSTANTIATE(In, Op)                                                                                           \
-  template cudaError_t default_plan<In, Op>(std::size_t, std::size_t, Plan*);                                        \
-  template cudaError_t reduce_rows<In, Op>(const In*, std::size_t, std::size_t, Op::Result*, void*, Plan, cudaStream_t);
-#define INSTANTIATE_OPS(In) INSTANTIATE(In, Sum) INSTANTIATE(In, Max) INSTANTIATE(In, ArgMax) INSTANTIATE(In, MeanVar)
-INSTANTIATE_OPS(float)
-INSTANTIATE_OPS(__half)
-INSTANTIATE_OPS(__nv_bfloat16)
-
 }  // namespace split_rows
+// Every operator for input type In, at global scope: the line to add for another type.
+#define SPLIT_ROWS_INSTANTIATE_OP(In, Op) template cudaError_t split_rows::default_plan<In, split_rows::Op>(          \
+    std::size_t, std::size_t, split_rows::Plan*); template cudaError_t split_rows::reduce_rows<In, split_rows::Op>( \
+    const In*, std::size_t, std::size_t, split_rows::Op::Result*, void*, std::size_t, split_rows::Plan, cudaStream_t);
+#define SPLIT_ROWS_INSTANTIATE(In) SPLIT_ROWS_INSTANTIATE_OP(In, Sum) SPLIT_ROWS_INSTANTIATE_OP(In, Max) \
+    SPLIT_ROWS_INSTANTIATE_OP(In, ArgMax) SPLIT_ROWS_INSTANTIATE_OP(In, MeanVar)
+SPLIT_ROWS_INSTANTIATE(float) SPLIT_ROWS_INSTANTIATE(__half) SPLIT_ROWS_INSTANTIATE(__nv_bfloat16)

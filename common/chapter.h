@@ -26,8 +26,8 @@ namespace reduction {
 // A chapter's launcher for one element type and operator: every launch from the input
 // to the result in device memory, on `stream`; returns the first CUDA error.
 template <typename T>
-using Launcher = cudaError_t (*)(T* data, std::size_t n, T* result, void* scratch, int block, int grid,
-                                 cudaStream_t stream);
+using Launcher = cudaError_t (*)(T* data, std::size_t n, T* result, void* scratch, std::size_t scratch_bytes,
+                                 int block, int grid, cudaStream_t stream);
 
 // One runnable version of a chapter.
 struct Variant {
@@ -52,7 +52,8 @@ struct Variant {
   // Where the block size too depends on n (09): the whole default shape; used when
   // neither --block nor --grid is given. Null: default_block and default_grid.
   cudaError_t (*default_shape)(std::size_t n, int* block, int* grid) = nullptr;
-  // Device scratch the launcher needs, zeroed once before the first call.
+  // Device scratch the launcher needs, zeroed once before the first call; the launcher is
+  // told its size and refuses (cudaErrorInvalidValue) a scratch too small for the call.
   std::size_t (*scratch_bytes)(std::size_t n, int block, int grid) = nullptr;
   // An upper bound on the additions any one input value passes through (reference.h
   // derives the float tolerance from it).
@@ -63,8 +64,8 @@ struct Variant {
   std::array<Launcher<double>, 3> double_launchers{};
 
   // Sets the launchers of `op` from a generic lambda without captures, written as
-  //   [](auto* data, std::size_t n, auto* result, void* scratch, int block, int grid,
-  //      cudaStream_t stream) { return name::reduce(data, n, result, scratch, block, grid, stream); }
+  //   [](auto* data, std::size_t n, auto* result, void* scratch, std::size_t bytes, int block, int grid,
+  //      cudaStream_t stream) { return name::reduce(data, n, result, scratch, bytes, block, grid, stream); }
   // which converts to a Launcher of each element type.
   template <typename Generic>
   void set_launcher(Op op, Generic launch) {

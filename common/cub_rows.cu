@@ -136,13 +136,16 @@ template <> struct Rule<MeanVar> {
   };
   __device__ static State identity() { return {0, 0.0f, 0.0f}; }
   __device__ static State element(float x, int) { return {1, x, x - x}; }  // M2 NaN for inf or NaN
-  __device__ static State combine(State a, State b) {  // Chan et al.'s merge; Welford's update when b is one element
+  // Chan et al.'s merge; Welford's update when b is one element. An infinite mean merges as a sum (inf - inf =
+  // NaN), as numpy's mean, where the formula would give inf - inf = NaN for an infinite mean_a (14's MeanVar).
+  __device__ static State combine(State a, State b) {
     if (b.count == 0) return a;
     if (a.count == 0) return b;
     const int n = a.count + b.count;
     const float delta = b.mean - a.mean;
     const float weight_b = static_cast<float>(b.count) / static_cast<float>(n);
-    return {n, fmaf(delta, weight_b, a.mean), a.m2 + b.m2 + delta * delta * (static_cast<float>(a.count) * weight_b)};
+    const float mean = isinf(a.mean) || isinf(b.mean) ? a.mean + b.mean : fmaf(delta, weight_b, a.mean);
+    return {n, mean, a.m2 + b.m2 + delta * delta * (static_cast<float>(a.count) * weight_b)};
   }
   __device__ static MeanVariance result(State s) {
     const float nan = cuda::std::numeric_limits<float>::quiet_NaN();

@@ -122,8 +122,8 @@ std::vector<Measurement> Bench<T>::run_interleaved(const std::vector<Job>& jobs,
     CUDA_CHECK(cudaMemsetAsync(slots[j].result.get(), poison, sizeof(T), stream));
   };
   auto launch = [&](std::size_t j) {
-    CUDA_CHECK(slots[j].launch(input_.get(), n_, slots[j].result.get(), slots[j].scratch.get(), jobs[j].block,
-                               jobs[j].grid, stream));
+    CUDA_CHECK(slots[j].launch(input_.get(), n_, slots[j].result.get(), slots[j].scratch.get(),
+                               slots[j].scratch.bytes(), jobs[j].block, jobs[j].grid, stream));
     dirty_ = jobs[j].variant->in_place;
   };
   // The result of each job's first run, and of its last repetition (written over the

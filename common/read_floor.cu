@@ -40,8 +40,9 @@ __global__ void __launch_bounds__(1024) read_only(const uint4* vectors, std::siz
 }
 
 template <typename T>
-cudaError_t launch_read_only(T* data, std::size_t n, T* /*result*/, void* scratch, int block, int grid,
-                             cudaStream_t stream) {
+cudaError_t launch_read_only(T* data, std::size_t n, T* /*result*/, void* scratch, std::size_t scratch_bytes,
+                             int block, int grid, cudaStream_t stream) {
+  if (scratch_bytes < sizeof(unsigned)) return cudaErrorInvalidValue;
   const std::size_t bytes = n * sizeof(T);  // cudaMalloc'd: 16-byte aligned
   const std::size_t count = bytes / 16;
   read_only<<<grid, block, 0, stream>>>(reinterpret_cast<const uint4*>(data), count,
@@ -91,9 +92,9 @@ Variant read_floor_variant() {
   };
   floor.scratch_bytes = [](std::size_t, int, int) { return sizeof(unsigned); };
   floor.chain_length = [](std::size_t, int, int) { return std::size_t(0); };
-  floor.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, int block, int grid,
-                                 cudaStream_t stream) {
-    return launch_read_only(data, n, result, scratch, block, grid, stream);
+  floor.set_launcher(Op::Sum, [](auto* data, std::size_t n, auto* result, void* scratch, std::size_t bytes, int block,
+                                 int grid, cudaStream_t stream) {
+    return launch_read_only(data, n, result, scratch, bytes, block, grid, stream);
   });
   return floor;
 }

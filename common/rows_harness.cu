@@ -671,9 +671,12 @@ RowVerdict verdict_of(const RowFacts& f, std::size_t cols, RowOp op, const unsig
         v.reference = "mean nan, variance nan";
         v.ok = std::isnan(mean) && std::isnan(variance);
         if (!v.ok) v.why = cols ? "the row holds NaN" : "a row of no columns has no mean";
-      } else if (any_inf) {
-        v.reference = "mean and variance not finite";
-        v.ok = !std::isfinite(mean) && !std::isfinite(variance);
+      } else if (any_inf) {  // as numpy: the mean is the infinity (NaN for both signs), the variance NaN
+        const float exact_mean = f.pos_infs && f.neg_infs ? std::numeric_limits<float>::quiet_NaN()
+                                 : f.pos_infs             ? std::numeric_limits<float>::infinity()
+                                                          : -std::numeric_limits<float>::infinity();
+        v.reference = "mean " + text(exact_mean) + ", variance nan";
+        v.ok = same_non_finite(mean, exact_mean) && std::isnan(variance);
         if (!v.ok) v.why = "the row holds an infinity";
       } else {
         v.reference = "mean " + text(f.mean) + ", variance " + text(exact_variance);
@@ -781,7 +784,7 @@ cudaError_t floor_launch(const void* data, std::size_t bytes, void* scratch, cud
     grid_for_floats = floats;
   }
   float* input = static_cast<float*>(const_cast<void*>(data));  // only read
-  return floor.launcher<float>(Op::Sum)(input, floats, nullptr, scratch, floor.default_block, grid, stream);
+  return floor.launcher<float>(Op::Sum)(input, floats, nullptr, scratch, sizeof(unsigned), floor.default_block, grid, stream);
 }
 
 // Device memory a run of these jobs needs besides the flush buffer: the input, one

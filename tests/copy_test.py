@@ -1,22 +1,40 @@
 #!/usr/bin/env python3
 """The copy test: a chapter's copy unit works alone, as a student would use it.
 
-    copy_test.py --nvcc NVCC --chapter NN_name --work DIR
+    copy_test.py --nvcc NVCC --cxx CXX --chapter NN_name --work DIR
 
 copies the chapter's <stem>.cuh and <stem>.cu (and nothing else) into the empty folder
-DIR, compiles the unit with `nvcc -std=c++17 -c <stem>.cu` (no include path, no flag of
-the repository), writes a driver whose body is the "Use it in your code" block at the
-top of <stem>.cuh, and links the two. The driver (DIR/driver) then runs that block on
-fresh random data at awkward sizes and compares each sum with the exact one: the values
-are small integers stored as floats, so every order of additions gives the exact sum.
-Without a CUDA device it prints SKIPPED and exits 77 (ctest: skipped).
+DIR and builds, each from a copy of the two files alone:
+  driver            the unit compiled with `nvcc -std=c++17 -c <stem>.cu` (no include path,
+                    no flag of the repository) and a driver whose body is the "Use it in
+                    your code" block at the top of <stem>.cuh. The driver is a .cpp compiled
+                    by the host compiler CXX with only the CUDA include folder (what CMake's
+                    CUDA::cudart gives), so the header must read as host C++;
+  driver_fast_math  the same unit compiled with `--use_fast_math` too, and the same driver;
+  driver_recipe     where the header offers another element type (a line "// Another
+                    element type, e.g. TYPE: add `CODE` at the end of FILE."): CODE added
+                    at the end of the unit's source, and the block run with TYPE in place
+                    of float (of the input type, for the rows chapters).
+Then
+
+    copy_test.py --run --work DIR
+
+runs each driver built there: it reduces fresh random data at awkward sizes and compares
+each sum with the exact one (the values are small integers, so every order of additions
+gives the exact sum). Without a CUDA device it prints SKIPPED and exits 77 (ctest: skipped).
 
     copy_test.py --cxx CXX [--nvcc NVCC] --chapter 00_cpu_baseline --work DIR
 
 does the same for the CPU chapter, whose copy unit is cpu_sums.h + cpu_sums.cpp (plain
 C++): `CXX -std=c++17 -c cpu_sums.cpp` (and, with --nvcc, `nvcc -std=c++17 -c` too),
-then a driver that runs its block on the CPU (no device needed, so it runs in CI too)
-and checks every float sum the block makes against the exact sum.
+its recipe, and drivers that run on the CPU (no device needed, so they run in CI too).
+
+    copy_test.py --nvcc NVCC --cxx CXX --rule [HEADER...] HEADER --units DIR... --work DIR
+
+the rows chapters' whole rule (16's whole_rule.cuh, 18's whole_rule_split.cuh): the header
+and the units it dispatches to, alone in one folder, each unit compiled alone; a .cpp
+driver calls the rule with one typed output per operator (no void*) and, on a GPU, checks
+its row sums at shapes that reach every unit.
 
 Exit 0 when all of it worked, 1 with the reason otherwise. Python 3 standard library.
 """
@@ -38,19 +56,20 @@ DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your code" blo
 
 {includes}
 
-// The block, verbatim: it reads n floats at `input` (device memory) and leaves the sum
-// in `sum` and the first CUDA error in `status`.
-static int check(float* input, std::size_t n, double expected) {{
+// The block, verbatim: it reads n values of type {type} at `input` (device memory) and
+// leaves the sum in `sum` and the first CUDA error in `status`.
+static int check({type}* input, std::size_t n, double expected) {{
 {body}
   if (status != cudaSuccess) {{
     std::fprintf(stderr, "n = %zu: CUDA error %s (%s)\n", n, cudaGetErrorName(status), cudaGetErrorString(status));
     return 1;
   }}
   if (static_cast<double>(sum) != expected) {{
-    std::fprintf(stderr, "n = %zu: the block gave %.1f, the exact sum is %.1f\n", n, sum, expected);
+    std::fprintf(stderr, "n = %zu: the block gave %.1f, the exact sum is %.1f\n", n, static_cast<double>(sum),
+                 expected);
     return 1;
   }}
-  std::printf("n = %zu: sum %.1f, exact\n", n, sum);
+  std::printf("n = %zu: sum %.1f, exact ({type})\n", n, static_cast<double>(sum));
   return 0;
 }}
 
@@ -65,15 +84,15 @@ int main() {{
   for (std::size_t n : {{std::size_t(1000003), std::size_t(4097), std::size_t(33), std::size_t(1), std::size_t(0)}}) {{
     // Integers from -3 to 3: every partial sum stays far below 2^24, so float adds
     // them exactly in any order and the block's result must match to the bit.
-    std::vector<float> host(n);
+    std::vector<{type}> host(n);
     double expected = 0;
-    for (float& x : host) {{
-      x = static_cast<float>(static_cast<int>(random() % 7) - 3);
-      expected += x;
+    for ({type}& x : host) {{
+      x = static_cast<{type}>(static_cast<int>(random() % 7) - 3);
+      expected += static_cast<double>(x);
     }}
-    float* input = nullptr;
-    if (cudaMalloc(&input, (n ? n : 1) * sizeof(float)) != cudaSuccess ||
-        cudaMemcpy(input, host.data(), n * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {{
+    {type}* input = nullptr;
+    if (cudaMalloc(&input, (n ? n : 1) * sizeof({type})) != cudaSuccess ||
+        cudaMemcpy(input, host.data(), n * sizeof({type}), cudaMemcpyHostToDevice) != cudaSuccess) {{
       std::fprintf(stderr, "could not set up the input\n");
       return 1;
     }}
@@ -94,22 +113,23 @@ CPU_DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your code"
 
 {includes}
 
-// The block, verbatim: it reads n floats at `input` (host memory) and makes the sums
-// {names}.
-static int check(const float* input, std::size_t n, double expected) {{
+// The block, verbatim: it reads n values of type {type} at `input` (host memory) and makes
+// the sums {names}.
+static int check(const {type}* input, std::size_t n, double expected) {{
 {body}
   const struct {{
     const char* name;
-    float value;
+    {type} value;
   }} sums[] = {{{checks}}};
   int failures = 0;
   for (const auto& s : sums) {{
     if (static_cast<double>(s.value) != expected) {{
-      std::fprintf(stderr, "n = %zu: %s is %.1f, the exact sum is %.1f\n", n, s.name, s.value, expected);
+      std::fprintf(stderr, "n = %zu: %s is %.1f, the exact sum is %.1f\n", n, s.name, static_cast<double>(s.value),
+                   expected);
       ++failures;
     }}
   }}
-  if (!failures) std::printf("n = %zu: %s exact (%.1f)\n", n, "{names}", expected);
+  if (!failures) std::printf("n = %zu: %s exact (%.1f, {type})\n", n, "{names}", expected);
   return failures;
 }}
 
@@ -121,11 +141,11 @@ int main() {{
                         std::size_t(1), std::size_t(0)}}) {{
     // Integers from -3 to 3: every partial sum stays far below 2^24, so float adds
     // them exactly in any order and each sum must match the double one to the bit.
-    std::vector<float> host(n);
+    std::vector<{type}> host(n);
     double expected = 0;
-    for (float& x : host) {{
-      x = static_cast<float>(static_cast<int>(random() % 7) - 3);
-      expected += x;
+    for ({type}& x : host) {{
+      x = static_cast<{type}>(static_cast<int>(random() % 7) - 3);
+      expected += static_cast<double>(x);
     }}
     failures += check(host.data(), n, expected);
   }}
@@ -143,9 +163,9 @@ ROWS_DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your code
 
 {includes}
 
-// The block, verbatim: it reads n_rows x n_cols floats at `input` (device memory) and
-// leaves one sum per row in `sums` and the first CUDA error in `status`.
-static int check(const float* input, std::size_t n_rows, std::size_t n_cols, const std::vector<double>& expected) {{
+// The block, verbatim: it reads n_rows x n_cols values of type {type} at `input` (device
+// memory) and leaves one float sum per row in `sums` and the first CUDA error in `status`.
+static int check(const {type}* input, std::size_t n_rows, std::size_t n_cols, const std::vector<double>& expected) {{
 {body}
   if (status != cudaSuccess) {{
     std::fprintf(stderr, "%zu x %zu: CUDA error %s (%s)\n", n_rows, n_cols, cudaGetErrorName(status),
@@ -176,15 +196,16 @@ int main() {{
     const std::size_t n_rows = shape[0], n_cols = shape[1];
     // Integers from -3 to 3: every partial sum stays far below 2^24, so float adds
     // them exactly in any order and each row's sum must match to the bit.
-    std::vector<float> host(n_rows * n_cols);
+    std::vector<{type}> host(n_rows * n_cols);
     std::vector<double> expected(n_rows, 0.0);
     for (std::size_t i = 0; i < host.size(); ++i) {{
-      host[i] = static_cast<float>(static_cast<int>(random() % 7) - 3);
-      expected[i / n_cols] += host[i];
+      const int value = static_cast<int>(random() % 7) - 3;
+      host[i] = static_cast<{type}>(static_cast<float>(value));
+      expected[i / n_cols] += value;
     }}
-    float* input = nullptr;
-    if (cudaMalloc(&input, (host.empty() ? 1 : host.size()) * sizeof(float)) != cudaSuccess ||
-        cudaMemcpy(input, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {{
+    {type}* input = nullptr;
+    if (cudaMalloc(&input, (host.empty() ? 1 : host.size()) * sizeof({type})) != cudaSuccess ||
+        cudaMemcpy(input, host.data(), host.size() * sizeof({type}), cudaMemcpyHostToDevice) != cudaSuccess) {{
       std::fprintf(stderr, "could not set up the input\n");
       return 1;
     }}
@@ -205,9 +226,9 @@ MULTI_GPU_DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your
 
 {includes}
 
-// The block, verbatim: k GPUs, shard[d] holds count[d] floats on GPU d; it leaves the
-// total in `sum` and what went wrong, if anything, in `status`.
-static int check(int k, const std::vector<float*>& shard, const std::vector<std::size_t>& count, std::size_t n,
+// The block, verbatim: k GPUs, shard[d] holds count[d] values of type {type} on GPU d; it
+// leaves the total in `sum` and what went wrong, if anything, in `status`.
+static int check(int k, const std::vector<{type}*>& shard, const std::vector<std::size_t>& count, std::size_t n,
                  double expected) {{
 {body}
   if (!status.ok()) {{
@@ -215,10 +236,11 @@ static int check(int k, const std::vector<float*>& shard, const std::vector<std:
     return 1;
   }}
   if (static_cast<double>(sum) != expected) {{
-    std::fprintf(stderr, "n = %zu over %d GPUs: the block gave %.1f, the exact sum is %.1f\n", n, k, sum, expected);
+    std::fprintf(stderr, "n = %zu over %d GPUs: the block gave %.1f, the exact sum is %.1f\n", n, k,
+                 static_cast<double>(sum), expected);
     return 1;
   }}
-  std::printf("n = %zu over %d GPUs: sum %.1f, exact\n", n, k, sum);
+  std::printf("n = %zu over %d GPUs: sum %.1f, exact ({type})\n", n, k, static_cast<double>(sum));
   return 0;
 }}
 
@@ -232,19 +254,20 @@ int main() {{
   int failures = 0;
   for (std::size_t n : {{std::size_t(1000003), std::size_t(4097), std::size_t(33), std::size_t(1), std::size_t(0)}}) {{
     // Integers from -3 to 3: float adds them exactly in any order (see DRIVER).
-    std::vector<float> host(n);
+    std::vector<{type}> host(n);
     double expected = 0;
-    for (float& x : host) {{
-      x = static_cast<float>(static_cast<int>(random() % 7) - 3);
-      expected += x;
+    for ({type}& x : host) {{
+      x = static_cast<{type}>(static_cast<int>(random() % 7) - 3);
+      expected += static_cast<double>(x);
     }}
-    std::vector<float*> shard(k, nullptr);
+    std::vector<{type}*> shard(k, nullptr);
     std::vector<std::size_t> count(k, 0);
     for (int d = 0; d < k; ++d) {{
       const multi_gpu::Shard s = multi_gpu::shard_of(n, k, d);
       count[d] = s.count;
-      if (cudaSetDevice(d) != cudaSuccess || cudaMalloc(&shard[d], (s.count ? s.count : 1) * sizeof(float)) != cudaSuccess ||
-          cudaMemcpy(shard[d], host.data() + s.begin, s.count * sizeof(float), cudaMemcpyHostToDevice) != cudaSuccess) {{
+      if (cudaSetDevice(d) != cudaSuccess || cudaMalloc(&shard[d], (s.count ? s.count : 1) * sizeof({type})) != cudaSuccess ||
+          cudaMemcpy(shard[d], host.data() + s.begin, s.count * sizeof({type}), cudaMemcpyHostToDevice) != cudaSuccess ||
+          cudaDeviceSynchronize() != cudaSuccess) {{  // the parts' non-blocking streams do not wait for the copy
         std::fprintf(stderr, "could not set up the input\n");
         return 1;
       }}
@@ -265,6 +288,83 @@ LONG_ROWS = "{{65537, 3}, {1000, 33}, {3, 4097}, {1, 1000003}, {7, 0}}"
 ROWS_SHAPES = {"rows.cuh": LONG_ROWS, "row_stats.cuh": LONG_ROWS, "lane_groups.cuh": LONG_ROWS,
                "short_rows.cuh": "{{65537, 3}, {1000, 32}, {4099, 17}, {1, 1}, {7, 0}}",
                "split_rows.cuh": "{{65537, 3}, {3, 4097}, {1, 1000003}, {2, 300007}, {7, 0}}"}
+
+
+# The whole rule's drivers: ROWS_DRIVER with this body (one float sum per row through the
+# rule) and, compiled but not run, a typed call of every operator with 16-bit input, so that
+# a result type that differs between the units fails to compile.
+RULE_SHAPES = "{{65537, 3}, {1000, 33}, {5000, 300}, {3, 4097}, {1, 1000003}, {7, 0}}"
+RULE_CODE = {
+    "whole_rule.cuh": ("whole_rule", [
+        "std::vector<float> sums(n_rows);",
+        "float* row_sums = nullptr;",
+        "cudaError_t status = cudaMalloc(&row_sums, (n_rows ? n_rows : 1) * sizeof(float));",
+        "if (status == cudaSuccess) status = whole_rule::reduce_rows<float, whole_rule::Sum>(input, n_rows, n_cols, "
+        "row_sums);"]),
+    "whole_rule_split.cuh": ("whole_rule_split", [
+        "std::size_t bytes = 0;",
+        "cudaError_t status = whole_rule_split::scratch_bytes<float, whole_rule_split::Sum>(n_rows, n_cols, &bytes);",
+        "void* scratch = nullptr;",
+        "std::vector<float> sums(n_rows);",
+        "float* row_sums = nullptr;",
+        "if (status == cudaSuccess && bytes) status = cudaMalloc(&scratch, bytes);",
+        "if (status == cudaSuccess && bytes) status = cudaMemset(scratch, 0, bytes);",
+        "if (status == cudaSuccess) status = cudaMalloc(&row_sums, (n_rows ? n_rows : 1) * sizeof(float));",
+        "if (status == cudaSuccess) status = whole_rule_split::reduce_rows<float, whole_rule_split::Sum>(input, n_rows, "
+        "n_cols, row_sums, scratch, bytes);",
+        "cudaFree(scratch);"]),
+}
+RULE_END = ["if (status == cudaSuccess) status = cudaDeviceSynchronize();",
+            "if (status == cudaSuccess && n_rows) status = cudaMemcpy(sums.data(), row_sums, n_rows * sizeof(float), "
+            "cudaMemcpyDeviceToHost);",
+            "cudaFree(row_sums);"]
+RULE_TYPED = """
+// Not run: one typed call per operator, 16-bit input, one output type each.
+[[maybe_unused]] static cudaError_t typed_calls(const __nv_bfloat16* input, std::size_t rows, std::size_t cols,
+                                                void* scratch, std::size_t bytes) {{
+  float* sums = nullptr;
+  {ns}::ArgMax::Result* argmax = nullptr;
+  {ns}::MeanVar::Result* meanvar = nullptr;
+  cudaError_t status = cudaSuccess;
+  {calls}
+  return status;
+}}
+"""
+
+
+def rule_test(args):
+    """--rule: the whole rule's header with the units it dispatches to, in one folder."""
+    name = os.path.basename(args.rule[-1])
+    if name not in RULE_CODE:
+        fail(f"no driver for the rule {name}")
+    ns, body = RULE_CODE[name]
+    shutil.rmtree(args.work, ignore_errors=True)
+    os.makedirs(args.work)
+    folder = os.path.join(args.work, "units")
+    os.makedirs(folder)
+    for path in args.rule:
+        shutil.copy(path, folder)
+    objects = []
+    for unit_dir in args.units:
+        header, source = copy_unit(unit_dir)
+        for path in (header, source):
+            shutil.copy(path, folder)
+        run([args.nvcc, "-std=c++17", "-c", os.path.basename(source)], folder)
+        objects.append(os.path.join(folder, os.path.basename(source)[:-3] + ".o"))
+    extra = ", scratch, bytes" if ns == "whole_rule_split" else ""
+    calls = "\n  ".join(
+        f"if (status == cudaSuccess) status = {ns}::reduce_rows<__nv_bfloat16, {ns}::{op}>(input, rows, cols, "
+        f"{out}{extra});" for op, out in (("Sum", "sums"), ("Max", "sums"), ("ArgMax", "argmax"),
+                                         ("MeanVar", "meanvar")))
+    includes = [f'#include "{name}"', "#include <cuda_bf16.h>", RULE_TYPED.format(ns=ns, calls=calls)]
+    with open(os.path.join(args.work, "driver.cpp"), "w", encoding="utf-8") as f:
+        f.write(ROWS_DRIVER.format(header=name, includes="\n".join(includes), shapes=RULE_SHAPES, type="float",
+                                   body="\n".join("  " + line for line in body + RULE_END)))
+    run([args.cxx, "-std=c++17", "-I" + cuda_include(args.nvcc), "-I" + folder, "-c", "driver.cpp", "-o",
+         "driver.o"], args.work)
+    run([args.nvcc, "-std=c++17", "driver.o"] + objects + ["-o", "driver"], args.work)
+    write_drivers(args.work, ["driver"])
+    print(f"copy_test: {name} and its units compile alone, and a typed call of every operator compiles as host C++")
 
 
 def fail(message):
@@ -315,6 +415,38 @@ def usage_block(header):
     return block
 
 
+RECIPE = re.compile(r"^// Another element type, e\.g\. (?P<type>[^:]+): add `(?P<code>[^`]+)` at the end of "
+                    r"(?P<file>[\w.]+)\.$")
+
+
+def recipe(header, source):
+    """The header's "another element type" line as (type, code), or None where it offers
+    none ("// Another element type: none (...)"). Any other wording fails: the test
+    applies the recipe, so it must say exactly what to add and where."""
+    lines = [line for line in open(header, encoding="utf-8").read().splitlines()
+             if line.startswith("// Another element type")]
+    if len(lines) != 1:
+        fail(f"{os.path.basename(header)} must have one '// Another element type' line, found {len(lines)}")
+    if lines[0].startswith("// Another element type: none ("):
+        return None
+    m = RECIPE.match(lines[0])
+    if not m:
+        fail(f"{os.path.basename(header)}: the recipe must read '// Another element type, e.g. TYPE: add `CODE` "
+             f"at the end of FILE.', not: {lines[0]}")
+    if m.group("file") != os.path.basename(source):
+        fail(f"the recipe adds to {m.group('file')}, but the unit's source is {os.path.basename(source)}")
+    return m.group("type").strip(), m.group("code")
+
+
+def with_type(body, type_name, rows):
+    """The block with another element type: every float (the single-array chapters, whose
+    block holds only the element type), or the input type of reduce_rows<float, ...> and
+    default_plan<float, ...> (the rows chapters, whose results stay float)."""
+    if rows:
+        return [line.replace("<float,", f"<{type_name},") for line in body]
+    return [re.sub(r"\bfloat\b", type_name, line) for line in body]
+
+
 def run(command, cwd):
     print("$ " + " ".join(command), flush=True)
     done = subprocess.run(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -323,37 +455,105 @@ def run(command, cwd):
         fail(f"'{' '.join(command)}' exited {done.returncode}")
 
 
-def cpu_chapter(args, header, source, includes, body):
+def copy_into(folder, header, source, extra_code=None):
+    """A folder holding only the unit's two files (extra_code added at the end of the source)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    for path in (header, source):
+        shutil.copy(path, folder)
+    if extra_code:
+        with open(os.path.join(folder, os.path.basename(source)), "a", encoding="utf-8") as f:
+            f.write("\n" + extra_code + "\n")
+
+
+def cpu_chapter(args, header, source, includes, body, found):
     """00_cpu_baseline: compile cpu_sums.cpp alone with the C++ compiler (and nvcc), then
-    link and run the driver: the block needs no GPU."""
+    link the drivers (float, and the recipe's type): the block needs no GPU."""
     cxx = args.cxx or "c++"
     name, cpp = os.path.basename(header), os.path.basename(source)
     stem = cpp[:-4]
-    run([cxx, "-std=c++17", "-c", cpp], args.work)
-    if args.nvcc:
-        run([args.nvcc, "-std=c++17", "-c", cpp, "-o", stem + "_nvcc.o"], args.work)
-    names = [m.group(1) for line in body
-             for m in [re.match(r"\s*(?:const\s+)?float\s+(\w+)\s*=\s*cpu_baseline::", line)] if m]
-    if not names:
-        fail("the block makes no 'float NAME = cpu_baseline::...' sum for the driver to check")
-    with open(os.path.join(args.work, "driver.cpp"), "w", encoding="utf-8") as f:
-        f.write(CPU_DRIVER.format(header=name, includes="\n".join(includes), names=", ".join(names),
-                                  checks=", ".join(f'{{"{n}", {n}}}' for n in names),
-                                  body="\n".join("  " + line for line in body)))
-    run([cxx, "-std=c++17", "driver.cpp", stem + ".o", "-o", "driver", "-pthread"], args.work)
-    print(f"copy_test: {name} + {cpp} compile alone and link with the block's driver")
+    builds = [("driver", "float", body, None)]
+    if found:
+        builds.append(("driver_recipe", found[0], with_type(body, found[0], False), found[1]))
+    for driver, type_name, lines, code in builds:
+        folder = os.path.join(args.work, driver + "_unit")
+        copy_into(folder, header, source, code)
+        run([cxx, "-std=c++17", "-c", cpp], folder)
+        if args.nvcc and code is None:
+            run([args.nvcc, "-std=c++17", "-c", cpp, "-o", stem + "_nvcc.o"], folder)
+        names = [m.group(1) for line in lines
+                 for m in [re.match(r"\s*(?:const\s+)?" + re.escape(type_name) + r"\s+(\w+)\s*=\s*cpu_baseline::",
+                                    line)] if m]
+        if not names:
+            fail(f"the block makes no '{type_name} NAME = cpu_baseline::...' sum for the driver to check")
+        with open(os.path.join(args.work, driver + ".cpp"), "w", encoding="utf-8") as f:
+            f.write(CPU_DRIVER.format(header=name, includes="\n".join(includes), names=", ".join(names),
+                                      type=type_name, checks=", ".join(f'{{"{n}", {n}}}' for n in names),
+                                      body="\n".join("  " + line for line in lines)))
+        run([cxx, "-std=c++17", "-I" + folder, driver + ".cpp", os.path.join(folder, stem + ".o"), "-o", driver,
+             "-pthread"], args.work)
+    write_drivers(args.work, [b[0] for b in builds])
+    print(f"copy_test: {name} + {cpp} compile alone and link with the block's drivers "
+          f"({', '.join(b[0] for b in builds)})")
+
+
+def write_drivers(work, drivers):
+    with open(os.path.join(work, "drivers.txt"), "w", encoding="utf-8") as f:
+        f.write("\n".join(drivers) + "\n")
+
+
+def run_drivers(work):
+    """--run: every driver the compile step built, in turn; 77 where there is no device."""
+    path = os.path.join(work, "drivers.txt")
+    if not os.path.isfile(path):
+        fail(f"no {path}: run the compile step first")
+    skipped = False
+    for driver in open(path, encoding="utf-8").read().split():
+        print(f"$ {driver}", flush=True)
+        done = subprocess.run([os.path.join(work, driver)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              text=True)
+        print(done.stdout, end="")
+        if done.returncode == 77:
+            skipped = True
+        elif done.returncode != 0:
+            fail(f"{driver} exited {done.returncode}")
+    if skipped:
+        sys.exit(77)
+
+
+def cuda_include(nvcc):
+    """The CUDA include folder (cuda_runtime.h), as CMake's CUDA::cudart gives it: beside
+    nvcc's bin folder. Not include/cccl, which nvcc adds for itself but a host compiler
+    does not see."""
+    folder = os.path.normpath(os.path.join(os.path.dirname(os.path.realpath(shutil.which(nvcc) or nvcc)), "..",
+                                           "include"))
+    if not os.path.isfile(os.path.join(folder, "cuda_runtime.h")):
+        fail(f"no cuda_runtime.h in {folder}, beside {nvcc}")
+    return folder
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nvcc", default="nvcc")
-    parser.add_argument("--cxx", default="", help="00_cpu_baseline: the C++ compiler (its .cpp copy unit); "
-                                                  "with it, --nvcc compiles the unit a second time")
-    parser.add_argument("--chapter", required=True, help="the chapter folder")
+    parser.add_argument("--cxx", default="c++", help="the host compiler: the drivers are .cpp files, and "
+                                                     "00_cpu_baseline's copy unit is one too")
+    parser.add_argument("--chapter", help="the chapter folder")
     parser.add_argument("--work", required=True, help="an empty folder to work in (emptied first)")
+    parser.add_argument("--run", action="store_true", help="run the drivers the compile step built in --work")
+    parser.add_argument("--rule", nargs="+", help="the rows chapters' whole rule: its header last, after any "
+                                                  "header it includes (with --units)")
+    parser.add_argument("--units", nargs="*", default=[], help="with --rule: the chapter folders of its units")
     parser.add_argument("--nccl-include", default="", help="11_multi_gpu: where nccl.h is, if not on nvcc's path")
     parser.add_argument("--nccl-library", default="", help="11_multi_gpu: libnccl to link the driver with")
     args = parser.parse_args()
+    if args.run:
+        run_drivers(args.work)
+        return
+    if args.rule:
+        rule_test(args)
+        return
+    if not args.chapter:
+        fail("--chapter is needed, except with --run and --rule")
 
     header, source = copy_unit(args.chapter)
     block = usage_block(header)
@@ -365,33 +565,50 @@ def main():
     for line in body:
         if re.search(r"\bmalloc\(|\bnew\b", line):
             fail(f"the block allocates host memory it never frees: {line}")
+        if re.search(r"\bstd::vector\b", line) and "#include <vector>" not in includes:
+            fail(f"the block uses std::vector without #include <vector>: {line}")
+    found = recipe(header, source)
 
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
-    for path in (header, source):
-        shutil.copy(path, args.work)
     if source.endswith(".cpp"):
-        cpu_chapter(args, header, source, includes, body)
+        cpu_chapter(args, header, source, includes, body, found)
         return
+    name = os.path.basename(header)
     stem = os.path.basename(source)[:-3]
-    # Exactly the command in the header's "Compile:" line, in a folder that holds only the two files.
     # 11_multi_gpu also needs NCCL: its header's folder, if nvcc does not search it, and
     # the library for the driver.
-    nccl = os.path.basename(header) == "multi_gpu.cuh"
-    include = ["-I" + args.nccl_include] if nccl and args.nccl_include else []
-    run([args.nvcc, "-std=c++17", "-c", os.path.basename(source)] + include, args.work)
-
-    name = os.path.basename(header)
-    driver = MULTI_GPU_DRIVER if name == "multi_gpu.cuh" else ROWS_DRIVER if name in ROWS_SHAPES else DRIVER
-    with open(os.path.join(args.work, "driver.cu"), "w", encoding="utf-8") as f:
-        f.write(driver.format(header=name, includes="\n".join(includes), shapes=ROWS_SHAPES.get(name, ""),
-                              body="\n".join("  " + line for line in body)))
+    nccl = name == "multi_gpu.cuh"
+    nccl_include = ["-I" + args.nccl_include] if nccl and args.nccl_include else []
     link = []
     if nccl:
         library = args.nccl_library
         link = ([library, "-Xlinker", "-rpath=" + os.path.dirname(library)] if library else ["-lnccl"])
-    run([args.nvcc, "-std=c++17", "driver.cu", stem + ".o", "-o", "driver"] + include + link, args.work)
-    print(f"copy_test: {stem}.cuh + {stem}.cu compile alone and link with the block's driver")
+    rows = name in ROWS_SHAPES
+    template = MULTI_GPU_DRIVER if nccl else ROWS_DRIVER if rows else DRIVER
+
+    # Each build: the unit alone in a folder, compiled exactly as the header's "Compile:"
+    # line says (plus --use_fast_math, or the recipe's code), and a driver for it.
+    builds = [("driver", [], "float", body, None), ("driver_fast_math", ["--use_fast_math"], "float", body, None)]
+    if found:
+        builds.append(("driver_recipe", [], found[0], with_type(body, found[0], rows), found[1]))
+    host_include = "-I" + cuda_include(args.nvcc)
+    for driver, flags, type_name, lines, code in builds:
+        folder = os.path.join(args.work, driver + "_unit")
+        copy_into(folder, header, source, code)
+        run([args.nvcc, "-std=c++17"] + flags + ["-c", os.path.basename(source)] + nccl_include, folder)
+        with open(os.path.join(args.work, driver + ".cpp"), "w", encoding="utf-8") as f:
+            f.write(template.format(header=name, includes="\n".join(includes), shapes=ROWS_SHAPES.get(name, ""),
+                                    type=type_name, body="\n".join("  " + line for line in lines)))
+        # The driver is host code: the host compiler with only the CUDA include folder.
+        run([args.cxx, "-std=c++17", host_include, "-I" + folder] + nccl_include +
+            ["-c", driver + ".cpp", "-o", driver + ".o"], args.work)
+        run([args.nvcc, "-std=c++17", driver + ".o", os.path.join(folder, stem + ".o"), "-o", driver] + link,
+            args.work)
+    write_drivers(args.work, [b[0] for b in builds])
+    print(f"copy_test: {stem}.cuh + {stem}.cu compile alone (also with --use_fast_math"
+          f"{', and with the recipe for ' + found[0] if found else ''}) and link with the block's drivers; "
+          f"the drivers compile as host C++ with only {host_include[2:]}")
 
 
 if __name__ == "__main__":

@@ -42,10 +42,10 @@ inline std::uint64_t fresh_seed() {
 // poisoned result slot and returns what the launcher wrote.
 template <typename T>
 T run_launcher(const Variant& v, Op op, T* input, const T* pristine, std::size_t n, int block, int grid,
-               void* scratch, T* result, unsigned char poison) {
+               void* scratch, std::size_t scratch_bytes, T* result, unsigned char poison) {
   if (v.in_place && n) CUDA_CHECK(cudaMemcpy(input, pristine, n * sizeof(T), cudaMemcpyDeviceToDevice));
   CUDA_CHECK(cudaMemset(result, poison, sizeof(T)));
-  CUDA_CHECK(v.launcher<T>(op)(input, n, result, scratch, block, grid, nullptr));
+  CUDA_CHECK(v.launcher<T>(op)(input, n, result, scratch, scratch_bytes, block, grid, nullptr));
   CUDA_CHECK(cudaDeviceSynchronize());
   T value{};
   CUDA_CHECK(cudaMemcpy(&value, result, sizeof(T), cudaMemcpyDeviceToHost));
@@ -78,7 +78,7 @@ class DeviceRun {
   T run(Op op, unsigned char poison) {
     if (block_ == 0) set_shape(0, 0);
     return run_launcher<T>(v_, op, input_.get() + offset_, pristine_.get(), n_, block_, grid_, scratch_.get(),
-                           result_.get(), poison);
+                           scratch_.bytes(), result_.get(), poison);
   }
 
   std::size_t chain_length() const { return v_.chain_length(n_, block_, grid_); }

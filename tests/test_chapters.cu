@@ -129,17 +129,67 @@ TEST_P(ChapterTest, RefusedShapesReturnInvalidValue) {
     DeviceBuffer<unsigned char> scratch(1 << 20);
     for (int block : {-1, 0, 1, 2000, 100, 48}) {
       if (v.check_shape(block, 0).empty() && block > 0) continue;  // a block this chapter runs
-      EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), 1000, result.get(), scratch.get(), block, 4, nullptr),
+      EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), 1000, result.get(), scratch.get(), scratch.bytes(), block, 4, nullptr),
                 cudaErrorInvalidValue)
           << v.chapter << " block " << block;
     }
     if (!v.in_place) {  // 01-03 derive the grid from n: a grid argument is ignored
-      EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), 1000, result.get(), scratch.get(), v.default_block, 0, nullptr),
+      EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), 1000, result.get(), scratch.get(), scratch.bytes(), v.default_block, 0, nullptr),
                 cudaErrorInvalidValue)
           << v.chapter << " grid 0";
     }
     EXPECT_EQ(cudaGetLastError(), cudaSuccess) << v.chapter << ": a refused shape must not launch";
   });
+}
+
+// Scratch in CUB's convention: a launcher is told the scratch's size and refuses one too
+// small for the call (cudaErrorInvalidValue) before any launch, so a scratch sized for a
+// smaller shape cannot be written past. The cases: one byte short of what the call needs;
+// sized for a smaller grid (04-09, 12, 17), or for a smaller n (01-03, whose grid follows
+// n), reused for a larger call. The result slot is poisoned and must stay untouched.
+template <typename T>
+void check_scratch_refused(const Variant& v) {
+  const std::size_t n = 1000003;
+  int block = 0, grid = 0;  // CUB (10) chooses its own shape: block and grid stay 0
+  if (!v.chooses_shape) resolve_shape(v, n, block, grid);
+  const std::size_t need = v.scratch_bytes(n, block, grid);
+  struct Case {
+    int grid;
+    std::size_t bytes;
+    const char* what;
+  };
+  std::vector<Case> cases;
+  if (need > 0) cases.push_back({grid, need - 1, "one byte short"});
+  if (!v.chooses_shape && v.check_shape(block, 2 * grid).empty() && v.scratch_bytes(n, block, 2 * grid) > need) {
+    cases.push_back({2 * grid, need, "sized for half the grid"});
+  }
+  int small_block = block, small_grid = 0;
+  if (v.in_place) resolve_shape(v, 1000, small_block, small_grid);
+  if (v.in_place && v.scratch_bytes(1000, block, small_grid) < need) {
+    cases.push_back({grid, v.scratch_bytes(1000, block, small_grid), "sized for n = 1000"});
+  }
+  ASSERT_FALSE(cases.empty()) << v.label() << ": no scratch size to refuse (needs " << need << " bytes)";
+  DeviceBuffer<T> input(n), result(1);
+  DeviceBuffer<unsigned char> scratch(need * 2 + 16);
+  CUDA_CHECK(cudaMemset(input.get(), 0, n * sizeof(T)));
+  for (const Case& c : cases) {
+    CUDA_CHECK(cudaMemset(result.get(), 0xCD, sizeof(T)));
+    EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), n, result.get(), scratch.get(), c.bytes, block, c.grid, nullptr),
+              cudaErrorInvalidValue)
+        << v.label() << ": a scratch " << c.what << " (" << c.bytes << " bytes, block " << block << ", grid "
+        << c.grid << ")";
+    CUDA_CHECK(cudaDeviceSynchronize());
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << v.label() << ": a refused call must not launch";
+    unsigned char untouched[sizeof(T)];
+    CUDA_CHECK(cudaMemcpy(untouched, result.get(), sizeof(T), cudaMemcpyDeviceToHost));
+    for (unsigned char byte : untouched) EXPECT_EQ(byte, 0xCD) << v.label() << ": the result was written";
+  }
+}
+
+TEST_P(ChapterTest, ScratchTooSmallIsRefused) {
+  REQUIRE_GPU();
+  const Variant& v = chapters()[std::get<0>(GetParam())].main();
+  for_type(std::get<1>(GetParam()), [&](auto zero) { check_scratch_refused<decltype(zero)>(v); });
 }
 
 // Start addresses 1, 2 and 3 elements past an aligned allocation (08's vector loads
@@ -252,12 +302,17 @@ TEST_P(StepVariantTest, RefusedShapesReturnInvalidValue) {
     DeviceBuffer<unsigned char> scratch(1 << 20);
     for (int block : {-1, 0, 1, 2000, 100, 48}) {
       if (v.check_shape(block, 0).empty() && block > 0) continue;  // a block this variant runs
-      EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), 1000, result.get(), scratch.get(), block, 4, nullptr),
+      EXPECT_EQ(v.launcher<T>(Op::Sum)(input.get(), 1000, result.get(), scratch.get(), scratch.bytes(), block, 4, nullptr),
                 cudaErrorInvalidValue)
           << v.label() << " block " << block;
     }
     EXPECT_EQ(cudaGetLastError(), cudaSuccess) << v.label() << ": a refused shape must not launch";
   });
+}
+
+TEST_P(StepVariantTest, ScratchTooSmallIsRefused) {
+  REQUIRE_GPU();
+  for_type(std::get<2>(GetParam()), [&](auto zero) { check_scratch_refused<decltype(zero)>(variant()); });
 }
 
 TEST_P(StepVariantTest, UnalignedStart) {
@@ -385,7 +440,7 @@ TEST(GridPast2To31Blocks, InPlaceChaptersReturnInvalidValue) {
       const std::size_t most = std::size_t(2147483647) * block;
       for (std::size_t n : {most + 1, most * 2 + 1, (std::size_t(1) << 32) * block + 5}) {
         CUDA_CHECK(cudaMemset(result.get(), 0xCD, sizeof(int)));
-        EXPECT_EQ(v.launcher<int>(Op::Sum)(input.get(), n, result.get(), scratch.get(), block, 0, nullptr),
+        EXPECT_EQ(v.launcher<int>(Op::Sum)(input.get(), n, result.get(), scratch.get(), scratch.bytes(), block, 0, nullptr),
                   cudaErrorInvalidValue)
             << v.chapter << " block " << block << " n " << n;
         EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess) << v.chapter << ": nothing may have been launched";
@@ -412,8 +467,8 @@ TEST(Harness, ATimedRepetitionThatGoesWrongFailsTheMeasurement) {
   v.chapter = "test_right_twice";
   v.scratch_bytes = [](std::size_t, int, int) { return sizeof(unsigned); };
   v.chain_length = [](std::size_t n, int, int) { return n; };
-  v.int_launchers[static_cast<int>(Op::Sum)] = [](int* data, std::size_t, int* result, void* scratch, int, int,
-                                                  cudaStream_t stream) {
+  v.int_launchers[static_cast<int>(Op::Sum)] = [](int* data, std::size_t, int* result, void* scratch, std::size_t,
+                                                  int, int, cudaStream_t stream) {
     right_twice<<<1, 1, 0, stream>>>(data, result, static_cast<unsigned*>(scratch));
     return cudaGetLastError();
   };

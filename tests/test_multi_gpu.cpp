@@ -1,6 +1,8 @@
 // Chapter 11 end to end: both programs on 2+ GPUs at awkward sizes, every type and
 // operator, against the CPU reference (the programs check it; these tests check that
-// they say ok and exit 0), and what a cluster does to the MPI program, as far as one
+// they say ok and exit 0); a NaN in any shard, which must make max, min and sum NaN on
+// every GPU as in NumPy (through the library, both programs); the JSON line's notes; the
+// scratch refusal of reduce_shard; and what a cluster does to the MPI program, as far as one
 // machine with two GPUs can show it:
 //   - two ranks placed as if on two nodes (REDUCTION_NODE and one GPU per rank through
 //     CUDA_VISIBLE_DEVICES): each is local rank 0 of its "node" and uses its GPU 0;
@@ -15,12 +17,19 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "multi_gpu.cuh"
+#include "multi_gpu_harness.h"
 #include "program_runner.h"
 
 namespace reduction::testing {
@@ -116,7 +125,7 @@ TEST(MultiGpu, ShardsCoverTheArrayContiguously) {
 }
 
 TEST(MultiGpu, EachRankTakesItsIndexAmongTheRanksThatSeeItsGpus) {
-  using multi_gpu::gpu_choice;
+  using multi_gpu_harness::gpu_choice;
   // Four ranks that see the same two GPUs: 0 and 1 fit, 2 and 3 have none left.
   const std::vector<std::string> shared = {"A,B", "A,B", "A,B", "A,B"};
   for (int r = 0; r < 4; ++r) {
@@ -135,6 +144,244 @@ TEST(MultiGpu, EachRankTakesItsIndexAmongTheRanksThatSeeItsGpus) {
   EXPECT_EQ(gpu_choice(mixed, 1).index, 0);
   EXPECT_EQ(gpu_choice(mixed, 2).index, 1);
   EXPECT_EQ(gpu_choice(mixed, 2).sharing, 2);
+}
+
+// ---------------------------------------------------------------- one GPU's launcher
+
+// reduce_shard is told its scratch's size (CUB's convention) and refuses one sized for a
+// smaller grid before any launch: the poisoned result stays as it was.
+TEST(MultiGpu, ReduceShardRefusesAScratchSizedForASmallerGrid) {
+  REQUIRE_GPUS(1);
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  const std::size_t n = 1000003;
+  const int block = 256, grid = 64, small_grid = 8;
+  std::mt19937_64 random(std::random_device{}());
+  std::vector<float> host(n);
+  double exact = 0;
+  for (float& x : host) exact += x = static_cast<float>(static_cast<int>(random() % 7) - 3);  // exact in float
+  const std::size_t small_bytes = multi_gpu::scratch_bytes(n, block, small_grid);
+  ASSERT_LT(small_bytes, multi_gpu::scratch_bytes(n, block, grid));
+  float *input = nullptr, *result = nullptr;
+  void* scratch = nullptr;
+  ASSERT_EQ(cudaMalloc(&input, n * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&result, sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&scratch, small_bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(input, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(scratch, 0, small_bytes), cudaSuccess);
+  ASSERT_EQ(cudaMemset(result, 0xCD, sizeof(float)), cudaSuccess);  // poison: a launch would overwrite it
+
+  using multi_gpu::reduce_shard;
+  EXPECT_EQ((reduce_shard<float, multi_gpu::Sum>(input, n, result, scratch, small_bytes, block, grid)),
+            cudaErrorInvalidValue);
+  EXPECT_EQ((reduce_shard<float, multi_gpu::Max>(input, n, result, scratch, small_bytes - 1, block, small_grid)),
+            cudaErrorInvalidValue);
+  EXPECT_EQ((reduce_shard<float, multi_gpu::Sum>(input, n, result, nullptr, small_bytes, block, small_grid)),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // refused before any launch: no launch error either
+  std::uint32_t bits = 0;
+  ASSERT_EQ(cudaMemcpy(&bits, result, sizeof bits, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(bits, 0xCDCDCDCDu) << "a refused call wrote the result: it launched";
+
+  // The grid the scratch was sized for is accepted and right.
+  EXPECT_EQ((reduce_shard<float, multi_gpu::Sum>(input, n, result, scratch, small_bytes, block, small_grid)),
+            cudaSuccess);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  float sum = 0;
+  ASSERT_EQ(cudaMemcpy(&sum, result, sizeof sum, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(static_cast<double>(sum), exact);
+  cudaFree(input);
+  cudaFree(result);
+  cudaFree(scratch);
+}
+
+// ---------------------------------------------------------------- NaN across GPUs
+
+// Where the NaN goes: in the first shard, the last shard, both, or nowhere (the control).
+enum class NanAt { First, Last, Both, None };
+const char* name_of(NanAt at) {
+  return at == NanAt::First ? "first shard" : at == NanAt::Last ? "last shard" : at == NanAt::Both ? "both" : "none";
+}
+
+// n small integers (exact in any order of additions), with -100 in the first shard and
+// 100 in the last (so max and min must take a value across GPUs), and NaN where `at` says
+// (shards of 2 GPUs: element 1 lies in the first, n - 2 in the last).
+template <typename T>
+std::vector<T> values_with_nan(std::size_t n, NanAt at, double* exact_sum) {
+  std::mt19937_64 random(std::random_device{}());
+  std::vector<T> values(n);
+  for (T& x : values) x = static_cast<T>(static_cast<int>(random() % 7) - 3);
+  values[2] = -100;
+  values[n - 3] = 100;
+  if (at == NanAt::First || at == NanAt::Both) values[1] = std::numeric_limits<T>::quiet_NaN();
+  if (at == NanAt::Last || at == NanAt::Both) values[n - 2] = std::numeric_limits<T>::quiet_NaN();
+  *exact_sum = 0;
+  for (T x : values) *exact_sum += static_cast<double>(x);
+  return values;
+}
+
+// k GPUs of this process through the copy unit: shards on the GPUs, parts and communicators.
+template <typename T>
+struct LocalRun {
+  int k;
+  std::size_t n;
+  std::vector<ncclComm_t> comms;
+  std::vector<multi_gpu::Part<T>> parts;
+  std::vector<T*> shards;
+  std::vector<std::size_t> counts;
+
+  LocalRun(int gpus, std::size_t size) : k(gpus), n(size), comms(gpus), parts(gpus), shards(gpus), counts(gpus) {}
+  ~LocalRun() {
+    multi_gpu::release(parts.data(), comms.data(), k, 60.0, true);
+    for (int d = 0; d < k; ++d) {
+      cudaSetDevice(d);
+      cudaFree(shards[d]);
+    }
+  }
+  multi_gpu::Status set_up() {
+    multi_gpu::Status status = multi_gpu::init_local(comms.data(), k, 60.0);
+    for (int d = 0; d < k && status.ok(); ++d) {
+      counts[d] = multi_gpu::shard_of(n, k, d).count;
+      status = multi_gpu::prepare(d, k, counts[d], &parts[d]);
+      if (status.ok()) status.cuda = cudaMalloc(&shards[d], (counts[d] + 1) * sizeof(T));  // on GPU d (prepare set it)
+    }
+    return status;
+  }
+  void load(const std::vector<T>& values) {
+    for (int d = 0; d < k; ++d) {
+      const multi_gpu::Shard s = multi_gpu::shard_of(n, k, d);
+      ASSERT_EQ(cudaSetDevice(d), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(shards[d], values.data() + s.begin, s.count * sizeof(T), cudaMemcpyHostToDevice),
+                cudaSuccess);
+      // From pageable memory the copy may still be landing when cudaMemcpy returns, and the
+      // parts' non-blocking streams do not wait for it.
+      ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    }
+  }
+  // Every GPU's total after reduce_all with Op.
+  template <typename Op>
+  std::vector<T> totals(multi_gpu::Status* status) {
+    std::vector<const T*> inputs(shards.begin(), shards.end());
+    *status = multi_gpu::reduce_all<T, Op>(inputs.data(), counts.data(), parts.data(), comms.data(), k, 60.0);
+    if (status->ok()) *status = multi_gpu::wait(parts.data(), comms.data(), k, 60.0);
+    std::vector<T> each(k, T(-12345));
+    for (int d = 0; d < k && status->ok(); ++d) *status = multi_gpu::read_total(parts[d], &each[d]);
+    return each;
+  }
+};
+
+// Every GPU's total must be what NumPy says: NaN for max, min and sum when any element is
+// NaN; else the max (100), the min (-100) and the exact sum.
+template <typename T>
+void check_nan_through_the_library(int k) {
+  const std::size_t n = 100003;
+  LocalRun<T> run(k, n);
+  const multi_gpu::Status status = run.set_up();
+  ASSERT_TRUE(status.ok()) << status.message();
+  for (NanAt at : {NanAt::First, NanAt::Last, NanAt::Both, NanAt::None}) {
+    double exact = 0;
+    const std::vector<T> values = values_with_nan<T>(n, at, &exact);
+    ASSERT_NO_FATAL_FAILURE(run.load(values));
+    const bool nan = at != NanAt::None;
+    multi_gpu::Status s;
+    const std::vector<T> maxes = run.template totals<multi_gpu::Max>(&s);
+    ASSERT_TRUE(s.ok()) << s.message();
+    const std::vector<T> mins = run.template totals<multi_gpu::Min>(&s);
+    ASSERT_TRUE(s.ok()) << s.message();
+    const std::vector<T> sums = run.template totals<multi_gpu::Sum>(&s);
+    ASSERT_TRUE(s.ok()) << s.message();
+    for (int d = 0; d < k; ++d) {
+      const std::string where = std::to_string(k) + " GPUs, NaN in " + name_of(at) + ", GPU " + std::to_string(d);
+      if (nan) {
+        EXPECT_TRUE(std::isnan(maxes[d])) << "max: " << maxes[d] << " (numpy: nan), " << where;
+        EXPECT_TRUE(std::isnan(mins[d])) << "min: " << mins[d] << " (numpy: nan), " << where;
+        EXPECT_TRUE(std::isnan(sums[d])) << "sum: " << sums[d] << " (numpy: nan), " << where;
+      } else {
+        EXPECT_EQ(maxes[d], T(100)) << where;
+        EXPECT_EQ(mins[d], T(-100)) << where;
+        EXPECT_EQ(static_cast<double>(sums[d]), exact) << where;
+      }
+    }
+  }
+}
+
+TEST(MultiGpu, LibraryNanInAShardMatchesNumpyOnOneGpu) {
+  REQUIRE_GPUS(1);
+  check_nan_through_the_library<float>(1);
+  check_nan_through_the_library<double>(1);
+}
+
+TEST(MultiGpu, LibraryNanInAShardMatchesNumpyAcrossGpus) {
+  REQUIRE_GPUS(2);
+  std::vector<int> counts = {2};
+  if (visible_gpus() > 2) counts.push_back(visible_gpus());  // a middle shard too
+  for (int k : counts) {
+    check_nan_through_the_library<float>(k);
+    check_nan_through_the_library<double>(k);
+  }
+}
+
+template <typename T>
+void write_raw(const std::string& path, const std::vector<T>& values) {
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T)));
+}
+
+// The program's input: a raw file of `type` values with a NaN where `at` says (`test`: a
+// file name of its own for each test, which ctest may run at the same time).
+std::string nan_input(const std::string& test, const std::string& type, NanAt at) {
+  const std::string path = ::testing::TempDir() + test + "_nan_" + type + "_" + std::to_string(int(at)) + ".raw";
+  double exact = 0;
+  if (type == "float") write_raw(path, values_with_nan<float>(100003, at, &exact));
+  else write_raw(path, values_with_nan<double>(100003, at, &exact));
+  return path;
+}
+
+// 11_multi_gpu --gpus 2 on a file with a NaN in one shard or both: NaN for max, min and
+// sum, ok, exit 0, and the JSON note says why (as the text does).
+TEST(MultiGpu, OneProcessNanInAShardMatchesNumpy) {
+  REQUIRE_GPUS(2);
+  for (const char* type : {"float", "double"}) {
+    for (NanAt at : {NanAt::First, NanAt::Last, NanAt::Both}) {
+      const std::string input = nan_input("multi_gpu_one_process", type, at);
+      for (const char* op : {"max", "min", "sum"}) {
+        const ProgramRun run = run_program("11_multi_gpu", std::string("--gpus 2 --reps 2 --json --type ") + type +
+                                                               " --op " + op + " --input " + input);
+        const std::string what = std::string(type) + " " + op + ", NaN in " + name_of(at) + "\n" + run.output;
+        EXPECT_EQ(run.exit_code, 0) << what;
+        EXPECT_NE(run.output.find("\"ok\": true"), std::string::npos) << what;
+        EXPECT_NE(run.output.find("\"result\": \"nan\""), std::string::npos) << what;
+        EXPECT_NE(run.output.find("\"note\": \"the input holds"), std::string::npos) << what;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- notes in the JSON line
+
+// An int sum past the int range: the program checks the wrapped value, and its JSON line
+// says so as its text does: "true_sum" and the note naming the true sum, on 1 GPU and on 2.
+TEST(MultiGpu, JsonCarriesTheNoteOfAnIntSumThatWrapped) {
+  REQUIRE_GPUS(1);
+  std::mt19937_64 random(std::random_device{}());
+  std::vector<int> values(1001);
+  long long exact = 0;
+  for (int& x : values) exact += x = (1 << 29) + static_cast<int>(random() % (1 << 29));  // about 8e11 in all
+  const std::string input = ::testing::TempDir() + "multi_gpu_int_wraps.raw";
+  write_raw(input, values);
+  const std::string note = "the true sum " + std::to_string(exact) + " overflows int";
+  for (int gpus : {1, 2}) {
+    if (gpus > visible_gpus()) break;
+    const std::string args = "--gpus " + std::to_string(gpus) + " --reps 2 --type int --op sum --input " + input;
+    const ProgramRun json = run_program("11_multi_gpu", args + " --json");
+    EXPECT_EQ(json.exit_code, 0) << json.output;
+    EXPECT_NE(json.output.find("\"ok\": true"), std::string::npos) << json.output;
+    EXPECT_EQ(json_ints(json.output, "true_sum"), (std::vector<long long>{exact})) << json.output;
+    EXPECT_NE(json.output.find("\"note\": \"" + note), std::string::npos) << json.output;
+    const ProgramRun text = run_program("11_multi_gpu", args);
+    EXPECT_EQ(text.exit_code, 0) << text.output;
+    EXPECT_NE(text.output.find("note       " + note), std::string::npos) << text.output;
+  }
 }
 
 // ---------------------------------------------------------------- one process
@@ -254,6 +501,26 @@ TEST(MultiGpu, MpiRanksWithAGpuOfTheirOwnShareANode) {
   const std::vector<std::string> buses = json_strings(run.output, "bus_id");
   ASSERT_EQ(buses.size(), 2u) << run.output;
   EXPECT_NE(buses[0], buses[1]) << run.output;
+}
+
+// One rank per GPU on a file with a NaN in one shard or both: NaN for max, min and sum.
+TEST(MultiGpu, MpiNanInAShardMatchesNumpy) {
+  REQUIRE_GPUS(2);
+  REQUIRE_MPI();
+  for (const char* type : {"float", "double"}) {
+    for (NanAt at : {NanAt::First, NanAt::Last, NanAt::Both}) {
+      const std::string input = nan_input("multi_gpu_mpi", type, at);
+      for (const char* op : {"max", "min", "sum"}) {
+        const JobRun run = run_job(kMpirun + " -np 2 " + kMpiProgram + " --reps 2 --json --type " + type + " --op " +
+                                       op + " --input " + input,
+                                   120);
+        const std::string what = std::string(type) + " " + op + ", NaN in " + name_of(at) + "\n" + run.output;
+        EXPECT_EQ(run.exit_code, 0) << what;
+        EXPECT_NE(run.output.find("\"ok\": true"), std::string::npos) << what;
+        EXPECT_NE(run.output.find("\"result\": \"nan\""), std::string::npos) << what;
+      }
+    }
+  }
 }
 
 // ---------------------------------------------------------------- a rank that fails

@@ -1,10 +1,17 @@
 // 17_reproducible against the exact sum (common/exact_sum.h) rounded once: the
 // result must be that float to the bit, for every launch shape, alignment and split of
-// the array, on fresh random data of several kinds. Label gpu: skipped without a device,
-// except the command-line checks that stop before it.
+// the array, on fresh random data of several kinds; tiny sums (subnormal inputs and
+// results) bit for bit; and the calls the header says it refuses launch nothing. Label
+// gpu: skipped without a device, except the command-line checks that stop before it.
+// tests/CMakeLists.txt builds this file twice: reproducible_tests, and
+// reproducible_fast_math_tests, with the copy unit compiled with --use_fast_math (flush
+// to zero), which runs the ReproducibleTiny cases only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -26,6 +33,12 @@ unsigned bits_of(float x) {
   unsigned bits = 0;
   std::memcpy(&bits, &x, sizeof bits);
   return bits;
+}
+
+float from_bits(unsigned bits) {
+  float x = 0;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
 }
 
 // The kinds of input: plain values, a range of 2^200 (many windows), sums that cancel to
@@ -57,12 +70,16 @@ float exact_float(const float* x, std::size_t n) {
 float gpu_sum(const std::vector<float>& host, std::size_t offset, std::size_t n, int block = 0, int grid = 0) {
   if (block == 0) EXPECT_EQ(reproducible_sum::default_shape(n, &block, &grid), cudaSuccess);
   DeviceBuffer<float> input(host.size() + 1);
-  if (!host.empty()) CUDA_CHECK(cudaMemcpy(input.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  if (!host.empty()) {
+    CUDA_CHECK(cudaMemcpy(input.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  }
   DeviceBuffer<unsigned char> scratch(reproducible_sum::scratch_bytes(n, block, grid));
   CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
   DeviceBuffer<float> result(1);
   CUDA_CHECK(cudaMemset(result.get(), 0xff, sizeof(float)));  // poison: a NaN that no path writes
-  EXPECT_EQ(reproducible_sum::reduce(input.get() + offset, n, result.get(), scratch.get(), block, grid), cudaSuccess);
+  EXPECT_EQ(reproducible_sum::reduce(input.get() + offset, n, result.get(), scratch.get(), scratch.bytes(), block,
+                                     grid),
+            cudaSuccess);
   CUDA_CHECK(cudaDeviceSynchronize());
   float value = 0;
   CUDA_CHECK(cudaMemcpy(&value, result.get(), sizeof value, cudaMemcpyDeviceToHost));
@@ -91,7 +108,8 @@ TEST(Reproducible, SameBitsForEveryShapeAndAlignment) {
     const std::vector<float> x = make_input(kind, n + 3, random);
     for (std::size_t offset : {0ul, 1ul, 2ul, 3ul}) {  // 16-byte aligned, then 4, 8 and 12 bytes past
       const unsigned expected = bits_of(exact_float(x.data() + offset, n));
-      const int shapes[][2] = {{0, 0}, {1, 1}, {5, 3}, {31, 7}, {33, 2}, {40, 1000}, {128, 7}, {256, 5000}, {1024, 264}};
+      const int shapes[][2] = {{0, 0}, {1, 1}, {5, 3}, {31, 7}, {33, 2},
+                               {40, 1000}, {128, 7}, {256, 5000}, {1024, 264}};
       for (const auto& shape : shapes) {
         EXPECT_EQ(bits_of(gpu_sum(x, offset, n, shape[0], shape[1])), expected)
             << "kind " << int(kind) << ", offset " << offset << ", block " << shape[0] << ", grid " << shape[1]
@@ -99,6 +117,35 @@ TEST(Reproducible, SameBitsForEveryShapeAndAlignment) {
       }
     }
   }
+}
+
+// reduce_state on `pieces` parts of host of uneven, misaligned lengths, round_states on their States.
+float split_sum(const std::vector<float>& host, int pieces) {
+  DeviceBuffer<float> input(host.size() + 1);
+  if (!host.empty()) {
+    CUDA_CHECK(cudaMemcpy(input.get(), host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice));
+  }
+  DeviceBuffer<reproducible_sum::State> states(pieces);
+  std::size_t begin = 0;
+  for (int piece = 0; piece < pieces; ++piece) {
+    const std::size_t length = host.size() / pieces + 5 * piece + 1;
+    const std::size_t end = piece + 1 == pieces ? host.size() : std::min(host.size(), begin + length);
+    int block = 0, grid = 0;
+    EXPECT_EQ(reproducible_sum::default_shape(end - begin, &block, &grid), cudaSuccess);
+    DeviceBuffer<unsigned char> scratch(reproducible_sum::scratch_bytes(end - begin, block, grid));
+    CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
+    EXPECT_EQ(reproducible_sum::reduce_state(input.get() + begin, end - begin, states.get() + piece, scratch.get(),
+                                             scratch.bytes(), block, grid),
+              cudaSuccess);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    begin = end;
+  }
+  DeviceBuffer<float> result(1);
+  CUDA_CHECK(cudaMemset(result.get(), 0xff, sizeof(float)));
+  EXPECT_EQ(reproducible_sum::round_states(states.get(), pieces, result.get()), cudaSuccess);
+  float value = 0;
+  CUDA_CHECK(cudaMemcpy(&value, result.get(), sizeof value, cudaMemcpyDeviceToHost));
+  return value;
 }
 
 // The array in k pieces of uneven, misaligned lengths (shards of k GPUs, simulated on
@@ -110,29 +157,8 @@ TEST(Reproducible, SplitsGiveTheSameBits) {
   const std::size_t n = 3000017;
   const std::vector<float> x = make_input(Kind::WideRange, n, random);
   const unsigned expected = bits_of(exact_float(x.data(), n));
-  DeviceBuffer<float> input(n);
-  CUDA_CHECK(cudaMemcpy(input.get(), x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
   for (int k : {1, 2, 3, 4, 8}) {
-    DeviceBuffer<reproducible_sum::State> states(k);
-    std::size_t begin = 0;
-    for (int piece = 0; piece < k; ++piece) {
-      const std::size_t end = piece + 1 == k ? n : begin + n / k + 5 * piece + 1;  // uneven lengths
-      int block = 0, grid = 0;
-      ASSERT_EQ(reproducible_sum::default_shape(end - begin, &block, &grid), cudaSuccess);
-      DeviceBuffer<unsigned char> scratch(reproducible_sum::scratch_bytes(end - begin, block, grid));
-      CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
-      ASSERT_EQ(reproducible_sum::reduce_state(input.get() + begin, end - begin, states.get() + piece, scratch.get(),
-                                               block, grid),
-                cudaSuccess);
-      CUDA_CHECK(cudaDeviceSynchronize());
-      begin = end;
-    }
-    DeviceBuffer<float> result(1);
-    CUDA_CHECK(cudaMemset(result.get(), 0xff, sizeof(float)));
-    ASSERT_EQ(reproducible_sum::round_states(states.get(), k, result.get()), cudaSuccess);
-    float value = 0;
-    CUDA_CHECK(cudaMemcpy(&value, result.get(), sizeof value, cudaMemcpyDeviceToHost));
-    EXPECT_EQ(bits_of(value), expected) << k << " pieces, seed " << seed;
+    EXPECT_EQ(bits_of(split_sum(x, k)), expected) << k << " pieces, seed " << seed;
   }
 }
 
@@ -181,7 +207,8 @@ TEST(Reproducible, ScratchStaysReusable) {
   for (int call = 0; call < 3; ++call) {
     const std::vector<float> x = make_input(call == 1 ? Kind::WideRange : Kind::Uniform, n, random);
     CUDA_CHECK(cudaMemcpy(input.get(), x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-    ASSERT_EQ(reproducible_sum::reduce(input.get(), n, result.get(), scratch.get(), block, grid), cudaSuccess);
+    ASSERT_EQ(reproducible_sum::reduce(input.get(), n, result.get(), scratch.get(), scratch.bytes(), block, grid),
+              cudaSuccess);
     float value = 0;
     CUDA_CHECK(cudaMemcpy(&value, result.get(), sizeof value, cudaMemcpyDeviceToHost));
     EXPECT_EQ(bits_of(value), bits_of(exact_float(x.data(), n))) << "call " << call;
@@ -208,6 +235,229 @@ TEST(Reproducible, PastTwoTo31Elements) {
   const float expected = static_cast<float>(static_cast<double>(whole) + 0x1p-20);  // exact double, rounded once
   EXPECT_EQ(bits_of(gpu_sum(x, 0, n)), bits_of(expected));
   EXPECT_EQ(bits_of(gpu_sum(x, 0, n, 256, 7)), bits_of(expected));
+}
+
+// ---------------------------------------------------------------------------------------
+// Tiny sums. Every float is an even number of 2^-150 (a subnormal is m * 2^-149), so a sum
+// below 2^-126 is a subnormal float exactly, and above it the sum rounds like any other.
+// reproducible_fast_math_tests runs these on the copy unit built with --use_fast_math:
+// flush to zero must not turn a subnormal input or result into 0.
+
+std::string hex(unsigned bits) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", bits);
+  return text;
+}
+
+// x summed at several launch shapes and in three pieces, each result bit for bit the
+// host's exact sum rounded once; `expected` (worked out by hand) checks that reference too.
+void expect_sum_bits(const std::vector<float>& x, unsigned expected, const std::string& what,
+                     std::vector<std::array<int, 2>> shapes = {{0, 0}, {1, 1}, {32, 3}, {256, 7}}) {
+  ASSERT_EQ(hex(bits_of(exact_float(x.data(), x.size()))), hex(expected)) << what << ": the host reference";
+  for (const auto& shape : shapes) {
+    EXPECT_EQ(hex(bits_of(gpu_sum(x, 0, x.size(), shape[0], shape[1]))), hex(expected))
+        << what << ", block " << shape[0] << ", grid " << shape[1];
+  }
+  EXPECT_EQ(hex(bits_of(split_sum(x, 3))), hex(expected)) << what << ", in 3 pieces";
+}
+
+// n random subnormals of fraction fields below `below`, random signs, and the bits of their
+// sum: an integer count of 2^-149 that the host adds exactly. Below 2^24 of them the sum
+// is a float whose bits are that count (a subnormal, or a normal of exponent field 1).
+std::vector<float> random_subnormals(std::size_t n, unsigned below, std::mt19937_64& random, unsigned* bits) {
+  std::vector<float> x(n);
+  long long total = 0;
+  for (float& v : x) {
+    const unsigned field = static_cast<unsigned>(random() % below);
+    const bool negative = random() & 1;
+    v = from_bits((negative ? 0x80000000u : 0u) | field);
+    total += negative ? -static_cast<long long>(field) : field;
+  }
+  const unsigned long long magnitude = total < 0 ? -total : total;
+  EXPECT_LT(magnitude, 1ull << 24) << "the sum left the range where its bits are its count";
+  *bits = (total < 0 ? 0x80000000u : 0u) | static_cast<unsigned>(magnitude);
+  return x;
+}
+
+const float kLeast = from_bits(0x00000001u);  // 2^-149, the smallest subnormal
+
+TEST(ReproducibleTiny, SmallestSubnormal) {
+  REQUIRE_GPU();
+  expect_sum_bits({kLeast}, 0x00000001u, "2^-149");
+  expect_sum_bits({-kLeast}, 0x80000001u, "-2^-149");
+  expect_sum_bits({kLeast, 0.0f, kLeast, -0.0f}, 0x00000002u, "2^-149 twice, zeros between");
+  expect_sum_bits({from_bits(0x00800001u), -0x1p-126f}, 0x00000001u, "(2^-126 + 2^-149) - 2^-126");
+  expect_sum_bits({1.0f, kLeast, -1.0f}, 0x00000001u, "1 + 2^-149 - 1");
+}
+
+TEST(ReproducibleTiny, SubnormalInputs) {
+  REQUIRE_GPU();
+  expect_sum_bits({from_bits(0x200u), from_bits(0x10u), -kLeast}, 0x0000020fu, "2^-140 + 2^-145 - 2^-149");
+  expect_sum_bits({from_bits(0x007fffffu), -from_bits(0x007ffffeu)}, 0x00000001u, "two subnormals, 2^-149 apart");
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 random(seed);
+  for (std::size_t n : {2ul, 33ul, 4097ul, 1000003ul}) {
+    unsigned expected = 0;
+    const std::vector<float> x = random_subnormals(n, 1u << 8, random, &expected);
+    expect_sum_bits(x, expected, "n = " + std::to_string(n) + " random subnormals, seed " + std::to_string(seed),
+                    {{0, 0}, {40, 7}, {256, 1000}, {1024, 264}});
+  }
+}
+
+TEST(ReproducibleTiny, CancelsToASubnormal) {
+  REQUIRE_GPU();
+  expect_sum_bits({from_bits(0x00c00000u), -0x1p-126f}, 0x00400000u, "1.5 * 2^-126 - 2^-126 = 2^-127");
+  expect_sum_bits({1e30f, from_bits(0xabcu), -1e30f}, 0x00000abcu, "1e30 + a subnormal - 1e30");
+  expect_sum_bits({-3.0f, 1.0f, 2.0f, -from_bits(0x00012345u)}, 0x80012345u, "-3 + 1 + 2 - a subnormal");
+  // Pairs x, -x of every magnitude, shuffled, and a few subnormals: the sum is theirs alone.
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 random(seed);
+  unsigned expected = 0;
+  std::vector<float> x = random_subnormals(5, 1u << 20, random, &expected);
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-120, 120);
+  for (std::size_t i = 0; i < 500000; ++i) {
+    const float v = std::ldexp(unit(random), exponent(random));
+    x.push_back(v);
+    x.push_back(-v);
+  }
+  std::shuffle(x.begin(), x.end(), random);
+  expect_sum_bits(x, expected, "pairs that cancel, and 5 subnormals, seed " + std::to_string(seed),
+                  {{0, 0}, {40, 7}, {256, 1000}, {1024, 264}});
+}
+
+// Out of the subnormals: sums that land on 2^-126 and above, and round there as IEEE does.
+TEST(ReproducibleTiny, IntoTheNormalRange) {
+  REQUIRE_GPU();
+  expect_sum_bits({from_bits(0x007fffffu), kLeast}, 0x00800000u, "the largest subnormal + 2^-149 = 2^-126");
+  expect_sum_bits(std::vector<float>(std::size_t(1) << 23, kLeast), 0x00800000u, "2^23 times 2^-149",
+                  {{0, 0}, {256, 1000}, {1024, 264}});
+  expect_sum_bits(std::vector<float>((std::size_t(1) << 23) + 5, kLeast), 0x00800005u, "2^23 + 5 times 2^-149",
+                  {{0, 0}, {256, 1000}, {1024, 264}});
+  expect_sum_bits({from_bits(0x00ffffffu), kLeast}, 0x01000000u, "2^-125 - 2^-149 + 2^-149: exponent carry");
+  // From 2^-125 up, one ulp is 2^-148 or more: 2^-149 is half of one (a tie) or less.
+  expect_sum_bits({0x1p-125f, kLeast}, 0x01000000u, "2^-125 + half an ulp: a tie, to even (down)");
+  expect_sum_bits({from_bits(0x01000001u), kLeast}, 0x01000002u, "odd + half an ulp: a tie, to even (up)");
+  expect_sum_bits({-0x1p-125f, -kLeast}, 0x81000000u, "-2^-125 - half an ulp: to even");
+  expect_sum_bits({from_bits(0x01ffffffu), kLeast}, 0x01ffffffu, "a quarter ulp: down");
+  expect_sum_bits({from_bits(0x01ffffffu), kLeast, kLeast}, 0x02000000u, "half an ulp on an odd one: up, a binade");
+  expect_sum_bits({0x1p-102f, kLeast}, bits_of(0x1p-102f), "2^-102 + 2^-149: down");
+  expect_sum_bits({0x1p-102f, -kLeast}, bits_of(0x1p-102f), "2^-102 - 2^-149: up");
+}
+
+// Random tiny input (make_input's Kind::Tiny: subnormals below 2^-130 and zeros), small n
+// (subnormal sums) to large (normal sums that round), at every shape of the shape test.
+TEST(ReproducibleTiny, RandomTinyInputEveryShape) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 random(seed);
+  for (std::size_t n : {1ul, 2ul, 3ul, 5ul, 33ul, 4097ul, 1000003ul}) {
+    const std::vector<float> x = make_input(Kind::Tiny, n, random);
+    const unsigned expected = bits_of(exact_float(x.data(), n));
+    const int shapes[][2] = {{0, 0}, {1, 1}, {5, 3}, {33, 2}, {40, 1000}, {256, 5000}, {1024, 264}};
+    for (const auto& shape : shapes) {
+      EXPECT_EQ(hex(bits_of(gpu_sum(x, 0, n, shape[0], shape[1]))), hex(expected))
+          << "n = " << n << ", block " << shape[0] << ", grid " << shape[1] << ", seed " << seed;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The refusals the header lists: each returns cudaErrorInvalidValue before any launch, so
+// nothing is written and cudaGetLastError() has nothing to report.
+
+// A scratch sized for 4 blocks, used for 64: the blocks past the fourth would write their
+// States past its end. The buffer has room for all 64 (zeroed), so a write shows there.
+TEST(ReproducibleScratch, SizedForASmallerGridIsRefused) {
+  REQUIRE_GPU();
+  std::mt19937_64 random(fresh_seed());
+  const std::size_t n = 1000003;
+  const int block = 256, small_grid = 4, grid = 64;
+  const std::vector<float> x = make_input(Kind::Uniform, n, random);
+  DeviceBuffer<float> input(n);
+  CUDA_CHECK(cudaMemcpy(input.get(), x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  const std::size_t small_bytes = reproducible_sum::scratch_bytes(n, block, small_grid);
+  ASSERT_LT(small_bytes, reproducible_sum::scratch_bytes(n, block, grid));
+  DeviceBuffer<unsigned char> scratch(reproducible_sum::scratch_bytes(n, block, grid));
+  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
+  DeviceBuffer<float> result(1);
+  DeviceBuffer<reproducible_sum::State> state(1);
+  CUDA_CHECK(cudaMemset(result.get(), 0xff, sizeof(float)));  // poison
+  CUDA_CHECK(cudaMemset(state.get(), 0xff, sizeof(reproducible_sum::State)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+
+  EXPECT_EQ(reproducible_sum::reduce(input.get(), n, result.get(), scratch.get(), small_bytes, block, grid),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(reproducible_sum::reduce_state(input.get(), n, state.get(), scratch.get(), small_bytes, block, grid),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(reproducible_sum::reduce(input.get(), n, result.get(), scratch.get(), small_bytes - 1, block, small_grid),
+            cudaErrorInvalidValue) << "one byte short";
+  CUDA_CHECK(cudaDeviceSynchronize());
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a refused call launched something";
+
+  float value = 0;
+  CUDA_CHECK(cudaMemcpy(&value, result.get(), sizeof value, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(hex(bits_of(value)), "0xffffffff") << "reduce wrote its result";
+  std::vector<unsigned char> bytes(sizeof(reproducible_sum::State));
+  CUDA_CHECK(cudaMemcpy(bytes.data(), state.get(), bytes.size(), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(std::count(bytes.begin(), bytes.end(), 0xff), static_cast<long>(bytes.size())) << "reduce_state wrote";
+  bytes.resize(scratch.bytes());
+  CUDA_CHECK(cudaMemcpy(bytes.data(), scratch.get(), bytes.size(), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(std::count(bytes.begin(), bytes.end(), 0), static_cast<long>(bytes.size())) << "the scratch was written";
+
+  // The scratch is untouched: at the grid it was sized for, the same call works.
+  ASSERT_EQ(reproducible_sum::reduce(input.get(), n, result.get(), scratch.get(), small_bytes, block, small_grid),
+            cudaSuccess);
+  CUDA_CHECK(cudaMemcpy(&value, result.get(), sizeof value, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(bits_of(value), bits_of(exact_float(x.data(), n)));
+}
+
+TEST(ReproducibleScratch, EveryListedRefusalLaunchesNothing) {
+  REQUIRE_GPU();
+  const std::size_t n = 4097;
+  const int block = 128, grid = 3;
+  DeviceBuffer<float> input(n);
+  CUDA_CHECK(cudaMemset(input.get(), 0, n * sizeof(float)));
+  const std::size_t bytes = reproducible_sum::scratch_bytes(n, block, grid);
+  DeviceBuffer<unsigned char> scratch(bytes + 16);
+  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
+  DeviceBuffer<float> result(1);
+  DeviceBuffer<reproducible_sum::State> state(1);
+  CUDA_CHECK(cudaMemset(result.get(), 0xff, sizeof(float)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  auto refused = [](cudaError_t status, const char* what) {
+    EXPECT_EQ(status, cudaErrorInvalidValue) << what;
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess) << what << ": launched something";
+  };
+  float* in = input.get();
+  float* out = result.get();
+  void* s = scratch.get();
+  using reproducible_sum::reduce;
+  refused(reduce(in, n, out, s, bytes, 0, grid), "block 0");
+  refused(reduce(in, n, out, s, bytes, 1025, grid), "block 1025");
+  refused(reduce(in, n, out, s, bytes, block, 0), "grid 0");
+  refused(reduce(in, n, out, s, bytes, block, -1), "grid -1");
+  refused(reduce(nullptr, n, out, s, bytes, block, grid), "no input");
+  refused(reduce(in, n, nullptr, s, bytes, block, grid), "no result");
+  refused(reduce(in, n, out, nullptr, bytes, block, grid), "no scratch");
+  refused(reduce(in, n, out, nullptr, 0, block, 1), "no scratch, grid 1");
+  refused(reduce(in, n, out, s, bytes - 1, block, grid), "one byte short");
+  refused(reduce(in, n, out, static_cast<unsigned char*>(s) + 4, bytes, block, grid), "scratch not 8-byte aligned");
+  refused(reproducible_sum::reduce_state(in, n, nullptr, s, bytes, block, grid), "no state");
+  refused(reproducible_sum::reduce_state(in, n, state.get(), s, bytes, block, grid + 1), "state, grid too large");
+  refused(reproducible_sum::round_states(state.get(), -1, out), "count -1");
+  refused(reproducible_sum::round_states(nullptr, 2, out), "no states");
+  refused(reproducible_sum::round_states(state.get(), 1, nullptr), "no result for round_states");
+  CUDA_CHECK(cudaDeviceSynchronize());
+  float value = 0;
+  CUDA_CHECK(cudaMemcpy(&value, out, sizeof value, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(hex(bits_of(value)), "0xffffffff") << "a refused call wrote the result";
+  // An empty input needs no pointer, only the scratch.
+  EXPECT_EQ(reduce(nullptr, 0, out, s, bytes, block, grid), cudaSuccess);
+  CUDA_CHECK(cudaMemcpy(&value, out, sizeof value, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(hex(bits_of(value)), "0x00000000");
 }
 
 TEST(ReproducibleProgram, OffersFloatOnly) {

@@ -3,7 +3,9 @@
 // offers, against a CPU reference in double at awkward shapes (K = 0, 1, 3, 31, 33, 1000,
 // 4097; M = 1, 2, 3, 65537; input 16-byte aligned and not); NaN, infinities and ties;
 // indices past 2^31 and more than 2^32 rows; bad arguments; the programs' command lines;
-// 18's rows split over 1 to 1000 blocks, at M = 1, 2, 3, 7, and rows past 2^31 elements.
+// 18's rows split over 1 to 1000 blocks, at M = 1, 2, 3, 7, and rows past 2^31 elements; 18's
+// scratch refused when too small for the call's plan; MeanVar of rows with infinities as numpy;
+// the whole rule of 14-18 as one typed call (whole_rule.cuh, whole_rule_split.cuh).
 // The GPU tests report SKIPPED without a device; the rules, the argument checks and the
 // command lines that stop before the device run anywhere.
 #include <gtest/gtest.h>
@@ -20,6 +22,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cub_rows.h"
@@ -32,6 +35,8 @@
 #include "rows_harness.h"
 #include "short_rows.cuh"
 #include "split_rows.cuh"
+#include "whole_rule.cuh"
+#include "whole_rule_split.cuh"
 
 namespace reduction {
 rows_harness::RowsProgram rows_program();         // 13_rows/main.cu
@@ -118,7 +123,6 @@ struct Expected {
   double value = 0, second = 0;           // sum / max / argmax value / mean; variance
   std::int64_t index = -1;                // argmax
   double tolerance = 0, second_tolerance = 0;
-  bool non_finite_only = false;           // meanvar of a row with an infinity: any inf or NaN
 };
 
 Expected expected_row(const float* x, std::size_t cols, RowOp op, std::size_t depth) {
@@ -161,8 +165,9 @@ Expected expected_row(const float* x, std::size_t cols, RowOp op, std::size_t de
         e.value = e.second = nan;
         break;
       }
-      if (pos || neg) {
-        e.non_finite_only = true;
+      if (pos || neg) {  // numpy: the mean is the infinity (NaN for both signs), the variance NaN
+        e.value = pos && neg ? nan : pos ? inf : -inf;
+        e.second = nan;
         break;
       }
       e.value = sum / double(cols);
@@ -211,9 +216,8 @@ std::size_t count_wrong_rows(const HostMatrix& m, RowOp op, const std::vector<un
     } else {
       cub_rows::MeanVariance found{};
       std::memcpy(&found, result, sizeof found);
-      ok = e.non_finite_only ? !std::isfinite(found.mean) && !std::isfinite(found.variance)
-                             : same_or_within(found.mean, e.value, e.tolerance) &&
-                                   same_or_within(found.variance, e.second, e.second_tolerance);
+      ok = same_or_within(found.mean, e.value, e.tolerance) && same_or_within(found.variance, e.second,
+                                                                               e.second_tolerance);
       got = "mean " + std::to_string(found.mean) + " variance " + std::to_string(found.variance);
     }
     if (!ok && wrong++ < 3) {
@@ -426,22 +430,31 @@ TEST(RowsApi, RefusesBadArgumentsBeforeAnyLaunch) {
   EXPECT_EQ((short_rows::reduce_rows<float, short_rows::Sum>(input, 3, 4, nullptr)), bad);
   EXPECT_EQ((short_rows::reduce_rows<float, short_rows::Sum>(nullptr, 0, 4, nullptr)), cudaSuccess);
 
-  // 18: no blocks; a split plan without scratch or with misaligned scratch; too many columns.
+  // 18: no blocks; a split plan without scratch, with misaligned scratch or with scratch too small for
+  // its plan (one byte short, or sized for a plan of fewer blocks); too many columns.
+  using split_rows::Plan;
   void* scratch = reinterpret_cast<void*>(std::uintptr_t(0x30000));
-  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 4, sums, scratch, {0})), bad);
-  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 1u << 20, sums, nullptr, {2})), bad);
+  const std::size_t enough = split_rows::scratch_bytes(3, {2});
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 4, sums, scratch, enough, Plan{0})), bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 1u << 20, sums, nullptr, enough, Plan{2})), bad);
   EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 1u << 20, sums,
-                                                              static_cast<char*>(scratch) + 4, {2})),
+                                                              static_cast<char*>(scratch) + 4, enough, Plan{2})),
             bad);
-  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::ArgMax>(input, 1, too_wide,
-                                                                 reinterpret_cast<split_rows::ValueIndex*>(sums), scratch,
-                                                                 {2})),
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 1u << 20, sums, scratch, enough - 1, Plan{2})),
             bad);
-  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(odd, 3, 4, sums, nullptr, {1})), bad);
-  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, SIZE_MAX / 2, 4, sums, nullptr, {1})), bad);
-  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(nullptr, 0, 4, nullptr, nullptr, {1})), cudaSuccess);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 1u << 20, sums, scratch, enough, Plan{3})),
+            bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, 3, 1u << 20, sums, scratch, 0, Plan{2})), bad);
+  auto* pairs18 = reinterpret_cast<split_rows::ValueIndex*>(sums);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::ArgMax>(input, 1, too_wide, pairs18, scratch, enough, Plan{2})),
+            bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(odd, 3, 4, sums, nullptr, 0, Plan{1})), bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(input, SIZE_MAX / 2, 4, sums, nullptr, 0, Plan{1})), bad);
+  EXPECT_EQ((split_rows::reduce_rows<float, split_rows::Sum>(nullptr, 0, 4, nullptr, nullptr, 0, Plan{1})),
+            cudaSuccess);
   EXPECT_EQ(split_rows::scratch_bytes(1000, {1}), 0u);
   EXPECT_EQ(split_rows::scratch_bytes(3, {5}), 16u + 3u * 5u * 16u);  // the tickets, then a 16-byte state per block
+  EXPECT_EQ(enough, 16u + 3u * 2u * 16u);
 
   auto* pairs = reinterpret_cast<cub_rows::ValueIndex*>(std::uintptr_t(0x20000));
   EXPECT_EQ((cub_rows::collective_reduce<__nv_bfloat16, cub_rows::ArgMax>(
@@ -519,6 +532,28 @@ TEST(RowsHarness, CheckRowsTakesRightResultsAndFlagsWrongOnes) {
   const float finite = 1.0f;
   std::memcpy(sums.data() + 3 * 4, &finite, 4);
   EXPECT_EQ(check_rows(m, RowOp::Sum, sums.data(), 12).wrong_rows, 1u);
+}
+
+// The programs' check of MeanVar for rows with infinities, as numpy: mean +inf, -inf or NaN
+// (both signs), variance NaN; a NaN mean where numpy's is +inf is wrong.
+TEST(RowsHarness, MeanVarOfInfinitiesIsNumpys) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  HostMatrix m = random_rows(3, 10, ElementType::Float, fresh_seed());
+  m.values[0 * 10 + 2] = inf;                               // row 0: mean +inf
+  m.values[1 * 10 + 0] = -inf;                              // row 1: mean -inf
+  m.values[2 * 10 + 1] = inf, m.values[2 * 10 + 9] = -inf;  // row 2: mean NaN
+  const cub_rows::MeanVariance right[] = {{inf, nan}, {-inf, nan}, {nan, nan}};
+  std::vector<unsigned char> results(sizeof right);
+  std::memcpy(results.data(), right, sizeof right);
+  const RowsCheck ok = check_rows(m, RowOp::MeanVar, results.data(), 12);
+  EXPECT_TRUE(ok.ok) << ok.first_wrong;
+  for (const cub_rows::MeanVariance wrong : {cub_rows::MeanVariance{nan, nan}, cub_rows::MeanVariance{inf, inf},
+                                             cub_rows::MeanVariance{-inf, nan}}) {
+    std::memcpy(results.data(), &wrong, sizeof wrong);  // row 0
+    const RowsCheck bad = check_rows(m, RowOp::MeanVar, results.data(), 12);
+    EXPECT_EQ(bad.wrong_rows, 1u) << wrong.mean << " " << wrong.variance;
+    EXPECT_EQ(bad.first_wrong.rfind("row 0:", 0), 0u) << bad.first_wrong;
+  }
 }
 
 TEST(RowsHarness, BoundsGrowWithTheDepth) {
@@ -648,6 +683,43 @@ TEST(RowsGpu, TiesGoToTheFirstColumn) {
                                                const std::vector<unsigned char>& results) {
         EXPECT_EQ(count_wrong_rows(m, RowOp::ArgMax, results, 0, at), 0u) << at;
       });
+    }
+  }
+}
+
+// Rows with infinities for MeanVar: kind r % 5 (+inf; -inf; +inf and -inf; +inf and NaN; +inf
+// twice) at position r / 5 (the first column, the last, the middle, then columns that move
+// with the row), so that the infinity falls into the head, the tail, every lane, trip and
+// vector position. numpy: the mean +inf, -inf, or NaN (both signs, or a NaN), the variance
+// NaN. Before, a merge with an infinite mean on its left gave NaN (inf - inf) for the mean.
+HostMatrix infinity_rows(std::size_t rows, std::size_t cols, ElementType type, std::uint64_t seed) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  return make_matrix(rows, cols, type, [&](std::size_t i) {
+    const std::size_t r = i / cols, j = i % cols, where = r / 5;
+    const std::size_t p = where == 0 ? 0 : where == 1 ? cols - 1 : where == 2 ? cols / 2 : (r * 7919 + where) % cols;
+    const std::size_t q = cols - 1 - p;  // the second special value, where there is one (the same cell for K = 1)
+    const float second[] = {uniform(random), uniform(random), -inf, nan, inf};
+    if (j == p) return (r % 5 == 1) ? -inf : inf;
+    if (j == q && q != p) return second[r % 5];
+    return uniform(random);
+  });
+}
+
+TEST(RowsGpu, MeanVarWithInfinitiesFollowsNumpy) {
+  REQUIRE_GPU();
+  for (std::size_t cols : {1, 2, 5, 8, 17, 33, 100, 1000, 4097}) {
+    for (ElementType type : kAllTypes) {
+      const HostMatrix m = infinity_rows(40, cols, type, fresh_seed());
+      for (std::size_t offset : {0, 1}) {
+        auto check = [&](const RowsProgram& program, RowMethod method, const std::string& at,
+                         const std::vector<unsigned char>& results) {
+          const std::size_t depth = depth_of(program, method, m.rows, m.cols, type);
+          EXPECT_EQ(count_wrong_rows(m, RowOp::MeanVar, results, depth, at), 0u) << at;
+        };
+        for_every_method(m, RowOp::MeanVar, offset, check);
+      }
     }
   }
 }
@@ -793,23 +865,25 @@ TEST(RowsGpu, MoreThan2To32ShortRows) {
 
 // ---------------------------------------------------------------- 18: a row over several blocks
 
-// split_rows::reduce_rows for a type and operator given at run time, with a plan given.
+// split_rows::reduce_rows for a type and operator given at run time, with a plan and scratch given.
 cudaError_t split_launch(ElementType type, RowOp op, const void* input, std::size_t rows, std::size_t cols,
-                         void* output, void* scratch, split_rows::Plan plan) {
+                         void* output, void* scratch, std::size_t scratch_bytes, split_rows::Plan plan) {
   return by_element_type(type, [&](auto tag) {
     using In = typename decltype(tag)::type;
     const In* in = static_cast<const In*>(input);
     switch (op) {
-      case RowOp::Sum: return split_rows::reduce_rows<In, split_rows::Sum>(in, rows, cols, static_cast<float*>(output),
-                                                                           scratch, plan);
-      case RowOp::Max: return split_rows::reduce_rows<In, split_rows::Max>(in, rows, cols, static_cast<float*>(output),
-                                                                           scratch, plan);
+      case RowOp::Sum:
+        return split_rows::reduce_rows<In, split_rows::Sum>(in, rows, cols, static_cast<float*>(output), scratch,
+                                                            scratch_bytes, plan);
+      case RowOp::Max:
+        return split_rows::reduce_rows<In, split_rows::Max>(in, rows, cols, static_cast<float*>(output), scratch,
+                                                            scratch_bytes, plan);
       case RowOp::ArgMax:
         return split_rows::reduce_rows<In, split_rows::ArgMax>(
-            in, rows, cols, static_cast<split_rows::ValueIndex*>(output), scratch, plan);
+            in, rows, cols, static_cast<split_rows::ValueIndex*>(output), scratch, scratch_bytes, plan);
       default:
         return split_rows::reduce_rows<In, split_rows::MeanVar>(
-            in, rows, cols, static_cast<split_rows::MeanVariance*>(output), scratch, plan);
+            in, rows, cols, static_cast<split_rows::MeanVariance*>(output), scratch, scratch_bytes, plan);
     }
   });
 }
@@ -839,7 +913,8 @@ TEST(SplitRows, EveryPlanOperatorAndTypeAtAwkwardShapes) {
             std::vector<unsigned char> runs[2];
             for (int run = 0; run < 2; ++run) {
               CUDA_CHECK(cudaMemset(output.get(), run ? 0xAB : 0xCD, output.bytes()));
-              CUDA_CHECK(split_launch(type, op, input.data(), m.rows, m.cols, output.get(), scratch.get(), {blocks}));
+              CUDA_CHECK(split_launch(type, op, input.data(), m.rows, m.cols, output.get(), scratch.get(),
+                                      scratch.bytes(), {blocks}));
               CUDA_CHECK(cudaDeviceSynchronize());
               runs[run].resize(output.bytes());
               CUDA_CHECK(cudaMemcpy(runs[run].data(), output.get(), output.bytes(), cudaMemcpyDeviceToHost));
@@ -885,6 +960,200 @@ TEST(SplitRows, NaNAndTiesAcrossPieces) {
         const std::string at = where(program, RowMethod::Auto, op, m, 1);
         const std::vector<unsigned char> results = run_method(program, m, input, RowMethod::Auto, op, 0xCD);
         EXPECT_EQ(count_wrong_rows(m, op, results, depth_of(program, RowMethod::Auto, rows, cols, type), at), 0u) << at;
+      }
+    }
+  }
+}
+
+// MeanVar with infinities where a row is split: the infinity in the first piece (column 0), the
+// last (K - 1) or one between (K / 2), with plans of 2 to 64 blocks per row (infinity_rows).
+TEST(SplitRows, MeanVarWithInfinitiesAcrossPieces) {
+  REQUIRE_GPU();
+  const std::size_t rows = 15, cols = 65539;
+  const unsigned plans[] = {1, 2, 3, 7, 64};
+  DeviceBuffer<unsigned char> scratch(split_rows::scratch_bytes(rows, {64}));
+  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
+  for (ElementType type : kAllTypes) {
+    const HostMatrix m = infinity_rows(rows, cols, type, fresh_seed());
+    const DeviceInput input(m, 1);
+    DeviceBuffer<unsigned char> output(rows * result_bytes(RowOp::MeanVar));
+    for (unsigned blocks : plans) {
+      const std::string at = "split_rows " + std::to_string(blocks) + " blocks per row, --op meanvar --type " +
+                             element_name(type) + " " + std::to_string(rows) + " x " + std::to_string(cols);
+      CUDA_CHECK(cudaMemset(output.get(), 0xCD, output.bytes()));
+      CUDA_CHECK(split_launch(type, RowOp::MeanVar, input.data(), rows, cols, output.get(), scratch.get(),
+                              scratch.bytes(), {blocks}));
+      CUDA_CHECK(cudaDeviceSynchronize());
+      std::vector<unsigned char> results(output.bytes());
+      CUDA_CHECK(cudaMemcpy(results.data(), output.get(), results.size(), cudaMemcpyDeviceToHost));
+      const std::size_t depth = lanes_depth(cols, type, 256, true) + (blocks + 255) / 256 + 10;
+      EXPECT_EQ(count_wrong_rows(m, RowOp::MeanVar, results, depth, at), 0u) << at;
+    }
+  }
+}
+
+// Element i is (i mod 7) - 3: every partial sum of a row is a small integer, exact in float.
+__global__ void fill_small_integers(float* x, std::size_t n) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    x[i] = float(int(i % 7) - 3);
+  }
+}
+
+// Runs split_rows's float sum of `rows` x `cols` small integers (fill_small_integers) with `plan`
+// and scratch of `bytes`, the output poisoned first; returns the status and leaves the sums in `sums`.
+cudaError_t split_sums(const float* input, std::size_t rows, std::size_t cols, split_rows::Plan plan, void* scratch,
+                       std::size_t bytes, std::vector<float>& sums) {
+  DeviceBuffer<float> output(rows);
+  CUDA_CHECK(cudaMemset(output.get(), 0xCD, output.bytes()));
+  const cudaError_t status =
+      split_rows::reduce_rows<float, split_rows::Sum>(input, rows, cols, output.get(), scratch, bytes, plan);
+  CUDA_CHECK(cudaDeviceSynchronize());
+  sums.resize(rows);
+  CUDA_CHECK(cudaMemcpy(sums.data(), output.get(), output.bytes(), cudaMemcpyDeviceToHost));
+  return status;
+}
+
+// The exact row sums of fill_small_integers' matrix.
+std::vector<float> small_integer_sums(std::size_t rows, std::size_t cols) {
+  std::vector<float> sums(rows, 0.0f);
+  for (std::size_t r = 0; r < rows; ++r) {
+    long long sum = 0;
+    for (std::size_t i = r * cols; i < (r + 1) * cols; ++i) sum += static_cast<long long>(i % 7) - 3;
+    sums[r] = float(sum);
+  }
+  return sums;
+}
+
+// 18's scratch, in CUB's convention: a call is told the scratch's size and refuses, before any
+// launch, a scratch too small for its plan (issue 41: a scratch sized for M = 4, K = 2^16 floats
+// and reused at M = 4, K = 2^24 received 4 x 264 states on an H100 where it had room for 4 x 4).
+// The device's own plans; nothing is written, neither the results nor the scratch.
+TEST(SplitRows, RefusesScratchSizedForASmallerPlan) {
+  REQUIRE_GPU();
+  const std::size_t rows = 4, short_cols = std::size_t(1) << 16, long_cols = std::size_t(1) << 24;
+  split_rows::Plan small{}, large{};
+  CUDA_CHECK((split_rows::default_plan<float, split_rows::Sum>(rows, short_cols, &small)));
+  CUDA_CHECK((split_rows::default_plan<float, split_rows::Sum>(rows, long_cols, &large)));
+  ASSERT_GT(small.blocks_per_row, 1u);
+  ASSERT_GT(large.blocks_per_row, small.blocks_per_row);
+  const std::size_t small_bytes = split_rows::scratch_bytes(rows, small);
+  const std::size_t large_bytes = split_rows::scratch_bytes(rows, large);
+  ASSERT_LT(small_bytes, large_bytes);
+  if (!enough_memory(rows * long_cols * sizeof(float))) GTEST_SKIP() << "needs 256 MiB of device memory and 1 GiB more";
+  DeviceBuffer<float> input(rows * long_cols);
+  fill_small_integers<<<1024, 256>>>(input.get(), input.bytes() / sizeof(float));
+  CUDA_CHECK_LAUNCH();
+  DeviceBuffer<unsigned char> scratch(large_bytes);  // room enough: each call is told less
+  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
+  std::vector<float> sums;
+  for (std::size_t told : {small_bytes, large_bytes - 1, std::size_t(0)}) {
+    SCOPED_TRACE("a plan of " + std::to_string(large.blocks_per_row) + " blocks per row, which needs " +
+                 std::to_string(large_bytes) + " bytes, told " + std::to_string(told));
+    EXPECT_EQ(split_sums(input.get(), rows, long_cols, large, scratch.get(), told, sums), cudaErrorInvalidValue);
+    std::uint32_t bits[rows] = {};
+    std::memcpy(bits, sums.data(), sizeof bits);
+    for (std::uint32_t b : bits) EXPECT_EQ(b, 0xCDCDCDCDu) << "a refused call wrote a result";
+  }
+  std::vector<unsigned char> after(scratch.bytes());
+  CUDA_CHECK(cudaMemcpy(after.data(), scratch.get(), after.size(), cudaMemcpyDeviceToHost));
+  EXPECT_EQ(after, std::vector<unsigned char>(after.size(), 0)) << "a refused call wrote to the scratch";
+  // Told the size it needs, the same call runs.
+  EXPECT_EQ(split_sums(input.get(), rows, long_cols, large, scratch.get(), large_bytes, sums), cudaSuccess);
+  EXPECT_EQ(sums, small_integer_sums(rows, long_cols));
+}
+
+// The legal reuse: a scratch sized for the larger plan (M = 4, K = 2^24) serves calls with the
+// smaller one (M = 4, K = 2^16) and with the larger one in turn, on the same rows, each call
+// leaving its tickets at 0 for the next. Small enough to run under compute-sanitizer.
+TEST(SplitRows, ScratchForALargerPlanServesASmallerOne) {
+  REQUIRE_GPU();
+  const std::size_t rows = 4, cols = std::size_t(1) << 16;
+  split_rows::Plan small{}, large{};
+  CUDA_CHECK((split_rows::default_plan<float, split_rows::Sum>(rows, cols, &small)));
+  CUDA_CHECK((split_rows::default_plan<float, split_rows::Sum>(rows, std::size_t(1) << 24, &large)));
+  ASSERT_GT(small.blocks_per_row, 1u);
+  ASSERT_GT(large.blocks_per_row, small.blocks_per_row);
+  DeviceBuffer<float> input(rows * cols);
+  fill_small_integers<<<256, 256>>>(input.get(), rows * cols);
+  CUDA_CHECK_LAUNCH();
+  DeviceBuffer<unsigned char> scratch(split_rows::scratch_bytes(rows, large));
+  CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));  // once
+  const std::vector<float> exact = small_integer_sums(rows, cols);
+  std::vector<float> sums;
+  for (const split_rows::Plan plan : {small, large, small, small}) {
+    SCOPED_TRACE(std::to_string(plan.blocks_per_row) + " blocks per row in a scratch of " +
+                 std::to_string(scratch.bytes()) + " bytes");
+    EXPECT_EQ(split_sums(input.get(), rows, cols, plan, scratch.get(), scratch.bytes(), sums), cudaSuccess);
+    EXPECT_EQ(sums, exact);
+  }
+  std::vector<unsigned> tickets(rows);
+  CUDA_CHECK(cudaMemcpy(tickets.data(), scratch.get(), sizeof(unsigned) * rows, cudaMemcpyDeviceToHost));
+  EXPECT_EQ(tickets, std::vector<unsigned>(rows, 0u)) << "the tickets are back at 0 after the last call";
+}
+
+// ---------------------------------------------------------------- the whole rule as one typed call
+
+// One spelling of the result types in 14, 15, 16 and 18, so that one output pointer serves every
+// unit: whole_rule.cuh and whole_rule_split.cuh (which this file includes) type-check only so.
+static_assert(std::is_same_v<row_stats::ValueIndex, lane_groups::ValueIndex> &&
+              std::is_same_v<row_stats::ValueIndex, short_rows::ValueIndex> &&
+              std::is_same_v<row_stats::ValueIndex, split_rows::ValueIndex>);
+static_assert(std::is_same_v<row_stats::MeanVariance, lane_groups::MeanVariance> &&
+              std::is_same_v<row_stats::MeanVariance, short_rows::MeanVariance> &&
+              std::is_same_v<row_stats::MeanVariance, split_rows::MeanVariance>);
+
+// whole_rule::reduce_rows (14-16) or whole_rule_split::reduce_rows (14-18, with its scratch) for
+// a type and operator given at run time: returns what it wrote, the output poisoned first.
+template <typename Op>
+std::vector<unsigned char> run_whole_rule(const HostMatrix& m, const DeviceInput& input, bool split) {
+  return by_element_type(m.type, [&](auto tag) {
+    using In = typename decltype(tag)::type;
+    DeviceBuffer<typename Op::Result> output(m.rows);
+    CUDA_CHECK(cudaMemset(output.get(), 0xCD, output.bytes()));
+    const In* in = static_cast<const In*>(input.data());
+    if (split) {
+      std::size_t bytes = 0;
+      CUDA_CHECK((whole_rule_split::scratch_bytes<In, Op>(m.rows, m.cols, &bytes)));
+      DeviceBuffer<unsigned char> scratch(bytes);
+      if (bytes) CUDA_CHECK(cudaMemset(scratch.get(), 0, bytes));
+      CUDA_CHECK((whole_rule_split::reduce_rows<In, Op>(in, m.rows, m.cols, output.get(), scratch.get(), bytes)));
+    } else {
+      CUDA_CHECK((whole_rule::reduce_rows<In, Op>(in, m.rows, m.cols, output.get())));
+    }
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<unsigned char> results(output.bytes());
+    CUDA_CHECK(cudaMemcpy(results.data(), output.get(), results.size(), cudaMemcpyDeviceToHost));
+    return results;
+  });
+}
+
+// Every operator and type through the two dispatchers, at shapes where each unit runs: one
+// thread (K = 3), a group (33), a warp (1000 at 5000 rows), a block (4097 at 3 rows) and, for
+// whole_rule_split, a row split over many blocks (2 x 2^20).
+TEST(RowsWholeRule, OneTypedCallServesEveryUnit) {
+  REQUIRE_GPU();
+  const std::size_t shapes[][2] = {{65537, 3}, {4099, 33}, {5000, 1000}, {3, 4097}, {2, std::size_t(1) << 20}};
+  const RowsProgram split_program = split_rows_program();
+  for (const auto& shape : shapes) {
+    for (ElementType type : kAllTypes) {
+      const HostMatrix m = random_rows(shape[0], shape[1], type, fresh_seed());
+      const DeviceInput input(m, 1);
+      for (RowOp op : kAllOps) {
+        for (bool split : {false, true}) {
+          const RowsProgram& program = split ? split_program : last_program();
+          const std::string at = std::string(split ? "whole_rule_split" : "whole_rule") + " --op " + op_name(op) +
+                                 " --type " + element_name(type) + " " + std::to_string(m.rows) + " x " +
+                                 std::to_string(m.cols) + ", " +
+                                 describe_of(program, RowMethod::Auto, m.rows, m.cols, type);
+          const std::vector<unsigned char> results =
+              op == RowOp::Sum      ? run_whole_rule<whole_rule_split::Sum>(m, input, split)
+              : op == RowOp::Max    ? run_whole_rule<whole_rule_split::Max>(m, input, split)
+              : op == RowOp::ArgMax ? run_whole_rule<whole_rule_split::ArgMax>(m, input, split)
+                                    : run_whole_rule<whole_rule_split::MeanVar>(m, input, split);
+          const std::size_t depth = depth_of(program, RowMethod::Auto, m.rows, m.cols, type);
+          EXPECT_EQ(count_wrong_rows(m, op, results, depth, at), 0u) << at;
+        }
       }
     }
   }

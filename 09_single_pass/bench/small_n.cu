@@ -103,9 +103,10 @@ __global__ void __launch_bounds__(1024)
 
 // Its launcher: 09's arguments and scratch layout (the ticket, then the partials).
 template <typename T>
-cudaError_t reduce_threadfence(T* input, std::size_t n, T* result, void* scratch, int block, int grid,
-                               cudaStream_t stream) {
+cudaError_t reduce_threadfence(T* input, std::size_t n, T* result, void* scratch, std::size_t scratch_size, int block,
+                               int grid, cudaStream_t stream) {
   if (block < 1 || block > 1024 || grid < 1) return cudaErrorInvalidValue;
+  if (scratch_size < scratch_bytes(n, block, grid)) return cudaErrorInvalidValue;  // too small: no launch
   unsigned char* bytes = static_cast<unsigned char*>(scratch);
   single_pass_threadfence<T, Sum><<<grid, block, 0, stream>>>(input, n, result,
                                                                reinterpret_cast<T*>(bytes + kPartialsOffset),
@@ -135,7 +136,8 @@ Variant empty_variant() {
   };
   empty.scratch_bytes = [](std::size_t, int, int) { return std::size_t(0); };
   empty.chain_length = [](std::size_t, int, int) { return std::size_t(0); };
-  empty.set_launcher(Op::Sum, [](auto*, std::size_t, auto*, void*, int block, int grid, cudaStream_t stream) {
+  empty.set_launcher(Op::Sum, [](auto*, std::size_t, auto*, void*, std::size_t, int block, int grid,
+                                 cudaStream_t stream) {
     empty_kernel<<<grid, block, 0, stream>>>();
     return cudaGetLastError();
   });
@@ -167,10 +169,11 @@ Variant nine_variant() {
     return vector_loop_chain(n, std::size_t(grid) * block, 4) + shuffle_tree_depth(block) + ceil_div(grid, lanes) +
            ceil_log2(lanes);
   };
-  nine.set_launcher(Op::Sum, [](auto* in, std::size_t n, auto* out, void* scratch, int block, int grid,
-                                cudaStream_t stream) {
-    return single_pass::reduce<std::remove_pointer_t<decltype(out)>, single_pass::Sum>(in, n, out, scratch, block,
-                                                                                       grid, stream);
+  nine.set_launcher(Op::Sum, [](auto* in, std::size_t n, auto* out, void* scratch, std::size_t scratch_size,
+                                int block, int grid, cudaStream_t stream) {
+    return single_pass::reduce<std::remove_pointer_t<decltype(out)>, single_pass::Sum>(in, n, out, scratch,
+                                                                                       scratch_size, block, grid,
+                                                                                       stream);
   });
   return nine;
 }
@@ -238,14 +241,16 @@ bool run_size(std::size_t n, const DeviceInfo& device, int reps) {
   resolve_shape(floor, n, floor_block, floor_grid);
   add("floor default", &floor, floor_block, floor_grid, false);
   static const Variant partials = stage_variant(
-      "stage partials", [](auto* in, std::size_t n, auto*, void* scratch, int block, int grid, cudaStream_t stream) {
+      "stage partials", [](auto* in, std::size_t n, auto*, void* scratch, std::size_t, int block, int grid,
+                           cudaStream_t stream) {
         using E = std::remove_pointer_t<decltype(in)>;
         single_pass::stage_partials<E><<<grid, block, 0, stream>>>(
             in, n, reinterpret_cast<E*>(static_cast<unsigned char*>(scratch) + single_pass::kPartialsOffset));
         return cudaGetLastError();
       });
   static const Variant ticket = stage_variant(
-      "stage ticket", [](auto* in, std::size_t n, auto*, void* scratch, int block, int grid, cudaStream_t stream) {
+      "stage ticket", [](auto* in, std::size_t n, auto*, void* scratch, std::size_t, int block, int grid,
+                         cudaStream_t stream) {
         using E = std::remove_pointer_t<decltype(in)>;
         single_pass::stage_ticket<E, cuda::memory_order_acq_rel><<<grid, block, 0, stream>>>(
             in, n, reinterpret_cast<E*>(static_cast<unsigned char*>(scratch) + single_pass::kPartialsOffset),
@@ -253,7 +258,8 @@ bool run_size(std::size_t n, const DeviceInfo& device, int reps) {
         return cudaGetLastError();
       });
   static const Variant relaxed = stage_variant(
-      "stage relaxed", [](auto* in, std::size_t n, auto*, void* scratch, int block, int grid, cudaStream_t stream) {
+      "stage relaxed", [](auto* in, std::size_t n, auto*, void* scratch, std::size_t, int block, int grid,
+                          cudaStream_t stream) {
         using E = std::remove_pointer_t<decltype(in)>;
         single_pass::stage_ticket<E, cuda::memory_order_relaxed><<<grid, block, 0, stream>>>(
             in, n, reinterpret_cast<E*>(static_cast<unsigned char*>(scratch) + single_pass::kPartialsOffset),

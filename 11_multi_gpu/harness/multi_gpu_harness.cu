@@ -15,6 +15,16 @@ Chapter single_pass_chapter();  // 09_single_pass/main.cu
 
 namespace reduction::multi_gpu_harness {
 
+GpuChoice gpu_choice(const std::vector<std::string>& visible, int local_rank) {
+  GpuChoice choice;
+  for (int r = 0; r < static_cast<int>(visible.size()); ++r) {
+    if (visible[r] != visible[local_rank]) continue;
+    ++choice.sharing;
+    if (r < local_rank) ++choice.index;
+  }
+  return choice;
+}
+
 void nccl_check(ncclResult_t status, const char* call, const char* file, int line) {
   if (status != ncclSuccess && status != ncclInProgress) {
     throw NcclError(std::string("NCCL error: ") + call + " failed at " + file + ":" + std::to_string(line) + ": " +
@@ -84,9 +94,10 @@ __global__ void fill_random(T* out, std::size_t count, std::size_t begin, std::s
 }  // namespace
 
 template <typename T>
-void setup(GpuState<T>& g, int device, Shard shard, std::size_t n, const Options& options, const std::vector<T>* host) {
+void setup(GpuState<T>& g, int device, int ranks, Shard shard, std::size_t n, const Options& options,
+           const std::vector<T>* host) {
   g.shard = shard;
-  throw_if_failed(multi_gpu::prepare(device, shard.count, &g.part, options.block, options.grid));
+  throw_if_failed(multi_gpu::prepare(device, ranks, shard.count, &g.part, options.block, options.grid));
   const DeviceInfo info = query_device();
   g.timer = std::make_unique<GpuTimer>();
   g.data = DeviceBuffer<T>(shard.count);
@@ -127,10 +138,6 @@ void Communicators::init_rank(int ranks, const ncclUniqueId& id, int rank) {
   throw_if_failed(multi_gpu::init_rank(comms_.data(), ranks, id, rank, timeout_s_));
 }
 
-void Communicators::wait(const std::string& what) {
-  throw_if_failed(multi_gpu::wait_enqueued(comms_.data(), static_cast<int>(comms_.size()), timeout_s_), what);
-}
-
 void Communicators::finish() {
   throw_if_failed(multi_gpu::finish(comms_.data(), static_cast<int>(comms_.size()), timeout_s_));
 }
@@ -152,11 +159,14 @@ multi_gpu::Status reduce_all(const std::vector<GpuState<T>>& gpus, const Communi
     parts.push_back(g.part);
   }
   const int k = static_cast<int>(gpus.size());
+  auto run = [&](auto reduce) {
+    return reduce(shards.data(), counts.data(), parts.data(), comms.data(), k, comms.timeout_s());
+  };
   switch (op) {
-    case Op::Max: return multi_gpu::reduce_all<T, multi_gpu::Max>(shards.data(), counts.data(), parts.data(), comms.data(), k);
-    case Op::Min: return multi_gpu::reduce_all<T, multi_gpu::Min>(shards.data(), counts.data(), parts.data(), comms.data(), k);
+    case Op::Max: return run(multi_gpu::reduce_all<T, multi_gpu::Max>);
+    case Op::Min: return run(multi_gpu::reduce_all<T, multi_gpu::Min>);
     case Op::Sum:
-    default: return multi_gpu::reduce_all<T, multi_gpu::Sum>(shards.data(), counts.data(), parts.data(), comms.data(), k);
+    default: return run(multi_gpu::reduce_all<T, multi_gpu::Sum>);
   }
 }
 
@@ -165,18 +175,18 @@ multi_gpu::Status reduce_all(const std::vector<GpuState<T>>& gpus, const Communi
 template <typename T>
 double run_once(std::vector<GpuState<T>>& gpus, Communicators& comms, Op op, bool flush) {
   std::vector<multi_gpu::Part<T>> parts;
-  for (GpuState<T>& g : gpus) {  // each GPU: flush its L2, poison its total, start its timer
+  for (GpuState<T>& g : gpus) {  // each GPU: flush its L2, poison its totals, start its timer
     CUDA_CHECK(cudaSetDevice(g.part.device));
     if (flush) g.flush->flush(g.part.stream);
+    CUDA_CHECK(cudaMemsetAsync(g.part.totals, 0xCD, g.part.ranks * sizeof(T), g.part.stream));
     CUDA_CHECK(cudaMemsetAsync(g.part.total, 0xCD, sizeof(T), g.part.stream));
     g.timer->start(g.part.stream);
     parts.push_back(g.part);
   }
-  // Each GPU reduces its shard, then one grouped all-reduce over the K totals.
+  // Each GPU reduces its shard, then one grouped all-gather of the K totals, then each GPU
+  // combines them. reduce_all returns once all of it is on the streams (the non-blocking
+  // communicators have enqueued the all-gathers): the stop events follow it.
   throw_if_failed(reduce_all(gpus, comms, op));
-  // Non-blocking communicators may still be enqueueing the all-reduce: it is on the
-  // streams once no communicator is in progress. Only then can the stop events follow it.
-  comms.wait("enqueueing the all-reduce");
   for (GpuState<T>& g : gpus) {
     CUDA_CHECK(cudaSetDevice(g.part.device));
     g.timer->stop(g.part.stream);
@@ -207,11 +217,12 @@ reduction::Verdict check_totals(std::vector<GpuState<T>>& gpus, const Reference&
     if (result_text && result_text->empty()) *result_text = reduction::format_value(total);
     if (!verdict.ok && worst.ok) {
       verdict.note = "GPU " + std::to_string(g.part.device) + " holds " + reduction::format_value(total) +
-               (verdict.note.empty() ? "" : "; " + verdict.note);
+                     (verdict.note.empty() ? "" : "; " + verdict.note);
       worst = verdict;
     } else if (worst.ok) {
       worst.error = std::max(worst.error, verdict.error);
       worst.tolerance = verdict.tolerance;
+      worst.note = verdict.note;  // what verify says of a right result too (an int sum that wrapped)
     }
   }
   return worst;
@@ -241,6 +252,11 @@ void print_report(const Options& options, std::size_t n, int k, const std::strin
   const double gbps = ms > 0 ? bytes / (ms * 1e-3) / 1e9 : 0;
   const std::string ref_text = reduction::expected_text(ref);  // an overflowing int sum: modulo 2^32
   const bool mpi = !participants.empty() && !participants[0].host.empty();
+  // The notes, in the text and in the JSON alike: NaN and inf in the input, then the verdict's.
+  std::vector<std::string> notes;
+  for (const std::string& note : {reduction::non_finite_note(ref), verdict.note}) {
+    if (!note.empty()) notes.push_back(note);
+  }
   if (options.json) {
     std::vector<std::string> devices;
     for (const Participant& p : participants) {
@@ -248,19 +264,24 @@ void print_report(const Options& options, std::size_t n, int k, const std::strin
                             .num("local_size", p.local_size).num("gpu", p.device.id).str("bus_id", p.bus_id)
                             .str("name", p.device.name).num("peak_gbps", p.device.peak_gbps(), "%.3f").text());
     }
+    std::string note;
+    for (const std::string& each : notes) note += (note.empty() ? "" : "; ") + each;
     JsonObject json;
-    json.str("chapter", "11_multi_gpu").str("mode", mode).num("gpus", k).str("type", reduction::dtype_name(options.type))
-        .str("op", reduction::op_name(options.op)).num("n", n).raw("result", reduction::json_number(result_text))
-        .raw("reference", reduction::json_number(ref_text))
-        .raw("error", reduction::json_number(reduction::format_value(verdict.error))).flag("ok", verdict.ok)
+    json.str("chapter", "11_multi_gpu").str("mode", mode).num("gpus", k)
+        .str("type", reduction::dtype_name(options.type)).str("op", reduction::op_name(options.op)).num("n", n)
+        .raw("result", reduction::json_number(result_text)).raw("reference", reduction::json_number(ref_text));
+    if (ref.overflows_int()) json.num("true_sum", ref.int_value);
+    json.raw("error", reduction::json_number(reduction::format_value(verdict.error)))
+        .raw("tolerance", reduction::json_number(reduction::format_value(verdict.tolerance))).flag("ok", verdict.ok)
+        .str("note", note).raw("non_finite", reduction::json_non_finite(ref))
         .num("ms", ms, "%.6f").num("gbps", gbps, "%.3f").num("peak_gbps", peak, "%.3f")
         .str("device", participants.empty() ? "" : participants[0].device.name)
         .raw("devices", reduction::json_list(devices)).str("cuda", reduction::cuda_version_string());
     std::printf("%s\n", json.text().c_str());
     return;
   }
-  std::printf("11_multi_gpu (%s): %zu %s values in %d shards, one per GPU; 09 on each, then ncclAllReduce\n",
-              mode.c_str(), n, reduction::dtype_name(options.type), k);
+  std::printf("11_multi_gpu (%s): %zu %s values in %d shards, one per GPU; 09 on each, then an all-reduce "
+              "(ncclAllGather, combined in rank order)\n", mode.c_str(), n, reduction::dtype_name(options.type), k);
   for (const Participant& p : participants) {
     const Shard s = shard_of(n, k, p.rank);
     if (mpi) {
@@ -272,13 +293,13 @@ void print_report(const Options& options, std::size_t n, int k, const std::strin
                   p.bus_id.c_str(), p.device.peak_gbps(), s.begin, s.begin + s.count);
     }
   }
-  std::printf("%-10s %s on every GPU\nreference  %s\n", reduction::op_name(options.op), result_text.c_str(), ref_text.c_str());
+  std::printf("%-10s %s on every GPU\n", reduction::op_name(options.op), result_text.c_str());
+  std::printf("reference  %s%s\n", ref_text.c_str(), ref.overflows_int() ? " (the true sum modulo 2^32)" : "");
   std::printf("error      %.3g (tolerance %.3g)  %s\n", verdict.error, verdict.tolerance, verdict.ok ? "ok" : "WRONG");
-  for (const std::string& note : {reduction::non_finite_note(ref), verdict.note}) {
-    if (!note.empty()) std::printf("note       %s\n", note.c_str());
-  }
+  for (const std::string& note : notes) std::printf("note       %s\n", note.c_str());
   std::printf("time       %s ms (median of %d, L2 %s)  %.1f GB/s aggregate  %.1f%% of the GPUs' summed peak\n",
-              reduction::format_ms(ms).c_str(), options.reps, options.flush ? "flushed" : "not flushed", gbps, 100 * gbps / peak);
+              reduction::format_ms(ms).c_str(), options.reps, options.flush ? "flushed" : "not flushed", gbps,
+              100 * gbps / peak);
 }
 
 reduction::CliSpec cli_spec(const std::string& program, bool gpus_flag) {
@@ -291,7 +312,7 @@ reduction::CliSpec cli_spec(const std::string& program, bool gpus_flag) {
 
 #define MULTI_GPU_HARNESS_INSTANTIATE(T)                                                                      \
   template struct GpuState<T>;                                                                                   \
-  template void setup<T>(GpuState<T>&, int, Shard, std::size_t, const Options&, const std::vector<T>*);         \
+  template void setup<T>(GpuState<T>&, int, int, Shard, std::size_t, const Options&, const std::vector<T>*);    \
   template Reference shard_reference<T>(Shard, std::size_t, const Options&, const std::vector<T>*);             \
   template double run_once<T>(std::vector<GpuState<T>>&, Communicators&, Op, bool);                            \
   template Verdict check_totals<T>(std::vector<GpuState<T>>&, const Reference&, std::size_t, int, std::string*);
@@ -340,7 +361,7 @@ int run_local(const Options& options, double timeout_s) {
     }
   }
   std::vector<GpuState<T>> gpus(k);  // constructed in place: a GpuState owns device memory
-  for (int d = 0; d < k; ++d) setup(gpus[d], d, shard_of(n, k, d), n, options, host_input);
+  for (int d = 0; d < k; ++d) setup(gpus[d], d, k, shard_of(n, k, d), n, options, host_input);
 
   // Declared after the GPUs, so destroyed before them: on an error the communicators
   // are aborted (which stops any NCCL kernel) before the GPU memory is freed.
@@ -348,7 +369,9 @@ int run_local(const Options& options, double timeout_s) {
   comms.init_local(k);
 
   Reference ref = shard_reference<T>(shard_of(n, k, 0), n, options, host_input);
-  for (int d = 1; d < k; ++d) ref = reduction::combine(ref, shard_reference<T>(shard_of(n, k, d), n, options, host_input));
+  for (int d = 1; d < k; ++d) {
+    ref = reduction::combine(ref, shard_reference<T>(shard_of(n, k, d), n, options, host_input));
+  }
 
   // Verified run (and warm-up), a second warm-up, then the timed runs.
   run_once(gpus, comms, options.op, options.flush);
@@ -372,7 +395,7 @@ int run_one_process(int argc, char** argv) {
   try {
     const Options options = reduction::parse_options(spec, argc, argv);
     if (options.help) {
-      std::printf("11_multi_gpu: shards over GPUs, 09 on each, ncclAllReduce to combine\n\n%s"
+      std::printf("11_multi_gpu: shards over GPUs, 09 on each, then ncclAllGather and a combine in rank order\n\n%s"
                   "\nEnvironment:\n  REDUCTION_NCCL_TIMEOUT=S  give up on an NCCL step after S seconds "
                   "(default 120)\n",
                   reduction::usage(spec).c_str());

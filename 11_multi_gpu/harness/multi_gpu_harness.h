@@ -33,6 +33,15 @@ namespace reduction::multi_gpu_harness {
 using multi_gpu::Shard;
 using multi_gpu::shard_of;
 
+// Which GPU an MPI rank takes: its index among the ranks of its node that see the same
+// GPUs. visible[r] names the GPUs node rank r sees (their PCI bus ids, joined); all of a
+// node's ranks see the same list, unless the scheduler gave each its own GPUs.
+struct GpuChoice {
+  int index = 0;    // the CUDA device this rank uses (must be below its device count)
+  int sharing = 0;  // the ranks that see the same GPUs, this one included
+};
+GpuChoice gpu_choice(const std::vector<std::string>& visible, int local_rank);
+
 // An NCCL call failed, a communicator reported an asynchronous error, or NCCL work
 // did not finish in time. Exit code 3, like a CUDA error.
 class NcclError : public CudaError {
@@ -77,13 +86,14 @@ struct GpuState {
 // Device memory one GPU needs for a shard of `count` elements (for the memory check).
 std::size_t bytes_needed(std::size_t count, std::size_t element_bytes, const DeviceInfo& device);
 
-// Prepares one GPU: multi_gpu::prepare (--block and --grid, else 09's default shape for
-// this shard), then fills the shard on the GPU's stream: generated there from the
+// Prepares one GPU of `ranks`: multi_gpu::prepare (--block and --grid, else 09's default
+// shape for this shard), then fills the shard on the GPU's stream: generated there from the
 // counter-based generator (element i of the whole array is random_value(seed, i, n)),
 // or copied from the host input when the reader gave --input. Returns when the shard
 // is in place.
 template <typename T>
-void setup(GpuState<T>& gpu, int device, Shard shard, std::size_t n, const Options& o, const std::vector<T>* host);
+void setup(GpuState<T>& gpu, int device, int ranks, Shard shard, std::size_t n, const Options& o,
+           const std::vector<T>* host);
 
 // The reference of one shard, computed on all host cores from the same generator (or
 // from the host input); combine() the shards' references for the whole array.
@@ -103,7 +113,6 @@ class Communicators {
 
   void init_local(int k);                                           // multi_gpu::init_local
   void init_rank(int ranks, const ncclUniqueId& id, int rank);      // multi_gpu::init_rank
-  void wait(const std::string& what);                               // multi_gpu::wait_enqueued
   void finish();  // ncclCommFinalize (waited for, with the timeout), then ncclCommDestroy
   void abort();   // ncclCommAbort on every communicator not yet finished
 
@@ -117,21 +126,23 @@ class Communicators {
 };
 
 // One run over the local GPUs: each reduces its shard and the all-reduce combines the
-// totals (multi_gpu::reduce_all). Returns the slowest GPU's time, in ms: on each GPU,
-// CUDA events from before its shard's reduction to after its part of the all-reduce
+// totals (multi_gpu::reduce_all: an all-gather, then each GPU combines the totals in rank
+// order). Returns the slowest GPU's time, in ms: on each GPU, CUDA events from before its
+// shard's reduction to after its part of the all-reduce
 // (events of different GPUs cannot be subtracted from each other, so this is not a
 // span from the first GPU's start to the last GPU's end). Waits with multi_gpu::wait,
 // never longer than the communicators' timeout.
 template <typename T>
 double run_once(std::vector<GpuState<T>>& gpus, Communicators& comms, Op op, bool flush);
 
-// Reads `total` back from every local GPU and checks each against the reference.
+// Reads `total` back from every local GPU and checks each against the reference. The
+// verdict's note (an int sum that wrapped, a wrong GPU) is kept whether it is ok or not.
 template <typename T>
 Verdict check_totals(std::vector<GpuState<T>>& gpus, const Reference& ref, std::size_t n, int k,
                      std::string* result_text);
 
 // The additions any input value passes through: 09's chain over the largest shard,
-// plus at most k - 1 additions in the all-reduce.
+// plus at most k - 1 additions in the combine of the K totals.
 std::size_t chain_length(std::size_t n, int k, int block, int grid);
 
 // One GPU of the run and where it is, for the report.
@@ -146,7 +157,9 @@ struct Participant {
 // This process's current GPU as a participant.
 Participant describe_current_gpu(int rank, const std::string& host, int local_rank, int local_size);
 
-// The report (human or --json), printed once: every participant's GPU, host and peak.
+// The report (human or --json), printed once: every participant's GPU, host and peak. The
+// JSON line carries the same notes as the text (key "note"), the exact int sum where it
+// wrapped ("true_sum") and the counts of NaN and inf ("non_finite"), as every chapter's does.
 void print_report(const Options& o, std::size_t n, int k, const std::string& mode, const Reference& ref,
                   const Verdict& verdict, const std::string& result_text, double ms,
                   const std::vector<Participant>& participants);

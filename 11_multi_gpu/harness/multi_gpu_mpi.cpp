@@ -37,9 +37,6 @@
 namespace reduction::multi_gpu_harness {
 namespace {
 
-using multi_gpu::gpu_choice;
-using multi_gpu::GpuChoice;
-
 constexpr const char* kProgram = "11_multi_gpu_mpi";
 
 // Where this rank runs.
@@ -342,7 +339,7 @@ int run_rank(const Options& options, Place& where, double timeout_s, const Injec
   const Shard shard = shard_of(n, where.ranks, where.rank);
   auto gpus = std::make_shared<std::vector<GpuState<T>>>(1);
   keep.gpus = gpus;
-  setup((*gpus)[0], where.device, shard, n, options, host_input);
+  setup((*gpus)[0], where.device, where.ranks, shard, n, options, host_input);
   if (fail.at(where, "setup")) throw reduction::CudaError("injected failure during setup (REDUCTION_TEST_FAIL)");
   if (fail.at(where, "exit")) {
     std::fprintf(stderr, "%s: %s: exits during setup without MPI_Abort (REDUCTION_TEST_FAIL)\n", kProgram,
@@ -388,8 +385,8 @@ int run_rank(const Options& options, Place& where, double timeout_s, const Injec
       verdict.ok = false;
       verdict.note = "another rank's total was wrong";
     }
-    print_report(options, n, where.ranks, "MPI, one rank per GPU", ref, verdict, result_text, reduction::median(slowest),
-                 everyone);
+    print_report(options, n, where.ranks, "MPI, one rank per GPU", ref, verdict, result_text,
+                 reduction::median(slowest), everyone);
   }
   return all_ok ? 0 : 1;
 }

@@ -304,9 +304,11 @@ std::vector<GpuMethod> gpu_methods(std::size_t n, const DeviceInfo& device) {
     if (m.scratch.bytes()) CUDA_CHECK(cudaMemset(m.scratch.get(), 0, m.scratch.bytes()));
     const Launcher<float> launcher = v.launcher<float>(Op::Sum);
     void* scratch = m.scratch.get();
+    const std::size_t scratch_size = m.scratch.bytes();
     const int block = m.block, grid = m.grid;
-    m.launch = [launcher, scratch, block, grid](const float* x, std::size_t count, float* result, cudaStream_t s) {
-      CUDA_CHECK(launcher(const_cast<float*>(x), count, result, scratch, block, grid, s));
+    m.launch = [launcher, scratch, scratch_size, block, grid](const float* x, std::size_t count, float* result,
+                                                              cudaStream_t s) {
+      CUDA_CHECK(launcher(const_cast<float*>(x), count, result, scratch, scratch_size, block, grid, s));
     };
     m.chain = v.chain_length(n, m.block, m.grid);
     methods.push_back(std::move(m));
@@ -579,7 +581,8 @@ int study(const StudyOptions& options) {
           DeviceBuffer<unsigned char> scratch(v.scratch_bytes(repro_n, block, g));
           if (scratch.bytes()) CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
           CUDA_CHECK(cudaMemset(result.get(), 0xCD, sizeof(float)));
-          CUDA_CHECK(v.launcher<float>(Op::Sum)(input.get(), repro_n, result.get(), scratch.get(), block, g, nullptr));
+          CUDA_CHECK(v.launcher<float>(Op::Sum)(input.get(), repro_n, result.get(), scratch.get(), scratch.bytes(),
+                                                block, g, nullptr));
           CUDA_CHECK(cudaDeviceSynchronize());
           float value = 0;
           CUDA_CHECK(cudaMemcpy(&value, result.get(), sizeof(float), cudaMemcpyDeviceToHost));

@@ -57,8 +57,10 @@ Variant gpu_to_gpu_variant() {
   };
   v.scratch_bytes = [](std::size_t, int, int) { return std::size_t(0); };
   v.chain_length = [](std::size_t, int, int) { return std::size_t(1024); };  // CUB states no bound: a loose one
-  v.float_launchers[static_cast<int>(Op::Sum)] = [](float* input, std::size_t n, float* result, void*, int, int,
-                                                    cudaStream_t) { return cub_gpu_to_gpu_sum(input, n, result); };
+  v.float_launchers[static_cast<int>(Op::Sum)] = [](float* input, std::size_t n, float* result, void*, std::size_t,
+                                                    int, int, cudaStream_t) {
+    return cub_gpu_to_gpu_sum(input, n, result);
+  };
   return v;
 }
 #endif

@@ -33,13 +33,13 @@ int main(int argc, char** argv) {
     CUDA_CHECK(cudaMemcpy(data.get(), host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
     std::printf("n = %zu ints, reference sum %lld\n", n, ref.int_value);
     for (int run = 1; run <= 3; ++run) {
-      CUDA_CHECK(neighbored_less::reduce(data.get(), n, result.get(), scratch.get(), block, grid));
+      CUDA_CHECK(neighbored_less::reduce(data.get(), n, result.get(), scratch.get(), scratch.bytes(), block, grid));
       int sum = 0;
       CUDA_CHECK(cudaMemcpy(&sum, result.get(), sizeof sum, cudaMemcpyDeviceToHost));
       std::printf("run %d without restoring the input: %d  %s\n", run, sum, sum == ref.int_value ? "ok" : "WRONG");
     }
     CUDA_CHECK(cudaMemcpy(data.get(), host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    CUDA_CHECK(neighbored_less::reduce(data.get(), n, result.get(), scratch.get(), block, grid));
+    CUDA_CHECK(neighbored_less::reduce(data.get(), n, result.get(), scratch.get(), scratch.bytes(), block, grid));
     int sum = 0;
     CUDA_CHECK(cudaMemcpy(&sum, result.get(), sizeof sum, cudaMemcpyDeviceToHost));
     std::printf("after copying the input back:       %d  %s\n", sum, sum == ref.int_value ? "ok" : "WRONG");

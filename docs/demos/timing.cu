@@ -35,7 +35,9 @@ int main(int argc, char** argv) {
     DeviceBuffer<unsigned char> scratch(shared_tree::scratch_bytes(n, block, grid));
     L2Flusher flusher(device.l2_bytes);
     CUDA_CHECK(cudaMemcpy(data.get(), host.data(), n * sizeof(int), cudaMemcpyHostToDevice));
-    auto launch = [&] { CUDA_CHECK(shared_tree::reduce(data.get(), n, result.get(), scratch.get(), block, grid)); };
+    auto launch = [&] {
+      CUDA_CHECK(shared_tree::reduce(data.get(), n, result.get(), scratch.get(), scratch.bytes(), block, grid));
+    };
     const double mib = n * sizeof(int) / 1048576.0;
     std::printf("%s, n = %zu ints (%.0f MiB, L2 is %.0f MiB)\n\n", device.name.c_str(), n, mib,
                 device.l2_bytes / 1048576.0);
