@@ -39,8 +39,9 @@ template <typename T> T compensated_sum(const T* x, std::size_t n);
 template <typename T> T threaded_sum(const T* x, std::size_t n);
 
 // How many threads threaded_sum uses for n elements (1 below 2^16, where starting the
-// others costs more than it saves): its longest chain of additions is
-// ceil(n / threads) + threads.
+// others costs more than it saves; all hardware threads from there): its longest chain of
+// additions is ceil(n / threads) + threads. The tour's int sweep puts the break-even higher:
+// all the threads catch up with one only between 2^17 and 2^18 (README: "Results").
 unsigned threaded_sum_threads(std::size_t n);
 
 }  // namespace cpu_baseline

@@ -1,4 +1,4 @@
-// 08_vectorized: 16-byte loads, several in flight per thread (two launches).
+// 08_vectorized: 16-byte loads, several in flight per thread (two launches; one for a one-block grid).
 //
 // What changes since 07: the reduction inside the block is 07's, but the loop over the
 // input no longer loads one element at a time. A thread loads 16 bytes at once (an int4,

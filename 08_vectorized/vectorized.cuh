@@ -1,6 +1,6 @@
 // 08_vectorized: 16-byte loads, several in flight per thread, a grid sized from the
-// device's occupancy (two launches). What changes since 07, and why, is at the top of
-// vectorized.cu.
+// device's occupancy (two launches; one for a grid of one block). What changes since
+// 07, and why, is at the top of vectorized.cu.
 //
 // Use it in your code (input: n floats in device memory):
 //   #include "vectorized.cuh"
@@ -38,8 +38,8 @@ constexpr int kDefaultBlock = 1024;
 
 // As many blocks as fit on the current device at once (the occupancy calculator's
 // blocks per SM, the smallest over the int, float and double kernels, times the SM
-// count), but no more than the work needs: one trip of the main loop per thread for
-// 4-byte elements. block: 1 to 1024.
+// count), but no more than the work needs: one 16-byte vector of 4-byte elements per
+// thread (block * 4 elements a block; two vectors of doubles). block: 1 to 1024.
 cudaError_t default_grid(std::size_t n, int block, int* grid);
 
 // kDefaultBlock, or where an SM holds 1536 threads 768, so that whole blocks fill it (when
@@ -52,9 +52,9 @@ int default_block(int threads_per_sm);
 std::size_t scratch_bytes(std::size_t n, int block, int grid);
 
 // Writes the sum of input[0, n) to *result (device memory), in two launches on
-// `stream`. Any start address works (the unaligned head and tail are read one by
-// one). scratch: device memory of scratch_size bytes, passed beside the pointer as in
-// CUB. block: 1 to 1024; grid: at least 1. Returns the first CUDA error
+// `stream` (one when grid is 1). Any start address works (the unaligned head and tail
+// are read one by one). scratch: device memory of scratch_size bytes, passed beside the
+// pointer as in CUB. block: 1 to 1024; grid: at least 1. Returns the first CUDA error
 // (cudaErrorInvalidValue before any launch for a shape it cannot run or a scratch
 // smaller than scratch_bytes(n, block, grid)); like any launch, it returns before the
 // GPU is done: synchronize before reading *result.

@@ -257,8 +257,8 @@ __global__ void __launch_bounds__(1024)
 namespace {
 
 // Elements one thread covers at small n: one trip of thread_reduce's main loop,
-// kVectorsInFlight 16-byte vectors of 4-byte elements (int, float; a double thread
-// covers half as many vectors' worth). Each thread then waits for memory about once.
+// kVectorsInFlight 16-byte vectors of 4-byte elements (for double, two trips). Each
+// thread then waits for memory about once.
 constexpr std::size_t kElementsPerThread = kVectorsInFlight * 4;
 
 // How many blocks of `block` threads of this kernel one SM can hold at once, limited by

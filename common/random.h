@@ -4,9 +4,10 @@
 // same input can be produced by many CPU threads at once, or on the GPU (chapter 11),
 // without any generator state to share.
 //
-// The ranges keep every partial sum representable:
+// The ranges keep every partial sum representable (ints: up to INT_MAX elements):
 // - int:   uniform in [-m, m] with m = min(1000, INT_MAX / n): whatever order the
-//          additions happen in, no partial sum can pass INT_MAX in magnitude.
+//          additions happen in, no partial sum can pass INT_MAX in magnitude. Past
+//          INT_MAX elements m is 1 (its least), and a sum may pass INT_MAX.
 // - float, double: uniform in [0, 1). Positive values make the float accumulator
 //          stall of chapter 00 visible, and give sum(|x|) = sum(x) for the tolerance.
 // - "exact" floats (tests only): small integers whose every partial sum is exactly

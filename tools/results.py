@@ -677,8 +677,9 @@ def chapter_block(chapter, sweeps, root, readme, suspects=()):
         cells += [marked_ratio(sweep["table"][c].get(1 << k), row) for c in others]
         wide = wide or any(large_spread(sweep["table"][c].get(1 << k), row) for c in others)
         rows.append(cells)
-    out += [table(header, ["---:"] * len(header), rows), "",
-            "\"vs\" is how many times faster this chapter is." + (f" {LARGE_SPREAD_NOTE}" if wide else "")]
+    out += [table(header, ["---:"] * len(header), rows)]
+    if others:  # 00's table has no "vs" column
+        out += ["", "\"vs\" is how many times faster this chapter is." + (f" {LARGE_SPREAD_NOTE}" if wide else "")]
     return "\n".join(out)
 
 

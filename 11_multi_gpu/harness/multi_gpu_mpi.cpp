@@ -11,7 +11,7 @@
 // the scheduler gives each rank its own GPU (CUDA_VISIBLE_DEVICES), each uses its GPU 0.
 // REDUCTION_NODE=N overrides what counts as a node: ranks that give the same N form one
 // node, which places two ranks of one machine as if they ran on two nodes (11's README,
-// "Testing what a cluster does, on one machine").
+// "Build and run", has the command).
 //
 // Failures: what every rank checks alike (the command line, the environment, the GPU
 // placement, the input) is agreed on collectively, and the job ends with the first
