@@ -25,7 +25,7 @@
 #             per GPU, two ranks placed as two nodes, a rank that stops answering); topo.txt
 #             (nvidia-smi topo -m) and gpu_x2.txt for 11's "measured on" line
 # The run's facts for the docs (tools/publish.py reads them; nothing is typed there):
-# gpu.txt (GPU, driver, memory, UUID, nvcc --version, the date), written before the first step.
+# gpu.txt (GPU, driver, memory, UUID, nvcc --version, the CPU model, the date), written before the first step.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 RESULTS=${RESULTS:-$PWD/build/gpu-results}
@@ -49,6 +49,7 @@ gpu_facts() {
   {
     nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory,uuid --format=csv
     nvcc --version
+    echo "cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)"  # the host of 00's CPU times
     echo "date: $(date -u +%F)"
   } >"$1" 2>&1
 }
