@@ -1,14 +1,71 @@
 // 16_short_rows as a program: the copy unit short_rows.cuh/.cu (one thread per row through
 // shared memory, rows of at most 128 bytes) and, for longer rows, 15's groups and warps
-// and 14's blocks, all through whole_rule.cuh (one typed call, the whole rule of the rows
-// chapters for --method auto), so that the sweep measures where each method wins. The
-// harness (common/rows_harness.h) does the rest: command line, input, reference, CUB and the
-// floor, timing, report, sweep. 18_split_rows runs this program's auto as its --method previous.
+// and 14's blocks, all through whole_rule below (one typed call, the whole rule of the rows
+// chapters for --method auto, which the README prints for your own code), so that the
+// sweep measures where each method wins. The harness (common/rows_harness.h) does the
+// rest: command line, input, reference, CUB and the floor, timing, report, sweep. 18_split_rows runs this program's auto as its --method previous.
 #include <algorithm>
 #include <string>
 
+#include "lane_groups.cuh"
+#include "row_stats.cuh"
 #include "rows_harness.h"
-#include "whole_rule.cuh"
+#include "short_rows.cuh"
+
+// The whole rule of 14-16 as one typed call: README "The whole rule" prints it for a student's
+// own code, beside the three units (tests/copy_test.py builds it so, alone with them).
+// [snippet:whole_rule]
+namespace whole_rule {
+
+// One operator under its three units' names (each unit declares its own, so that it compiles
+// alone). Their results are one type (row_results::ValueIndex and MeanVariance, which each
+// unit defines alike), so one output pointer serves all three.
+template <typename Short, typename Groups, typename Stats>
+struct Operator {
+  using InShort = Short; using InGroups = Groups; using InStats = Stats;
+  using Result = typename Stats::Result;  // the same type as Short's and Groups'
+};
+struct Sum : Operator<short_rows::Sum, lane_groups::Sum, row_stats::Sum> {};
+struct Max : Operator<short_rows::Max, lane_groups::Max, row_stats::Max> {};
+struct ArgMax : Operator<short_rows::ArgMax, lane_groups::ArgMax, row_stats::ArgMax> {};
+struct MeanVar : Operator<short_rows::MeanVar, lane_groups::MeanVar, row_stats::MeanVar> {};
+
+// Which unit reduces M rows of `row_bytes` bytes each, as 16's --method auto picks: one thread
+// per row up to 128 bytes (short_rows), a group of lanes up to 1 KiB and a warp up to 2 KiB,
+// or 8 KiB with at least 4096 rows (lane_groups), a block per row above (row_stats).
+enum class Method { Auto, Thread, Group, Warp, Block };
+inline Method pick(std::size_t rows, std::size_t row_bytes) {
+  const std::size_t vectors = (row_bytes + 15) / 16;
+  if (vectors <= 8) return Method::Thread;
+  if (vectors <= 64) return Method::Group;
+  if (vectors <= 128 || (vectors <= 512 && rows >= 4096)) return Method::Warp;
+  return Method::Block;
+}
+
+// One Op::Result per row of input (rows x cols elements of In, row-major, device memory) to
+// output[0, rows), by the unit `method` names (Auto: the one pick() names), on `stream`.
+// Returns what that unit returns (cudaErrorInvalidValue for an unknown method).
+template <typename In, typename Op>
+cudaError_t reduce_rows(const In* input, std::size_t rows, std::size_t cols, typename Op::Result* output,
+                        Method method = Method::Auto, cudaStream_t stream = 0) {
+  using Groups = typename Op::InGroups;
+  switch (method == Method::Auto ? pick(rows, cols * sizeof(In)) : method) {
+    case Method::Thread:
+      return short_rows::reduce_rows<In, typename Op::InShort>(input, rows, cols, output, stream);
+    case Method::Group:
+      return lane_groups::reduce_rows<In, Groups>(input, rows, cols, output, lane_groups::Method::Group, stream);
+    case Method::Warp:
+      return lane_groups::reduce_rows<In, Groups>(input, rows, cols, output, lane_groups::Method::Warp, stream);
+    case Method::Block:
+      return row_stats::reduce_rows<In, typename Op::InStats>(input, rows, cols, output, row_stats::Method::Block,
+                                                              stream);
+    default:
+      return cudaErrorInvalidValue;
+  }
+}
+
+}  // namespace whole_rule
+// [/snippet:whole_rule]
 
 namespace {
 
@@ -125,6 +182,11 @@ std::size_t depth(RowMethod method, std::size_t rows, std::size_t cols, ElementT
 }  // namespace
 
 namespace reduction {
+
+// Whether 16's whole rule gives rows of row_bytes a block each (18 splits those rows).
+bool whole_rule_gives_a_block(std::size_t rows, std::size_t row_bytes) {
+  return whole_rule::pick(rows, row_bytes) == whole_rule::Method::Block;
+}
 
 rows_harness::RowsProgram short_rows_program() {
   rows_harness::RowsProgram program;

@@ -11,11 +11,11 @@
 #include "harness.h"
 #include "rows_harness.h"
 #include "split_rows.cuh"
-#include "whole_rule_split.cuh"
 
 namespace reduction {
-rows_harness::RowsProgram short_rows_program();  // 16_short_rows/main.cu
-Chapter single_pass_chapter();                   // 09_single_pass/main.cu
+rows_harness::RowsProgram short_rows_program();                          // 16_short_rows/main.cu
+bool whole_rule_gives_a_block(std::size_t rows, std::size_t row_bytes);  // 16_short_rows/main.cu
+Chapter single_pass_chapter();                                           // 09_single_pass/main.cu
 }  // namespace reduction
 
 namespace split_rows {  // cluster_rows.cu
@@ -35,10 +35,10 @@ const RowsProgram& previous() {
 
 // --method auto: the split unit where 16's whole rule gives a row a block (rows of more
 // than 8 KiB, or 2 KiB with fewer than 4096 rows); 16's auto for shorter rows
-// (whole_rule_split::splits, the rule of whole_rule_split.cuh).
+// (the rule the README's whole_rule_split prints for your own code).
 bool splits(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) {
   return method == RowMethod::Split || method == RowMethod::Cluster ||
-         (method == RowMethod::Auto && whole_rule_split::splits(rows, cols * element_bytes(type)));
+         (method == RowMethod::Auto && reduction::whole_rule_gives_a_block(rows, cols * element_bytes(type)));
 }
 
 template <typename Op>  // the harness's name for one of the unit's operators

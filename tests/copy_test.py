@@ -29,12 +29,13 @@ does the same for the CPU chapter, whose copy unit is cpu_sums.h + cpu_sums.cpp 
 C++): `CXX -std=c++17 -c cpu_sums.cpp` (and, with --nvcc, `nvcc -std=c++17 -c` too),
 its recipe, and drivers that run on the CPU (no device needed, so they run in CI too).
 
-    copy_test.py --nvcc NVCC --cxx CXX --rule [HEADER...] HEADER --units DIR... --work DIR
+    copy_test.py --nvcc NVCC --cxx CXX --rule FILE#NAME... --units DIR... --work DIR
 
-the rows chapters' whole rule (16's whole_rule.cuh, 18's whole_rule_split.cuh): the header
-and the units it dispatches to, alone in one folder, each unit compiled alone; a .cpp
-driver calls the rule with one typed output per operator (no void*) and, on a GPU, checks
-its row sums at shapes that reach every unit.
+the rows chapters' whole rule as their READMEs print it (16's whole_rule, a snippet of its
+main.cu; 18's whole_rule_split, a block of its README after `<!-- rule: NAME -->`): the code
+in one header after the units' headers, with the units alone in one folder, each compiled
+alone; a .cpp driver calls the rule with one typed output per operator (no void*) and, on a
+GPU, checks its row sums at shapes that reach every unit.
 
 Exit 0 when all of it worked, 1 with the reason otherwise. Python 3 standard library.
 """
@@ -295,13 +296,13 @@ ROWS_SHAPES = {"rows.cuh": LONG_ROWS, "row_stats.cuh": LONG_ROWS, "lane_groups.c
 # a result type that differs between the units fails to compile.
 RULE_SHAPES = "{{65537, 3}, {1000, 33}, {5000, 300}, {3, 4097}, {1, 1000003}, {7, 0}}"
 RULE_CODE = {
-    "whole_rule.cuh": ("whole_rule", [
+    "whole_rule": ([
         "std::vector<float> sums(n_rows);",
         "float* row_sums = nullptr;",
         "cudaError_t status = cudaMalloc(&row_sums, (n_rows ? n_rows : 1) * sizeof(float));",
         "if (status == cudaSuccess) status = whole_rule::reduce_rows<float, whole_rule::Sum>(input, n_rows, n_cols, "
         "row_sums);"]),
-    "whole_rule_split.cuh": ("whole_rule_split", [
+    "whole_rule_split": ([
         "std::size_t bytes = 0;",
         "cudaError_t status = whole_rule_split::scratch_bytes<float, whole_rule_split::Sum>(n_rows, n_cols, &bytes);",
         "void* scratch = nullptr;",
@@ -332,39 +333,61 @@ RULE_TYPED = """
 """
 
 
+def rule_code(spec):
+    """The code of FILE#NAME: the region between `// [snippet:NAME]` and `// [/snippet:NAME]`
+    of a source file, or the fenced block after `<!-- rule: NAME -->` in a Markdown file."""
+    path, _, name = spec.partition("#")
+    lines = open(path, encoding="utf-8").read().splitlines()
+    if path.endswith(".md"):
+        start = lines.index(f"<!-- rule: {name} -->") if f"<!-- rule: {name} -->" in lines else None
+        if start is None or not lines[start + 1].startswith("```"):
+            fail(f"{path} has no code block after <!-- rule: {name} -->")
+        end = next(i for i in range(start + 2, len(lines)) if lines[i].startswith("```"))
+        return name, lines[start + 2:end]
+    marks = [i for i, line in enumerate(lines) if line.strip() in (f"// [snippet:{name}]", f"// [/snippet:{name}]")]
+    if len(marks) != 2:
+        fail(f"{path} has no region // [snippet:{name}]")
+    return name, lines[marks[0] + 1:marks[1]]
+
+
 def rule_test(args):
-    """--rule: the whole rule's header with the units it dispatches to, in one folder."""
-    name = os.path.basename(args.rule[-1])
-    if name not in RULE_CODE:
-        fail(f"no driver for the rule {name}")
-    ns, body = RULE_CODE[name]
+    """--rule: the whole rule's code in one header with the units it dispatches to, in one folder."""
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
     folder = os.path.join(args.work, "units")
     os.makedirs(folder)
-    for path in args.rule:
-        shutil.copy(path, folder)
-    objects = []
+    objects, headers = [], []
     for unit_dir in args.units:
         header, source = copy_unit(unit_dir)
         for path in (header, source):
             shutil.copy(path, folder)
+        headers.append(f'#include "{os.path.basename(header)}"')
         run([args.nvcc, "-std=c++17", "-c", os.path.basename(source)], folder)
         objects.append(os.path.join(folder, os.path.basename(source)[:-3] + ".o"))
+    code = []
+    for spec in args.rule:
+        ns, lines = rule_code(spec)
+        code += lines + [""]
+    if ns not in RULE_CODE:
+        fail(f"no driver for the rule {ns}")
+    with open(os.path.join(folder, "rule.cuh"), "w", encoding="utf-8") as f:
+        f.write("\n".join(["// Written by tests/copy_test.py: the rule as the README prints it, after the units.",
+                           "#pragma once", "#include <cuda_runtime.h>", "#include <cstddef>"] + headers + [""] + code))
     extra = ", scratch, bytes" if ns == "whole_rule_split" else ""
     calls = "\n  ".join(
         f"if (status == cudaSuccess) status = {ns}::reduce_rows<__nv_bfloat16, {ns}::{op}>(input, rows, cols, "
         f"{out}{extra});" for op, out in (("Sum", "sums"), ("Max", "sums"), ("ArgMax", "argmax"),
                                          ("MeanVar", "meanvar")))
-    includes = [f'#include "{name}"', "#include <cuda_bf16.h>", RULE_TYPED.format(ns=ns, calls=calls)]
+    includes = ['#include "rule.cuh"', "#include <cuda_bf16.h>", RULE_TYPED.format(ns=ns, calls=calls)]
     with open(os.path.join(args.work, "driver.cpp"), "w", encoding="utf-8") as f:
-        f.write(ROWS_DRIVER.format(header=name, includes="\n".join(includes), shapes=RULE_SHAPES, type="float",
-                                   body="\n".join("  " + line for line in body + RULE_END)))
+        f.write(ROWS_DRIVER.format(header="the README's " + ns, includes="\n".join(includes), shapes=RULE_SHAPES,
+                                   type="float", body="\n".join("  " + line for line in RULE_CODE[ns] + RULE_END)))
     run([args.cxx, "-std=c++17", "-I" + cuda_include(args.nvcc), "-I" + folder, "-c", "driver.cpp", "-o",
          "driver.o"], args.work)
     run([args.nvcc, "-std=c++17", "driver.o"] + objects + ["-o", "driver"], args.work)
     write_drivers(args.work, ["driver"])
-    print(f"copy_test: {name} and its units compile alone, and a typed call of every operator compiles as host C++")
+    print(f"copy_test: {ns}, as the README prints it, and its units compile alone, and a typed call of every "
+          f"operator compiles as host C++")
 
 
 def fail(message):
@@ -540,8 +563,8 @@ def main():
     parser.add_argument("--chapter", help="the chapter folder")
     parser.add_argument("--work", required=True, help="an empty folder to work in (emptied first)")
     parser.add_argument("--run", action="store_true", help="run the drivers the compile step built in --work")
-    parser.add_argument("--rule", nargs="+", help="the rows chapters' whole rule: its header last, after any "
-                                                  "header it includes (with --units)")
+    parser.add_argument("--rule", nargs="+", help="the rows chapters' whole rule: FILE#NAME of its code, in "
+                                                  "order (with --units)")
     parser.add_argument("--units", nargs="*", default=[], help="with --rule: the chapter folders of its units")
     parser.add_argument("--nccl-include", default="", help="11_multi_gpu: where nccl.h is, if not on nvcc's path")
     parser.add_argument("--nccl-library", default="", help="11_multi_gpu: libnccl to link the driver with")

@@ -5,7 +5,7 @@
 // indices past 2^31 and more than 2^32 rows; bad arguments; the programs' command lines;
 // 18's rows split over 1 to 1000 blocks, at M = 1, 2, 3, 7, and rows past 2^31 elements; 18's
 // scratch refused when too small for the call's plan; MeanVar of rows with infinities as numpy;
-// the whole rule of 14-18 as one typed call (whole_rule.cuh, whole_rule_split.cuh).
+// one spelling of the result types in 14-18 (the typed whole rule: tests/copy_test.py).
 // The GPU tests report SKIPPED without a device; the rules, the argument checks and the
 // command lines that stop before the device run anywhere.
 #include <gtest/gtest.h>
@@ -35,8 +35,6 @@
 #include "rows_harness.h"
 #include "short_rows.cuh"
 #include "split_rows.cuh"
-#include "whole_rule.cuh"
-#include "whole_rule_split.cuh"
 
 namespace reduction {
 rows_harness::RowsProgram rows_program();         // 13_rows/main.cu
@@ -1095,69 +1093,14 @@ TEST(SplitRows, ScratchForALargerPlanServesASmallerOne) {
 // ---------------------------------------------------------------- the whole rule as one typed call
 
 // One spelling of the result types in 14, 15, 16 and 18, so that one output pointer serves every
-// unit: whole_rule.cuh and whole_rule_split.cuh (which this file includes) type-check only so.
+// unit: the whole rule that 16's and 18's READMEs print type-checks only so (tests/copy_test.py
+// builds it and runs it on a GPU).
 static_assert(std::is_same_v<row_stats::ValueIndex, lane_groups::ValueIndex> &&
               std::is_same_v<row_stats::ValueIndex, short_rows::ValueIndex> &&
               std::is_same_v<row_stats::ValueIndex, split_rows::ValueIndex>);
 static_assert(std::is_same_v<row_stats::MeanVariance, lane_groups::MeanVariance> &&
               std::is_same_v<row_stats::MeanVariance, short_rows::MeanVariance> &&
               std::is_same_v<row_stats::MeanVariance, split_rows::MeanVariance>);
-
-// whole_rule::reduce_rows (14-16) or whole_rule_split::reduce_rows (14-18, with its scratch) for
-// a type and operator given at run time: returns what it wrote, the output poisoned first.
-template <typename Op>
-std::vector<unsigned char> run_whole_rule(const HostMatrix& m, const DeviceInput& input, bool split) {
-  return by_element_type(m.type, [&](auto tag) {
-    using In = typename decltype(tag)::type;
-    DeviceBuffer<typename Op::Result> output(m.rows);
-    CUDA_CHECK(cudaMemset(output.get(), 0xCD, output.bytes()));
-    const In* in = static_cast<const In*>(input.data());
-    if (split) {
-      std::size_t bytes = 0;
-      CUDA_CHECK((whole_rule_split::scratch_bytes<In, Op>(m.rows, m.cols, &bytes)));
-      DeviceBuffer<unsigned char> scratch(bytes);
-      if (bytes) CUDA_CHECK(cudaMemset(scratch.get(), 0, bytes));
-      CUDA_CHECK((whole_rule_split::reduce_rows<In, Op>(in, m.rows, m.cols, output.get(), scratch.get(), bytes)));
-    } else {
-      CUDA_CHECK((whole_rule::reduce_rows<In, Op>(in, m.rows, m.cols, output.get())));
-    }
-    CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<unsigned char> results(output.bytes());
-    CUDA_CHECK(cudaMemcpy(results.data(), output.get(), results.size(), cudaMemcpyDeviceToHost));
-    return results;
-  });
-}
-
-// Every operator and type through the two dispatchers, at shapes where each unit runs: one
-// thread (K = 3), a group (33), a warp (1000 at 5000 rows), a block (4097 at 3 rows) and, for
-// whole_rule_split, a row split over many blocks (2 x 2^20).
-TEST(RowsWholeRule, OneTypedCallServesEveryUnit) {
-  REQUIRE_GPU();
-  const std::size_t shapes[][2] = {{65537, 3}, {4099, 33}, {5000, 1000}, {3, 4097}, {2, std::size_t(1) << 20}};
-  const RowsProgram split_program = split_rows_program();
-  for (const auto& shape : shapes) {
-    for (ElementType type : kAllTypes) {
-      const HostMatrix m = random_rows(shape[0], shape[1], type, fresh_seed());
-      const DeviceInput input(m, 1);
-      for (RowOp op : kAllOps) {
-        for (bool split : {false, true}) {
-          const RowsProgram& program = split ? split_program : last_program();
-          const std::string at = std::string(split ? "whole_rule_split" : "whole_rule") + " --op " + op_name(op) +
-                                 " --type " + element_name(type) + " " + std::to_string(m.rows) + " x " +
-                                 std::to_string(m.cols) + ", " +
-                                 describe_of(program, RowMethod::Auto, m.rows, m.cols, type);
-          const std::vector<unsigned char> results =
-              op == RowOp::Sum      ? run_whole_rule<whole_rule_split::Sum>(m, input, split)
-              : op == RowOp::Max    ? run_whole_rule<whole_rule_split::Max>(m, input, split)
-              : op == RowOp::ArgMax ? run_whole_rule<whole_rule_split::ArgMax>(m, input, split)
-                                    : run_whole_rule<whole_rule_split::MeanVar>(m, input, split);
-          const std::size_t depth = depth_of(program, RowMethod::Auto, m.rows, m.cols, type);
-          EXPECT_EQ(count_wrong_rows(m, op, results, depth, at), 0u) << at;
-        }
-      }
-    }
-  }
-}
 
 // One row of 2^31 + 5 bf16 (4 GiB), and two rows of 2^30 + 3 (past 2^31 in all, so that the
 // second row's offset needs 64 bits): zeros but for a few values, so that each sum is exact.
