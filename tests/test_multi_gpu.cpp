@@ -22,12 +22,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "input.h"
 #include "multi_gpu.cuh"
 #include "multi_gpu_harness.h"
 #include "program_runner.h"
@@ -321,19 +321,13 @@ TEST(MultiGpu, LibraryNanInAShardMatchesNumpyAcrossGpus) {
   }
 }
 
-template <typename T>
-void write_raw(const std::string& path, const std::vector<T>& values) {
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * sizeof(T)));
-}
-
-// The program's input: a raw file of `type` values with a NaN where `at` says (`test`: a
+// The program's input: a .npy file of `type` values with a NaN where `at` says (`test`: a
 // file name of its own for each test, which ctest may run at the same time).
 std::string nan_input(const std::string& test, const std::string& type, NanAt at) {
-  const std::string path = ::testing::TempDir() + test + "_nan_" + type + "_" + std::to_string(int(at)) + ".raw";
+  const std::string path = ::testing::TempDir() + test + "_nan_" + type + "_" + std::to_string(int(at)) + ".npy";
   double exact = 0;
-  if (type == "float") write_raw(path, values_with_nan<float>(100003, at, &exact));
-  else write_raw(path, values_with_nan<double>(100003, at, &exact));
+  if (type == "float") save_npy(path, values_with_nan<float>(100003, at, &exact));
+  else save_npy(path, values_with_nan<double>(100003, at, &exact));
   return path;
 }
 
@@ -367,8 +361,8 @@ TEST(MultiGpu, JsonCarriesTheNoteOfAnIntSumThatWrapped) {
   std::vector<int> values(1001);
   long long exact = 0;
   for (int& x : values) exact += x = (1 << 29) + static_cast<int>(random() % (1 << 29));  // about 8e11 in all
-  const std::string input = ::testing::TempDir() + "multi_gpu_int_wraps.raw";
-  write_raw(input, values);
+  const std::string input = ::testing::TempDir() + "multi_gpu_int_wraps.npy";
+  save_npy(input, values);
   const std::string note = "the true sum " + std::to_string(exact) + " overflows int";
   for (int gpus : {1, 2}) {
     if (gpus > visible_gpus()) break;
