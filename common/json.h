@@ -7,11 +7,20 @@
 #pragma once
 
 #include <cstdio>
+#include <ctime>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 namespace reduction {
+
+// Today's date in UTC, "YYYY-MM-DD": the "date" of every program's JSON head line.
+inline std::string utc_date() {
+  char text[16];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
 
 // `text` with quotes and backslashes escaped and control characters as spaces (no quotes).
 inline std::string json_escape(const std::string& text) {

@@ -12,9 +12,12 @@ DIR and builds, each from a copy of the two files alone:
                     CUDA::cudart gives), so the header must read as host C++;
   driver_fast_math  the same unit compiled with `--use_fast_math` too, and the same driver;
   driver_recipe     where the header offers another element type (a line "// Another
-                    element type, e.g. TYPE: add `CODE` at the end of FILE."): CODE added
-                    at the end of the unit's source, and the block run with TYPE in place
-                    of float (of the input type, for the rows chapters).
+                    element type, e.g. TYPE: add `CODE` at the end of FILE." and, where the
+                    unit is built on another, "and `CODE2` at the end of FILE2"): each CODE
+                    added at the end of its file, and the block run with TYPE in place of
+                    float (of the input type, for the rows chapters).
+With `--with NN_name...` (11_multi_gpu, built on 09's unit used as it is) those chapters'
+copy units are copied beside the unit and compiled with it, as its "Compile:" line says.
 Then
 
     copy_test.py --run --work DIR
@@ -438,14 +441,15 @@ def usage_block(header):
     return block
 
 
-RECIPE = re.compile(r"^// Another element type, e\.g\. (?P<type>[^:]+): add `(?P<code>[^`]+)` at the end of "
-                    r"(?P<file>[\w.]+)\.$")
+RECIPE = re.compile(r"^// Another element type, e\.g\. (?P<type>[^:]+): (?P<edits>add `[^`]+` at the end of [\w.]+"
+                    r"(?: and `[^`]+` at the end of [\w.]+)*)\.$")
+EDIT = re.compile(r"`(?P<code>[^`]+)` at the end of (?P<file>[\w.]+)")
 
 
-def recipe(header, source):
-    """The header's "another element type" line as (type, code), or None where it offers
-    none ("// Another element type: none (...)"). Any other wording fails: the test
-    applies the recipe, so it must say exactly what to add and where."""
+def recipe(header, sources):
+    """The header's "another element type" line as (type, [(file, code), ...]), or None where
+    it offers none ("// Another element type: none (...)"). Any other wording fails: the test
+    applies the recipe, so it must say exactly what to add and where (one of `sources`)."""
     lines = [line for line in open(header, encoding="utf-8").read().splitlines()
              if line.startswith("// Another element type")]
     if len(lines) != 1:
@@ -456,9 +460,12 @@ def recipe(header, source):
     if not m:
         fail(f"{os.path.basename(header)}: the recipe must read '// Another element type, e.g. TYPE: add `CODE` "
              f"at the end of FILE.', not: {lines[0]}")
-    if m.group("file") != os.path.basename(source):
-        fail(f"the recipe adds to {m.group('file')}, but the unit's source is {os.path.basename(source)}")
-    return m.group("type").strip(), m.group("code")
+    names = [os.path.basename(path) for path in sources]
+    edits = [(e.group("file"), e.group("code")) for e in EDIT.finditer(m.group("edits"))]
+    for file, _ in edits:
+        if file not in names:
+            fail(f"the recipe adds to {file}, but the unit's sources are {', '.join(names)}")
+    return m.group("type").strip(), edits
 
 
 def with_type(body, type_name, rows):
@@ -478,15 +485,15 @@ def run(command, cwd):
         fail(f"'{' '.join(command)}' exited {done.returncode}")
 
 
-def copy_into(folder, header, source, extra_code=None):
-    """A folder holding only the unit's two files (extra_code added at the end of the source)."""
+def copy_into(folder, files, edits=None):
+    """A folder holding only the unit's files (each edit's code added at the end of its file)."""
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
-    for path in (header, source):
+    for path in files:
         shutil.copy(path, folder)
-    if extra_code:
-        with open(os.path.join(folder, os.path.basename(source)), "a", encoding="utf-8") as f:
-            f.write("\n" + extra_code + "\n")
+    for file, code in edits or []:
+        with open(os.path.join(folder, file), "a", encoding="utf-8") as f:
+            f.write("\n" + code + "\n")
 
 
 def cpu_chapter(args, header, source, includes, body, found):
@@ -500,7 +507,7 @@ def cpu_chapter(args, header, source, includes, body, found):
         builds.append(("driver_recipe", found[0], with_type(body, found[0], False), found[1]))
     for driver, type_name, lines, code in builds:
         folder = os.path.join(args.work, driver + "_unit")
-        copy_into(folder, header, source, code)
+        copy_into(folder, [header, source], code)
         run([cxx, "-std=c++17", "-c", cpp], folder)
         if args.nvcc and code is None:
             run([args.nvcc, "-std=c++17", "-c", cpp, "-o", stem + "_nvcc.o"], folder)
@@ -566,6 +573,8 @@ def main():
     parser.add_argument("--rule", nargs="+", help="the rows chapters' whole rule: FILE#NAME of its code, in "
                                                   "order (with --units)")
     parser.add_argument("--units", nargs="*", default=[], help="with --rule: the chapter folders of its units")
+    parser.add_argument("--with", dest="built_on", nargs="*", default=[],
+                        help="the chapter folders whose copy units this one is built on (copied beside it)")
     parser.add_argument("--nccl-include", default="", help="11_multi_gpu: where nccl.h is, if not on nvcc's path")
     parser.add_argument("--nccl-library", default="", help="11_multi_gpu: libnccl to link the driver with")
     args = parser.parse_args()
@@ -590,7 +599,9 @@ def main():
             fail(f"the block allocates host memory it never frees: {line}")
         if re.search(r"\bstd::vector\b", line) and "#include <vector>" not in includes:
             fail(f"the block uses std::vector without #include <vector>: {line}")
-    found = recipe(header, source)
+    base = [copy_unit(folder) for folder in args.built_on]  # (header, source) of each unit it is built on
+    sources = [unit[1] for unit in base] + [source]
+    found = recipe(header, sources)
 
     shutil.rmtree(args.work, ignore_errors=True)
     os.makedirs(args.work)
@@ -618,18 +629,19 @@ def main():
     host_include = "-I" + cuda_include(args.nvcc)
     for driver, flags, type_name, lines, code in builds:
         folder = os.path.join(args.work, driver + "_unit")
-        copy_into(folder, header, source, code)
-        run([args.nvcc, "-std=c++17"] + flags + ["-c", os.path.basename(source)] + nccl_include, folder)
+        copy_into(folder, [path for unit in base for path in unit] + [header, source], code)
+        run([args.nvcc, "-std=c++17"] + flags + ["-c"] + [os.path.basename(path) for path in sources] + nccl_include,
+            folder)
         with open(os.path.join(args.work, driver + ".cpp"), "w", encoding="utf-8") as f:
             f.write(template.format(header=name, includes="\n".join(includes), shapes=ROWS_SHAPES.get(name, ""),
                                     type=type_name, body="\n".join("  " + line for line in lines)))
         # The driver is host code: the host compiler with only the CUDA include folder.
         run([args.cxx, "-std=c++17", host_include, "-I" + folder] + nccl_include +
             ["-c", driver + ".cpp", "-o", driver + ".o"], args.work)
-        run([args.nvcc, "-std=c++17", driver + ".o", os.path.join(folder, stem + ".o"), "-o", driver] + link,
-            args.work)
+        objects = [os.path.join(folder, os.path.basename(path)[:-3] + ".o") for path in sources]
+        run([args.nvcc, "-std=c++17", driver + ".o"] + objects + ["-o", driver] + link, args.work)
     write_drivers(args.work, [b[0] for b in builds])
-    print(f"copy_test: {stem}.cuh + {stem}.cu compile alone (also with --use_fast_math"
+    print(f"copy_test: {stem}.cuh + {stem}.cu{''.join(' + ' + os.path.basename(u[0]) for u in base)} compile alone (also with --use_fast_math"
           f"{', and with the recipe for ' + found[0] if found else ''}) and link with the block's drivers; "
           f"the drivers compile as host C++ with only {host_include[2:]}")
 

@@ -3,7 +3,7 @@
 
 (a) every chapter README is at most 400 lines (09_single_pass at most 350);
 (b) every copy unit, the header with the "Use it in your code" block and the .cu beside
-    it, is at most 450 lines together;
+    it, is at most 450 lines together (11's, built on 09's unit used as it is, at most 250);
 (c) every README names its next chapter (or says it is the last) and links its answers;
 (d) every relative link of every Markdown page leads to a file, and its #anchor to a heading there.
 Whole-file diffs and diffs longer than 60 lines are refused by tools/snippets.py
@@ -24,13 +24,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README_CAP = 400
 README_CAPS = {"09_single_pass": 350}
 COPY_UNIT_CAP = 450
-# Copy units still over the cap, each with what keeps it there; the test fails if one of
-# them comes under the cap (then take it off this list) or grows.
-OVER_CAP = {
-    # 09's kernel, repeated so that the unit compiles alone, plus the NCCL plumbing with its
-    # deadlines: moving that plumbing out needs two GPUs to verify (tests/test_multi_gpu.cpp).
-    "11_multi_gpu": 832,
-}
+# Copy units built on an earlier chapter's unit, used as it is (its header included, its two
+# files copied beside them): the earlier chapter and the cap of this chapter's own two files.
+BUILT_ON = {"11_multi_gpu": ("09_single_pass", 250)}
 
 
 def chapters():
@@ -73,10 +69,15 @@ class Lessons(unittest.TestCase):
         for chapter in chapters():
             unit = copy_unit(chapter)
             with self.subTest(chapter=chapter):
-                if chapter in OVER_CAP:
+                if chapter in BUILT_ON:
+                    earlier, cap = BUILT_ON[chapter]
+                    base = os.path.basename(copy_unit(earlier)[0])
+                    with open(unit[0], encoding="utf-8") as f:
+                        self.assertIn(f'#include "{base}"', f.read(), f"{chapter} must use {earlier}'s unit as it is")
+                    self.assertFalse(os.path.exists(os.path.join(REPO, chapter, base)),
+                                     f"{chapter} must include {earlier}'s {base}, not keep a copy of it")
                     total = sum(lines_of(path) for path in unit)
-                    self.assertGreater(total, COPY_UNIT_CAP, f"{chapter} is under the cap now: take it off OVER_CAP")
-                    self.assertLessEqual(total, OVER_CAP[chapter], f"{chapter}'s copy unit grew to {total} lines")
+                    self.assertLessEqual(total, cap, f"{chapter}'s own files are {total} lines (at most {cap})")
                     continue
                 self.assertEqual(len(unit), 2, f"{chapter}: no header with a 'Use it in your code' block and "
                                                "its source beside it")

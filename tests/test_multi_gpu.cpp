@@ -1,9 +1,11 @@
 // Chapter 11 end to end: both programs on 2+ GPUs at awkward sizes, every type and
 // operator, against the CPU reference (the programs check it; these tests check that
 // they say ok and exit 0); a NaN in any shard, which must make max, min and sum NaN on
-// every GPU as in NumPy (through the library, both programs); the JSON line's notes; the
-// scratch refusal of reduce_shard; and what a cluster does to the MPI program, as far as one
-// machine with two GPUs can show it:
+// every GPU as in NumPy (through the library, both programs); 17 on several GPUs, which must
+// give the bits of 17 on one GPU on every kind of data and every split; the JSON line's notes; that
+// every call of the copy unit leaves the caller's current device as it found it, and refuses
+// a communicator of another size than its part was prepared for; and what a cluster does to
+// the MPI program, as far as one machine with two GPUs can show it:
 //   - two ranks placed as if on two nodes (REDUCTION_NODE and one GPU per rank through
 //     CUDA_VISIBLE_DEVICES): each is local rank 0 of its "node" and uses its GPU 0;
 //   - ranks of one node with a GPU of their own each (CUDA_VISIBLE_DEVICES);
@@ -31,6 +33,8 @@
 #include "multi_gpu.cuh"
 #include "multi_gpu_harness.h"
 #include "program_runner.h"
+#include "reproducible_on_gpus.cuh"
+#include "reproducible_sum.cuh"
 
 namespace reduction::testing {
 namespace {
@@ -148,53 +152,6 @@ TEST(MultiGpu, EachRankTakesItsIndexAmongTheRanksThatSeeItsGpus) {
 
 // ---------------------------------------------------------------- one GPU's launcher
 
-// reduce_shard is told its scratch's size (CUB's convention) and refuses one sized for a
-// smaller grid before any launch: the poisoned result stays as it was.
-TEST(MultiGpu, ReduceShardRefusesAScratchSizedForASmallerGrid) {
-  REQUIRE_GPUS(1);
-  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
-  const std::size_t n = 1000003;
-  const int block = 256, grid = 64, small_grid = 8;
-  std::mt19937_64 random(std::random_device{}());
-  std::vector<float> host(n);
-  double exact = 0;
-  for (float& x : host) exact += x = static_cast<float>(static_cast<int>(random() % 7) - 3);  // exact in float
-  const std::size_t small_bytes = multi_gpu::scratch_bytes(n, block, small_grid);
-  ASSERT_LT(small_bytes, multi_gpu::scratch_bytes(n, block, grid));
-  float *input = nullptr, *result = nullptr;
-  void* scratch = nullptr;
-  ASSERT_EQ(cudaMalloc(&input, n * sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&result, sizeof(float)), cudaSuccess);
-  ASSERT_EQ(cudaMalloc(&scratch, small_bytes), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(input, host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemset(scratch, 0, small_bytes), cudaSuccess);
-  ASSERT_EQ(cudaMemset(result, 0xCD, sizeof(float)), cudaSuccess);  // poison: a launch would overwrite it
-
-  using multi_gpu::reduce_shard;
-  EXPECT_EQ((reduce_shard<float, multi_gpu::Sum>(input, n, result, scratch, small_bytes, block, grid)),
-            cudaErrorInvalidValue);
-  EXPECT_EQ((reduce_shard<float, multi_gpu::Max>(input, n, result, scratch, small_bytes - 1, block, small_grid)),
-            cudaErrorInvalidValue);
-  EXPECT_EQ((reduce_shard<float, multi_gpu::Sum>(input, n, result, nullptr, small_bytes, block, small_grid)),
-            cudaErrorInvalidValue);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // refused before any launch: no launch error either
-  std::uint32_t bits = 0;
-  ASSERT_EQ(cudaMemcpy(&bits, result, sizeof bits, cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(bits, 0xCDCDCDCDu) << "a refused call wrote the result: it launched";
-
-  // The grid the scratch was sized for is accepted and right.
-  EXPECT_EQ((reduce_shard<float, multi_gpu::Sum>(input, n, result, scratch, small_bytes, block, small_grid)),
-            cudaSuccess);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  float sum = 0;
-  ASSERT_EQ(cudaMemcpy(&sum, result, sizeof sum, cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(static_cast<double>(sum), exact);
-  cudaFree(input);
-  cudaFree(result);
-  cudaFree(scratch);
-}
-
 // ---------------------------------------------------------------- NaN across GPUs
 
 // Where the NaN goes: in the first shard, the last shard, both, or nowhere (the control).
@@ -232,18 +189,21 @@ struct LocalRun {
 
   LocalRun(int gpus, std::size_t size) : k(gpus), n(size), comms(gpus), parts(gpus), shards(gpus), counts(gpus) {}
   ~LocalRun() {
-    multi_gpu::release(parts.data(), comms.data(), k, 60.0, true);
     for (int d = 0; d < k; ++d) {
+      multi_gpu::release(&parts[d]);
+      if (comms[d]) ncclCommDestroy(comms[d]);
       cudaSetDevice(d);
       cudaFree(shards[d]);
     }
   }
+  // As the header's block does: blocking communicators from ncclCommInitAll, then prepare.
   multi_gpu::Status set_up() {
-    multi_gpu::Status status = multi_gpu::init_local(comms.data(), k, 60.0);
+    multi_gpu::Status status{cudaSuccess, ncclCommInitAll(comms.data(), k, nullptr)};
     for (int d = 0; d < k && status.ok(); ++d) {
       counts[d] = multi_gpu::shard_of(n, k, d).count;
-      status = multi_gpu::prepare(d, k, counts[d], &parts[d]);
-      if (status.ok()) status.cuda = cudaMalloc(&shards[d], (counts[d] + 1) * sizeof(T));  // on GPU d (prepare set it)
+      status.cuda = multi_gpu::prepare(d, k, counts[d], &parts[d]);
+      if (status.ok()) status.cuda = cudaSetDevice(d);
+      if (status.ok()) status.cuda = cudaMalloc(&shards[d], (counts[d] + 1) * sizeof(T));
     }
     return status;
   }
@@ -262,10 +222,9 @@ struct LocalRun {
   template <typename Op>
   std::vector<T> totals(multi_gpu::Status* status) {
     std::vector<const T*> inputs(shards.begin(), shards.end());
-    *status = multi_gpu::reduce_all<T, Op>(inputs.data(), counts.data(), parts.data(), comms.data(), k, 60.0);
-    if (status->ok()) *status = multi_gpu::wait(parts.data(), comms.data(), k, 60.0);
+    *status = multi_gpu::reduce_all<T, Op>(inputs.data(), counts.data(), parts.data(), comms.data(), k);
     std::vector<T> each(k, T(-12345));
-    for (int d = 0; d < k && status->ok(); ++d) *status = multi_gpu::read_total(parts[d], &each[d]);
+    for (int d = 0; d < k && status->ok(); ++d) status->cuda = multi_gpu::read_total(parts[d], &each[d]);
     return each;
   }
 };
@@ -284,11 +243,11 @@ void check_nan_through_the_library(int k) {
     ASSERT_NO_FATAL_FAILURE(run.load(values));
     const bool nan = at != NanAt::None;
     multi_gpu::Status s;
-    const std::vector<T> maxes = run.template totals<multi_gpu::Max>(&s);
+    const std::vector<T> maxes = run.template totals<single_pass::Max>(&s);
     ASSERT_TRUE(s.ok()) << s.message();
-    const std::vector<T> mins = run.template totals<multi_gpu::Min>(&s);
+    const std::vector<T> mins = run.template totals<single_pass::Min>(&s);
     ASSERT_TRUE(s.ok()) << s.message();
-    const std::vector<T> sums = run.template totals<multi_gpu::Sum>(&s);
+    const std::vector<T> sums = run.template totals<single_pass::Sum>(&s);
     ASSERT_TRUE(s.ok()) << s.message();
     for (int d = 0; d < k; ++d) {
       const std::string where = std::to_string(k) + " GPUs, NaN in " + name_of(at) + ", GPU " + std::to_string(d);
@@ -319,6 +278,208 @@ TEST(MultiGpu, LibraryNanInAShardMatchesNumpyAcrossGpus) {
     check_nan_through_the_library<float>(k);
     check_nan_through_the_library<double>(k);
   }
+}
+
+// Every call of the copy unit switches GPUs inside and leaves the caller's current device as
+// it found it: here the last GPU, which no call has a reason to end on.
+TEST(MultiGpu, EveryCallLeavesTheCurrentDeviceAsItFoundIt) {
+  REQUIRE_GPUS(2);
+  const int k = visible_gpus();
+  const std::size_t n = 100003;
+  LocalRun<float> run(k, n);
+  ASSERT_TRUE(run.set_up().ok());
+  std::vector<float> values(n, 1.0f);
+  ASSERT_NO_FATAL_FAILURE(run.load(values));
+  auto current = [] {
+    int device = -1;
+    cudaGetDevice(&device);
+    return device;
+  };
+  ASSERT_EQ(cudaSetDevice(k - 1), cudaSuccess);
+  multi_gpu::Part<float> extra;
+  EXPECT_EQ(multi_gpu::prepare(0, k, n, &extra), cudaSuccess);
+  EXPECT_EQ(current(), k - 1) << "prepare";
+  std::vector<const float*> inputs(run.shards.begin(), run.shards.end());
+  multi_gpu::Status s = multi_gpu::gather_all<float, single_pass::Sum>(inputs.data(), run.counts.data(),
+                                                                      run.parts.data(), run.comms.data(), k);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(current(), k - 1) << "gather_all";
+  EXPECT_EQ((multi_gpu::combine_all<float, single_pass::Sum>(run.parts.data(), k)), cudaSuccess);
+  EXPECT_EQ(current(), k - 1) << "combine_all";
+  s = multi_gpu::reduce_all<float, single_pass::Max>(inputs.data(), run.counts.data(), run.parts.data(),
+                                                     run.comms.data(), k);
+  EXPECT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(current(), k - 1) << "reduce_all";
+  float total = 0;
+  EXPECT_EQ(multi_gpu::read_total(run.parts[0], &total), cudaSuccess);
+  EXPECT_EQ(current(), k - 1) << "read_total";
+  EXPECT_EQ(total, 1.0f);  // the max, the last call on GPU 0's stream
+  EXPECT_EQ(multi_gpu::release(&extra), cudaSuccess);
+  EXPECT_EQ(current(), k - 1) << "release";
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  EXPECT_EQ(multi_gpu::read_total(run.parts[k - 1], &total), cudaSuccess);
+  EXPECT_EQ(current(), 0) << "read_total of the last GPU";
+}
+
+// A part prepared for 2 ranks holds room for 2 totals: a communicator of one rank is refused
+// (ncclInvalidArgument) before anything is enqueued, and the poisoned total stays as it was.
+TEST(MultiGpu, GatherRefusesACommunicatorOfAnotherSize) {
+  REQUIRE_GPUS(1);
+  ncclComm_t comm = nullptr;
+  ASSERT_EQ(ncclCommInitAll(&comm, 1, nullptr), ncclSuccess);
+  multi_gpu::Part<float> part;
+  ASSERT_EQ(multi_gpu::prepare(0, 2, 1000, &part), cudaSuccess);
+  float* shard = nullptr;
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&shard, 1000 * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(shard, 0, 1000 * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(part.total, 0xCD, sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const float* shards[] = {shard};
+  const std::size_t counts[] = {1000};
+  const multi_gpu::Status s = multi_gpu::reduce_all<float, single_pass::Sum>(shards, counts, &part, &comm, 1);
+  EXPECT_EQ(s.nccl, ncclInvalidArgument) << s.message();
+  EXPECT_EQ(s.cuda, cudaSuccess);
+  ASSERT_EQ(cudaStreamSynchronize(part.stream), cudaSuccess);
+  std::uint32_t bits = 0;
+  ASSERT_EQ(cudaMemcpy(&bits, part.total, sizeof bits, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(bits, 0xCDCDCDCDu) << "a refused call reduced the shard";
+  EXPECT_EQ(multi_gpu::release(&part), cudaSuccess);
+  cudaFree(shard);
+  ncclCommDestroy(comm);
+}
+
+// ---------------------------------------------------------------- 17 on several GPUs
+
+// The kinds of data on which 17's cost and rounding differ (its windows, zeros, subnormals,
+// cancellation, infinities and NaN).
+enum class Kind { Uniform, Normal, HalfZeros, ZerosOrSubnormals, WideExponents, Cancelling, NonFinite };
+const Kind kKinds[] = {Kind::Uniform,       Kind::Normal,     Kind::HalfZeros, Kind::ZerosOrSubnormals,
+                       Kind::WideExponents, Kind::Cancelling, Kind::NonFinite};
+const char* name_of(Kind kind) {
+  const char* names[] = {"uniform [0, 1)", "normal(0, 1)", "50% zeros", "1% zeros or subnormals",
+                         "random sign, exponents 2^-100..2^100", "cancelling pairs", "inf and nan"};
+  return names[static_cast<int>(kind)];
+}
+
+std::vector<float> values_of(Kind kind, std::size_t n, std::mt19937_64& random) {
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (kind) {
+      case Kind::Normal: v[i] = normal(random); break;
+      case Kind::HalfZeros: v[i] = random() % 2 ? unit(random) : 0.0f; break;
+      case Kind::ZerosOrSubnormals:
+        v[i] = random() % 100 ? unit(random) : random() % 2 ? 0.0f : std::ldexp(unit(random), -127);
+        break;
+      case Kind::WideExponents:
+        v[i] = std::ldexp(1.0f + unit(random), static_cast<int>(random() % 201) - 100) * (random() % 2 ? 1 : -1);
+        break;
+      case Kind::Cancelling: v[i] = i % 2 ? -v[i - 1] * (1.0f + 0x1p-20f * unit(random)) : unit(random); break;
+      default: v[i] = unit(random); break;
+    }
+  }
+  if (kind == Kind::NonFinite && n >= 4) {  // +inf in the first shard, -inf in the last: nan (numpy)
+    v[1] = std::numeric_limits<float>::infinity();
+    v[n - 2] = -std::numeric_limits<float>::infinity();
+  }
+  return v;
+}
+
+// 17 on one GPU (GPU 0), one launch over the whole array: the bits to match.
+std::uint32_t bits_on_one_gpu(const std::vector<float>& values) {
+  EXPECT_EQ(cudaSetDevice(0), cudaSuccess);
+  int block = 0, grid = 0;
+  EXPECT_EQ(reproducible_sum::default_shape(values.size(), &block, &grid), cudaSuccess);
+  const std::size_t bytes = reproducible_sum::scratch_bytes(values.size(), block, grid);
+  float *input = nullptr, *result = nullptr;
+  void* scratch = nullptr;
+  EXPECT_EQ(cudaMalloc(&input, (values.size() + 1) * sizeof(float)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&result, sizeof(float)), cudaSuccess);
+  EXPECT_EQ(cudaMalloc(&scratch, bytes), cudaSuccess);
+  EXPECT_EQ(cudaMemset(scratch, 0, bytes), cudaSuccess);
+  EXPECT_EQ(cudaMemcpy(input, values.data(), values.size() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(reproducible_sum::reduce(input, values.size(), result, scratch, bytes, block, grid), cudaSuccess);
+  std::uint32_t bits = 0xCDCDCDCDu;
+  EXPECT_EQ(cudaMemcpy(&bits, result, sizeof bits, cudaMemcpyDeviceToHost), cudaSuccess);
+  cudaFree(input);
+  cudaFree(result);
+  cudaFree(scratch);
+  return bits;
+}
+
+// k GPUs, every kind of data (or those given), awkward sizes and three splits of each (even,
+// uneven, all on the last GPU): every GPU's total must have 17's one-GPU bits.
+void check_reproducible_on_gpus(int k, std::vector<Kind> kinds = {std::begin(kKinds), std::end(kKinds)},
+                                std::vector<std::size_t> sizes = {0, 1, 4097, 1000003}) {
+  std::vector<ncclComm_t> comms(k);
+  ASSERT_EQ(ncclCommInitAll(comms.data(), k, nullptr), ncclSuccess);
+  std::mt19937_64 random(std::random_device{}());
+  for (Kind kind : kinds) {
+    for (std::size_t n : sizes) {
+      const std::vector<float> values = values_of(kind, n, random);
+      const std::uint32_t expected = bits_on_one_gpu(values);
+      for (int split = 0; split < (k > 1 ? 3 : 1); ++split) {
+        std::vector<std::size_t> counts(k, 0);
+        for (int d = 0; d < k; ++d) counts[d] = multi_gpu::shard_of(n, k, d).count;
+        if (split == 1) {  // uneven: GPU 0 takes a third of its even share, the last GPU the rest
+          counts[k - 1] += counts[0] - counts[0] / 3;
+          counts[0] /= 3;
+        } else if (split == 2) {  // every shard but the last empty
+          counts.assign(k, 0);
+          counts[k - 1] = n;
+        }
+        std::vector<reproducible_on_gpus::Part> parts(k);
+        std::vector<float*> shards(k, nullptr);
+        std::size_t begin = 0;
+        for (int d = 0; d < k; ++d) {
+          ASSERT_EQ(reproducible_on_gpus::prepare(d, k, counts[d], &parts[d]), cudaSuccess);
+          ASSERT_EQ(cudaSetDevice(d), cudaSuccess);
+          ASSERT_EQ(cudaMalloc(&shards[d], (counts[d] + 1) * sizeof(float)), cudaSuccess);
+          ASSERT_EQ(cudaMemcpy(shards[d], values.data() + begin, counts[d] * sizeof(float), cudaMemcpyHostToDevice),
+                    cudaSuccess);
+          ASSERT_EQ(cudaMemset(parts[d].total, 0xCD, sizeof(float)), cudaSuccess);  // poison
+          ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the parts' non-blocking streams do not wait
+          begin += counts[d];
+        }
+        std::vector<const float*> inputs(shards.begin(), shards.end());
+        const multi_gpu::Status s =
+            reproducible_on_gpus::sum_all(inputs.data(), counts.data(), parts.data(), comms.data(), k);
+        EXPECT_TRUE(s.ok()) << s.message();
+        for (int d = 0; d < k; ++d) {
+          float total = 0;
+          EXPECT_EQ(reproducible_on_gpus::read_total(parts[d], &total), cudaSuccess);
+          std::uint32_t bits = 0;
+          std::memcpy(&bits, &total, sizeof bits);
+          EXPECT_EQ(bits, expected) << name_of(kind) << ", n " << n << ", " << k << " GPUs, split " << split
+                                    << ", GPU " << d << ": " << total;
+          EXPECT_EQ(reproducible_on_gpus::release(&parts[d]), cudaSuccess);
+          cudaSetDevice(d);
+          cudaFree(shards[d]);
+        }
+      }
+    }
+  }
+  for (ncclComm_t comm : comms) ncclCommDestroy(comm);
+}
+
+TEST(MultiGpu, ReproducibleOnOneGpuHasTheBitsOf17) {
+  REQUIRE_GPUS(1);
+  check_reproducible_on_gpus(1);
+}
+
+TEST(MultiGpu, ReproducibleOnGpusHasTheBitsOf17OnOneGpu) {
+  REQUIRE_GPUS(2);
+  check_reproducible_on_gpus(2);
+  if (visible_gpus() > 2) check_reproducible_on_gpus(visible_gpus());
+}
+
+// The same on every visible GPU, on two kinds and one size: what compute-sanitizer runs
+// (sanitize.17_on_gpus.*), where the whole test above would take too long.
+TEST(MultiGpu, ReproducibleOnGpusSmall) {
+  REQUIRE_GPUS(2);
+  check_reproducible_on_gpus(visible_gpus(), {Kind::Normal, Kind::NonFinite}, {65537});
 }
 
 // The program's input: a .npy file of `type` values with a NaN where `at` says (`test`: a

@@ -18,9 +18,6 @@
 #include "compensated_sum.cuh"
 #include "single_pass.cuh"
 #include "vectorized.cuh"
-#ifdef REDUCTION_HAVE_MULTI_GPU
-#include "multi_gpu.cuh"
-#endif
 
 namespace {
 
@@ -79,7 +76,7 @@ void expect_fills_sm(const Gpu& gpu, int block, const std::string& where) {
   EXPECT_LE(gpu.threads_per_sm / block, gpu.blocks_per_sm) << "more blocks than the SM holds";
 }
 
-// 09's rule (09, 11 and 12 repeat it): every shape on every GPU.
+// 09's rule (12 repeats it; 11 uses 09's unit as it is): every shape on every GPU.
 template <typename Rule>
 void check_single_pass_rule(Rule default_block, const char* chapter) {
   for (const Gpu& gpu : gpus()) {
@@ -106,10 +103,6 @@ void check_single_pass_rule(Rule default_block, const char* chapter) {
 TEST(Shapes, SinglePass09) { check_single_pass_rule(single_pass::default_block, "09_single_pass"); }
 
 TEST(Shapes, CompensatedSum12) { check_single_pass_rule(compensated_sum::default_block, "12_accuracy"); }
-
-#ifdef REDUCTION_HAVE_MULTI_GPU
-TEST(Shapes, MultiGpu11) { check_single_pass_rule(multi_gpu::default_block, "11_multi_gpu"); }
-#endif
 
 // 08: one block size at every n; kDefaultBlock (1024) where it fills the SM.
 TEST(Shapes, Vectorized08) {

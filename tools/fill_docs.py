@@ -323,50 +323,124 @@ def large_run_sentence(text):
             f"{total / shards:.1f} GiB per GPU{one}):")
 
 
-def multigpu_block(results_dir):
-    """11's README: scaling from 1 to 2 GPUs, the run larger than one GPU, the MPI run; DataError when the
-    folder lacks gpu_x2.txt/gpu.txt or multigpu.jsonl (tools/gpu_suite.sh multigpu writes them)."""
-    def text_of(name):  # "" where the file is missing
-        path = os.path.join(results_dir, name)
+def span(values, fmt):
+    """The range of the machines' values ("1.96–1.99" or one value where they agree), with fmt."""
+    lo, hi = fmt.format(min(values)), fmt.format(max(values))
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def multigpu_block(dirs):
+    """11's README: scaling from 1 to 2 GPUs (the median of the machines' medians, and the range of their
+    speed-ups), the run larger than one GPU, the MPI runs; and 17's README: 17 on 1 and 2 GPUs beside 11 on the
+    same data (reproducible_gpus.jsonl). One folder per separately started machine (tools/gpu_suite.sh multigpu
+    on the first, scaling on the others); DataError when a folder lacks gpu_x2.txt/gpu.txt or multigpu.jsonl."""
+    def text_of(folder, name):  # "" where the file is missing
+        path = os.path.join(folder, name)
         return read(path) if os.path.exists(path) else ""
 
-    gpu_text, jsonl = text_of("gpu_x2.txt") or text_of("gpu.txt"), os.path.join(results_dir, "multigpu.jsonl")
-    if not gpu_text or not os.path.exists(jsonl):
-        raise results.DataError(f"{results_dir} has no gpu_x2.txt/gpu.txt or multigpu.jsonl "
-                                "(tools/gpu_suite.sh build multigpu)")
-    runs, facts = read_jsonl(jsonl), results.parse_gpu_txt(gpu_text)
-    facts["gpu"] = f"{max((r['gpus'] for r in runs), default=2)} × {facts.get('gpu') or runs[0]['device']}"
-    link, meaning = link_between(text_of("topo.txt"))
+    def first(name):  # the file's text in the first folder that has it
+        return next((text_of(d, name) for d in dirs if text_of(d, name)), "")
+
+    machines = []  # per folder: its facts and its runs
+    for folder in dirs:
+        gpu_text, jsonl = text_of(folder, "gpu_x2.txt") or text_of(folder, "gpu.txt"), \
+            os.path.join(folder, "multigpu.jsonl")
+        if not gpu_text or not os.path.exists(jsonl):
+            raise results.DataError(f"{folder} has no gpu_x2.txt/gpu.txt or multigpu.jsonl "
+                                    "(tools/gpu_suite.sh multigpu or scaling)")
+        mpi = os.path.join(folder, "multigpu_mpi.jsonl")  # the MPI program's run (gpu_suite.sh multigpu)
+        runs = read_jsonl(jsonl) + (read_jsonl(mpi) if os.path.exists(mpi) else [])
+        facts = results.parse_gpu_txt(gpu_text)
+        facts["gpu"] = f"{max((r['gpus'] for r in runs), default=2)} × {facts.get('gpu') or runs[0]['device']}"
+        machines.append((facts, runs))
+    all_facts = [f for f, _ in machines]
+    link, meaning = link_between(first("topo.txt"))
     between = (f"`nvidia-smi topo -m` between GPU0 and GPU1: {link}" + (f", {meaning[0].lower()}{meaning[1:]}"
                if meaning else "")) if link else "the link between them not recorded: no topo.txt"
-    how = differs(reps_of(runs), all(r.get("flush", True) for r in runs))
-    one = {(r["type"], r["n"]): r for r in runs if r["mode"] == "one process" and r["gpus"] == 1}
+    every = [r for _, runs in machines for r in runs]
+    how = differs(reps_of(every), all(r.get("flush", True) for r in every), one_run=len(machines) < 2)
+    keys = list(dict.fromkeys((r["type"], r["n"], r["mode"]) for r in every if r["gpus"] == 2))
     rows = []
-    for r in runs:
-        base = one.get((r["type"], r["n"]))
-        if r["gpus"] == 2 and base:
-            speed, mode = base["ms"] / r["ms"], "" if r["mode"] == "one process" else f" ({r['mode']})"
-            rows.append([f"{r['type']}{mode}", power_label(r["n"]), f"{base['ms']:.3f}", f"{base['gbps']:.0f}",
-                         f"{r['ms']:.3f}", f"{r['gbps']:.0f}", f"{speed:.2f}×", f"{100 * speed / 2:.1f}%"])
+    for dtype, n, mode in keys:
+        one, two = [], []  # per machine that has both
+        for _, runs in machines:
+            base = next((r for r in runs if (r["type"], r["n"], r["mode"], r["gpus"]) ==
+                         (dtype, n, "one process", 1)), None)
+            pair = next((r for r in runs if (r["type"], r["n"], r["mode"], r["gpus"]) == (dtype, n, mode, 2)), None)
+            if base and pair:
+                one.append(base)
+                two.append(pair)
+        if not one:
+            continue
+        ms1, ms2 = statistics.median(r["ms"] for r in one), statistics.median(r["ms"] for r in two)
+        speeds = [a["ms"] / b["ms"] for a, b in zip(one, two)]
+        label = dtype + ("" if mode == "one process" else f" ({mode})")
+        rows.append([label, power_label(n), f"{ms1:.3f}", f"{statistics.median(r['gbps'] for r in one):.0f}",
+                     f"{ms2:.3f}", f"{statistics.median(r['gbps'] for r in two):.0f}", span(speeds, "{:.2f}") + "×",
+                     span([50 * x for x in speeds], "{:.1f}") + "%"])
     parts = [table(["type", "N", "1 GPU ms", "1 GPU GB/s", "2 GPUs ms", "2 GPUs GB/s", "speed-up",
                     "parallel efficiency"], "compact", rows)]
-    large = text_of("multigpu_large.txt")
+    if len(machines) > 1:
+        parts.append("ms and GB/s: the median of the machines' medians; speed-up and efficiency: the range of "
+                     "the machines' own.")
+    large = first("multigpu_large.txt")
     if large:
         parts.append(large_run_sentence(large) + "\n\n" + fenced(large))
-    if text_of("multigpu_mpi.txt"):
+    if first("multigpu_mpi.txt"):
         parts.append("One process per GPU under MPI (`mpirun -np 2 build/release/bin/11_multi_gpu_mpi --n 2^30 "
-                     "--type float`):\n\n" + fenced(text_of("multigpu_mpi.txt")))
-    passed = re.search(r"\d+% tests passed.*", text_of("ctest_multigpu.log"))
+                     "--type float`):\n\n" + fenced(first("multigpu_mpi.txt")))
+    passed = re.search(r"\d+% tests passed.*", first("ctest_multigpu.log"))
     if passed:
-        parts.append("`ctest --preset multigpu` on that machine: " + passed.group(0) + ".")
-    fill("11_multi_gpu/README.md", "results:11_multi_gpu", [facts], f"`11_multi_gpu --json` sums ({between}), "
+        parts.append("`ctest --preset multigpu` on the first machine: " + passed.group(0) + ".")
+    fill("11_multi_gpu/README.md", "results:11_multi_gpu", all_facts, f"`11_multi_gpu --json` sums ({between}), "
          f"every total verified against the CPU reference on every GPU{how}", "\n\n".join(parts))
     # When rank 1 goes silent before the all-reduce: the ranks' own lines, without Open MPI's MPI_Abort banner.
-    silent = text_of("multigpu_mpi_silent_peer.txt")
+    silent = first("multigpu_mpi_silent_peer.txt")
     if silent:
-        fill("11_multi_gpu/README.md", "output:11_silent_peer", [facts], "`REDUCTION_TEST_FAIL=1:allreduce "
+        fill("11_multi_gpu/README.md", "output:11_silent_peer", all_facts[:1], "`REDUCTION_TEST_FAIL=1:allreduce "
              "REDUCTION_NCCL_TIMEOUT=10 mpirun -np 2 build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`",
              fenced("\n".join(line for line in silent.splitlines() if line.startswith("11_multi_gpu_mpi:"))))
+    reproducible_on_gpus_block(dirs, all_facts)
+
+
+def reproducible_on_gpus_block(dirs, all_facts):
+    """17's README: bench_reproducible_gpus's runs (reproducible_gpus.jsonl, one per machine that has one)."""
+    files = [os.path.join(d, "reproducible_gpus.jsonl") for d in dirs]
+    have = [(f, facts) for f, facts in zip(files, all_facts) if os.path.exists(f)]
+    if not have:
+        say("no reproducible_gpus.jsonl among the multigpu runs: 17's results:17_on_gpus left as it was")
+        return
+    runs = []  # per machine: {(job, data, n, gpus): record}
+    heads = []
+    for path, _ in have:
+        head, *lines = read_jsonl(path)
+        heads.append(head)
+        runs.append({(r["job"], r["data"], r["n"], r["gpus"]): r for r in lines})
+    keys = list(dict.fromkeys((d, n) for t in runs for (_, d, n, _) in t))
+    rows = []
+    for data, n in keys:
+        def ms(job, gpus):
+            return [t[(job, data, n, gpus)]["median_ms"] for t in runs if (job, data, n, gpus) in t]
+        if not ms("17_reproducible", 2):
+            continue
+        same = all(t[k].get("same_as_one_gpu") and t[k].get("same_on_every_gpu") for t in runs for k in t
+                   if k[0] == "17_reproducible" and k[1:3] == (data, n))
+        speeds = [a / b for a, b in zip(ms("17_reproducible", 1), ms("17_reproducible", 2))]
+        ratio = [a / b for a, b in zip(ms("17_reproducible", 2), ms("11_multi_gpu", 2))]
+        rows.append([data, power_label(n), f"{statistics.median(ms('11_multi_gpu', 1)):.3f}",
+                     f"{statistics.median(ms('11_multi_gpu', 2)):.3f}",
+                     f"{statistics.median(ms('17_reproducible', 1)):.3f}",
+                     f"{statistics.median(ms('17_reproducible', 2)):.3f}", span(speeds, "{:.2f}") + "×",
+                     span(ratio, "{:.2f}") + "×", "yes" if same else "**no**"])
+    facts = [f for _, f in have]
+    reps = reps_of(heads)
+    what = ("`bench_reproducible_gpus` ([bench/bench_on_gpus.cu](bench/bench_on_gpus.cu)), float sums, the slowest "
+            "GPU's time" + differs(reps, one_run=len(runs) < 2))
+    body = [table(["data", "n", "11, 1 GPU ms", "11, 2 GPUs ms", "17, 1 GPU ms", "17, 2 GPUs ms", "17 speed-up",
+                   "17 / 11 on 2 GPUs", "17's bits as on 1 GPU"], "compact", rows)]
+    if len(runs) > 1:
+        body.append("ms: the median of the machines' medians; speed-up and 17 / 11: the range of the machines' own.")
+    fill("17_reproducible/README.md", "results:17_on_gpus", facts, what, "\n\n".join(body))
 
 
 # ----------------------------------------------------------------------------- docs/data and the suite's blocks

@@ -21,9 +21,12 @@
 #   accuracy  bash tools/accuracy_study.sh
 #   rows      bash tools/rows_bench.sh
 #   smalln    build/release/bin/tune_small_n > tune_small_n.jsonl (when it was built)
-#   multigpu  chapter 11 on 2+ GPUs: ctest --preset multigpu, scaling runs, MPI runs (one rank
-#             per GPU, two ranks placed as two nodes, a rank that stops answering); topo.txt
-#             (nvidia-smi topo -m) and gpu_x2.txt for 11's "measured on" line
+#   multigpu  chapter 11 on 2+ GPUs: ctest --preset multigpu (the sanitizer on 11 and on 17 on
+#             several GPUs among them), the run larger than one GPU, MPI runs (one rank per GPU,
+#             two ranks placed as two nodes, a rank that stops answering)
+#   scaling   11 and 17 at 1 and 2 GPUs, 2^30 and 2^32 (multigpu.jsonl, reproducible_gpus.jsonl),
+#             configuring and building only their targets where no build step ran (the second and
+#             third machines of a published table)
 # The run's facts for the docs (tools/publish.py reads them; nothing is typed there):
 # gpu.txt (GPU, driver, memory, UUID, nvcc --version, the CPU model, the date), written before the first step.
 set -u
@@ -52,6 +55,25 @@ gpu_facts() {
     echo "cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1)"  # the host of 00's CPU times
     echo "date: $(date -u +%F)"
   } >"$1" 2>&1
+}
+
+# scaling: 11 (int and float) and 17 (bench_reproducible_gpus) at 1 and 2 GPUs, 2^30 and 2^32;
+# topo.txt (nvidia-smi topo -m) and gpu_x2.txt for the "measured on" lines.
+scaling() {
+  gpu_facts "$RESULTS/gpu_x2.txt"
+  nvidia-smi topo -m >"$RESULTS/topo.txt" 2>&1
+  note "nvidia-smi topo -m: exit $? (topo.txt: the link between GPU0 and GPU1 for 11's README)"
+  : >"$RESULTS/multigpu.jsonl"
+  for type in int float; do
+    for n in 2^30 2^32; do
+      for k in 1 2; do
+        $BIN/11_multi_gpu --gpus $k --n $n --type $type --json >>"$RESULTS/multigpu.jsonl" 2>>"$RESULTS/multigpu.err"
+        note "11 --gpus $k --n $n --type $type: exit $?"
+      done
+    done
+  done
+  $BIN/bench_reproducible_gpus >"$RESULTS/reproducible_gpus.jsonl" 2>"$RESULTS/reproducible_gpus.err"
+  note "bench_reproducible_gpus: exit $? (1: a 17 total whose bits differ between GPUs or from one GPU)"
 }
 
 [ -f "$RESULTS/gpu.txt" ] || gpu_facts "$RESULTS/gpu.txt"
@@ -195,28 +217,19 @@ for step in "$@"; do
       ;;
     multigpu)
       export NCCL_NVLS_ENABLE=0  # never NVLink multicast on shared hosts
-      gpu_facts "$RESULTS/gpu_x2.txt"
-      nvidia-smi topo -m >"$RESULTS/topo.txt" 2>&1
-      note "nvidia-smi topo -m: exit $? (topo.txt: the link between GPU0 and GPU1 for 11's README)"
+      [ -f build/release/CMakeCache.txt ] || cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1
+      cmake --build --preset release --target multigpu_tests bench_reproducible_gpus >>"$RESULTS/build.log" 2>&1
+      note "build multigpu_tests bench_reproducible_gpus: exit $?"
       ctest --preset multigpu >"$RESULTS/ctest_multigpu.log" 2>&1
       note "ctest --preset multigpu: exit $? :: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest_multigpu.log")"
       grep -E "Failed|Skipped|Timeout|No tests were found" "$RESULTS/ctest_multigpu.log" | head -20 | tee -a "$summary"
-      : >"$RESULTS/multigpu.jsonl"
-      for type in int float; do
-        for n in 2^30 2^32; do
-          for k in 1 2; do
-            $BIN/11_multi_gpu --gpus $k --n $n --type $type --json >>"$RESULTS/multigpu.jsonl" 2>>"$RESULTS/multigpu.err"
-            note "11 --gpus $k --n $n --type $type: exit $?"
-          done
-        done
-      done
       # More than one GPU's memory in total: 38e9 floats = 141.6 GiB over two GPUs.
       $BIN/11_multi_gpu --gpus 2 --n 38000000000 --type float --reps 3 >"$RESULTS/multigpu_large.txt" 2>&1
       note "11 --gpus 2 --n 38000000000 --type float: exit $?"
       mpi=(mpirun --allow-run-as-root --oversubscribe -x NCCL_NVLS_ENABLE)
       "${mpi[@]}" -np 2 $BIN/11_multi_gpu_mpi --n 2^30 --type float >"$RESULTS/multigpu_mpi.txt" 2>&1
       note "mpirun -np 2 11_multi_gpu_mpi --n 2^30 --type float: exit $?"
-      "${mpi[@]}" -np 2 $BIN/11_multi_gpu_mpi --n 2^30 --type float --json >>"$RESULTS/multigpu.jsonl" \
+      "${mpi[@]}" -np 2 $BIN/11_multi_gpu_mpi --n 2^30 --type float --json >"$RESULTS/multigpu_mpi.jsonl" \
         2>>"$RESULTS/multigpu.err"
       # Two ranks of this machine placed as two nodes of one GPU each (11's README).
       "${mpi[@]}" -np 1 env CUDA_VISIBLE_DEVICES=0 REDUCTION_NODE=0 $BIN/11_multi_gpu_mpi --n 2^30 --type float : \
@@ -228,6 +241,15 @@ for step in "$@"; do
       REDUCTION_TEST_FAIL=1:allreduce REDUCTION_NCCL_TIMEOUT=10 timeout -k 10 120 "${mpi[@]}" -np 2 \
         $BIN/11_multi_gpu_mpi --n 2^30 --type float >"$RESULTS/multigpu_mpi_silent_peer.txt" 2>&1
       note "mpirun 11_multi_gpu_mpi with a silent rank 1: exit $? (3 expected, 124 = hung)"
+      ;;
+    scaling)
+      export NCCL_NVLS_ENABLE=0
+      if [ ! -x $BIN/bench_reproducible_gpus ]; then
+        cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1 &&
+          cmake --build --preset release --target 11_multi_gpu bench_reproducible_gpus >"$RESULTS/build.log" 2>&1
+        note "build 11_multi_gpu bench_reproducible_gpus: exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
+      fi
+      scaling
       ;;
     *)
       note "unknown step $step"

@@ -69,6 +69,7 @@ BLOCKS = [
     ("11_multi_gpu/README.md", "results:11_multi_gpu", "fill_docs.multigpu_block", "multigpu"),
     ("11_multi_gpu/README.md", "output:11_silent_peer", "fill_docs.multigpu_block",
      "multigpu: multigpu_mpi_silent_peer.txt"),
+    ("17_reproducible/README.md", "results:17_on_gpus", "fill_docs.multigpu_block", "multigpu: reproducible_gpus.jsonl"),
 ]
 # Besides the blocks: docs/images/results_{int,float}.svg
 # from the sweep; rows_crossover_*.svg, rows_split_*.svg from rows; accuracy_error_*.svg from accuracy.
@@ -161,7 +162,7 @@ def publish(paths, root, allow_suspect=False):
     jobs = {"sweep": sweep, "suite": fill_docs.fill_suite, "rows": lambda dirs: fill_rows.fill(dirs, root),
             "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
             "reproducible": lambda files: fill_reproducible.publish(files, root),
-            "multigpu": lambda dirs: fill_docs.multigpu_block(dirs[0])}
+            "multigpu": lambda dirs: fill_docs.multigpu_block(dirs)}
     status = 0
     for kind, job in jobs.items():
         if kind not in by_kind:

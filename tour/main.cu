@@ -46,13 +46,6 @@ CliSpec tour_spec() {
   return spec;
 }
 
-std::string today() {
-  char text[16];
-  std::time_t now = std::time(nullptr);
-  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
-  return text;
-}
-
 // Runs 00 (threaded CPU sum) and every GPU chapter on one input (00 alone without a device).
 template <typename T>
 std::vector<Row> run_all(const std::vector<T>& host, const Reference& ref, const Options& options,
@@ -181,7 +174,7 @@ int sweep(const Options& options, const DeviceInfo& device, const std::vector<Ch
   if (!csv || !json) throw UsageError("cannot write the sweep files in '" + dir + "'");
   csv << "type,n,chapter,ms,min_ms,iqr_ms,gbps,percent_of_peak,ok\n";
   JsonObject head;
-  head.str("device", device.name).str("cuda", cuda_version_string()).str("date", today())
+  head.str("device", device.name).str("cuda", cuda_version_string()).str("date", utc_date())
       .num("peak_gbps", device.peak_gbps()).str("type", dtype_name(options.type)).num("reps", options.reps)
       .flag("flush", options.flush);
   std::vector<std::string> items;  // the rows, one line each
@@ -216,7 +209,7 @@ int sweep(const Options& options, const DeviceInfo& device, const std::vector<Ch
 void print_device(const DeviceInfo& device) {
   std::printf("device %s\npeak DRAM bandwidth %.1f GB/s (2 x %d MHz x %d-bit bus), CUDA %s, %s\n",
               device.describe().c_str(), device.peak_gbps(), device.memory_clock_khz / 1000, device.bus_width_bits,
-              cuda_version_string().c_str(), today().c_str());
+              cuda_version_string().c_str(), utc_date().c_str());
 }
 
 // ---------------------------------------------------------------- --steps NN
@@ -350,7 +343,7 @@ void print_steps_json(const StepsRun& run, const Chapter& chapter, const DeviceI
   }
   JsonObject json;
   json.str("steps", chapter.id).str("device", device.name).num("sm_count", device.sm_count)
-      .str("cuda", cuda_version_string()).str("date", today()).num("peak_gbps", device.peak_gbps(), "%.3f")
+      .str("cuda", cuda_version_string()).str("date", utc_date()).num("peak_gbps", device.peak_gbps(), "%.3f")
       .str("type", dtype_name(options.type)).num("n", ref.n).num("seed", options.seed).str("input", options.input)
       .raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from)).num("reps", options.reps)
       .flag("flush", options.flush).raw("reference", json_number(expected_text(ref))).num("block", run.block)

@@ -32,23 +32,16 @@ void nccl_check(ncclResult_t status, const char* call, const char* file, int lin
   }
 }
 
-void throw_if_failed(const multi_gpu::Status& status, const std::string& what) {
-  if (status.ok()) return;
-  const std::string step = what.empty() ? status.step : what;
-  char seconds[32];
-  std::snprintf(seconds, sizeof seconds, "%g", status.timeout_s);
-  if (status.timed_out) {
-    throw NcclError(step + " did not finish within " + seconds +
-                    " s (REDUCTION_NCCL_TIMEOUT): a peer rank is dead, stuck or unreachable, so this rank gives up "
-                    "instead of waiting forever");
+void throw_if_failed(cudaError_t status, const std::string& step) {
+  if (status != cudaSuccess) {
+    throw CudaError("CUDA error: " + step + " failed: " + cudaGetErrorName(status) + " (" +
+                    cudaGetErrorString(status) + ")");
   }
-  if (status.nccl != ncclSuccess) {
-    throw NcclError(step + " failed: NCCL reports " + ncclGetErrorString(status.nccl) +
-                    (status.detail.empty() ? std::string() : " (" + status.detail + ")") +
-                    (status.nccl == ncclRemoteError ? "; a peer rank failed or its connection broke" : ""));
-  }
-  throw CudaError("CUDA error: " + step + " failed: " + cudaGetErrorName(status.cuda) + " (" +
-                  cudaGetErrorString(status.cuda) + ")");
+}
+
+void throw_if_failed(const multi_gpu::Status& status, const std::string& step) {
+  throw_if_failed(status.cuda, step);
+  if (status.nccl != ncclSuccess) throw NcclError(step + " failed: NCCL reports " + ncclGetErrorString(status.nccl));
 }
 
 double nccl_timeout_s() {
@@ -70,13 +63,12 @@ const Variant& single_pass_variant() {
 
 template <typename T>
 GpuState<T>::~GpuState() {
-  ncclComm_t none = nullptr;  // the communicators are Communicators' to end: free the part only
-  multi_gpu::release(&part, &none, 1, 0, false);
+  multi_gpu::release(&part);  // the communicators are Communicators' to end
 }
 
 std::size_t bytes_needed(std::size_t count, std::size_t element_bytes, const DeviceInfo& device) {
   // 2^20 blocks: more than any default grid, so the scratch estimate is an upper bound.
-  return count * element_bytes + 2 * device.l2_bytes + multi_gpu::scratch_bytes(count, 1024, 1 << 20) + (64u << 20);
+  return count * element_bytes + 2 * device.l2_bytes + single_pass::scratch_bytes(count, 1024, 1 << 20) + (64u << 20);
 }
 
 namespace {
@@ -97,7 +89,9 @@ template <typename T>
 void setup(GpuState<T>& g, int device, int ranks, Shard shard, std::size_t n, const Options& options,
            const std::vector<T>* host) {
   g.shard = shard;
-  throw_if_failed(multi_gpu::prepare(device, ranks, shard.count, &g.part, options.block, options.grid));
+  throw_if_failed(multi_gpu::prepare(device, ranks, shard.count, &g.part, options.block, options.grid),
+                  "setting up GPU " + std::to_string(device));
+  CUDA_CHECK(cudaSetDevice(device));  // prepare() leaves the current device as it found it
   const DeviceInfo info = query_device();
   g.timer = std::make_unique<GpuTimer>();
   g.data = DeviceBuffer<T>(shard.count);
@@ -126,47 +120,18 @@ Reference shard_reference(Shard shard, std::size_t n, const Options& options, co
   });
 }
 
-// ---------------------------------------------------------------- communicators
-
-void Communicators::init_local(int k) {
-  comms_.assign(k, nullptr);
-  throw_if_failed(multi_gpu::init_local(comms_.data(), k, timeout_s_));
-}
-
-void Communicators::init_rank(int ranks, const ncclUniqueId& id, int rank) {
-  comms_.assign(1, nullptr);
-  throw_if_failed(multi_gpu::init_rank(comms_.data(), ranks, id, rank, timeout_s_));
-}
-
-void Communicators::finish() {
-  throw_if_failed(multi_gpu::finish(comms_.data(), static_cast<int>(comms_.size()), timeout_s_));
-}
-
-void Communicators::abort() { multi_gpu::abort(comms_.data(), static_cast<int>(comms_.size())); }
-
 // ---------------------------------------------------------------- one run
 
 namespace {
 
-template <typename T>
-multi_gpu::Status reduce_all(const std::vector<GpuState<T>>& gpus, const Communicators& comms, Op op) {
-  std::vector<const T*> shards;
-  std::vector<std::size_t> counts;
-  std::vector<multi_gpu::Part<T>> parts;
-  for (const GpuState<T>& g : gpus) {
-    shards.push_back(g.data.get());
-    counts.push_back(g.shard.count);
-    parts.push_back(g.part);
-  }
-  const int k = static_cast<int>(gpus.size());
-  auto run = [&](auto reduce) {
-    return reduce(shards.data(), counts.data(), parts.data(), comms.data(), k, comms.timeout_s());
-  };
+// multi_gpu::gather_all or combine_all with the operator the run asks for.
+template <typename Step>
+auto with_op(Op op, Step step) {
   switch (op) {
-    case Op::Max: return run(multi_gpu::reduce_all<T, multi_gpu::Max>);
-    case Op::Min: return run(multi_gpu::reduce_all<T, multi_gpu::Min>);
+    case Op::Max: return step(single_pass::Max());
+    case Op::Min: return step(single_pass::Min());
     case Op::Sum:
-    default: return run(multi_gpu::reduce_all<T, multi_gpu::Sum>);
+    default: return step(single_pass::Sum());
   }
 }
 
@@ -183,15 +148,31 @@ double run_once(std::vector<GpuState<T>>& gpus, Communicators& comms, Op op, boo
     g.timer->start(g.part.stream);
     parts.push_back(g.part);
   }
-  // Each GPU reduces its shard, then one grouped all-gather of the K totals, then each GPU
-  // combines them. reduce_all returns once all of it is on the streams (the non-blocking
-  // communicators have enqueued the all-gathers): the stop events follow it.
-  throw_if_failed(reduce_all(gpus, comms, op));
+  // Each GPU reduces its shard, then one grouped all-gather of the K totals; once the
+  // non-blocking communicators have enqueued the all-gathers, each GPU combines the totals.
+  // The stop events follow all of it on the streams.
+  std::vector<const T*> shards;
+  std::vector<std::size_t> counts;
+  std::vector<std::pair<int, cudaStream_t>> streams;
+  for (const GpuState<T>& g : gpus) {
+    shards.push_back(g.data.get());
+    counts.push_back(g.shard.count);
+    streams.emplace_back(g.part.device, g.part.stream);
+  }
+  const int k = static_cast<int>(gpus.size());
+  throw_if_failed(with_op(op, [&](auto o) {
+                    return multi_gpu::gather_all<T, decltype(o)>(shards.data(), counts.data(), parts.data(),
+                                                                 comms.data(), k);
+                  }),
+                  "the all-reduce (09 on each GPU, then ncclAllGather)");
+  comms.wait_enqueued("enqueueing the all-reduce");
+  throw_if_failed(with_op(op, [&](auto o) { return multi_gpu::combine_all<T, decltype(o)>(parts.data(), k); }),
+                  "combining the totals");
   for (GpuState<T>& g : gpus) {
     CUDA_CHECK(cudaSetDevice(g.part.device));
     g.timer->stop(g.part.stream);
   }
-  throw_if_failed(multi_gpu::wait(parts.data(), comms.data(), static_cast<int>(parts.size()), comms.timeout_s()));
+  comms.wait(streams, "the reduction and its all-reduce");
   double slowest = 0;
   for (GpuState<T>& g : gpus) {
     CUDA_CHECK(cudaSetDevice(g.part.device));
@@ -212,7 +193,8 @@ reduction::Verdict check_totals(std::vector<GpuState<T>>& gpus, const Reference&
   worst.ok = true;
   for (GpuState<T>& g : gpus) {
     T total{};
-    throw_if_failed(multi_gpu::read_total(g.part, &total));  // the stream is idle: cannot wait on a peer
+    throw_if_failed(multi_gpu::read_total(g.part, &total),  // the stream is idle: cannot wait on a peer
+                    "reading GPU " + std::to_string(g.part.device) + "'s total");
     reduction::Verdict verdict = reduction::verify(total, ref, chain_length(n, k, g.part.block, g.part.grid));
     if (result_text && result_text->empty()) *result_text = reduction::format_value(total);
     if (!verdict.ok && worst.ok) {

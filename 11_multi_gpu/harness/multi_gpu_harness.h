@@ -2,10 +2,10 @@
 // for all local GPUs; main_mpi.cpp, one rank per GPU) around its copy unit
 // (multi_gpu.cuh), not part of it: the command line, each GPU's input
 // (generated on the GPU or copied from --input), the CPU reference of each shard, the
-// L2 flush and the timers, the check of every GPU's total and the report. The copy
-// unit's calls return a multi_gpu::Status; here a failed one becomes an exception
-// (NcclError or CudaError, exit 3) whose message names the step and, for a timeout,
-// REDUCTION_NCCL_TIMEOUT. Built only where NCCL is found (CMakeLists.txt).
+// NCCL communicators with a deadline on every wait (communicators.cu), the L2 flush and
+// the timers, the check of every GPU's total and the report. A failed step becomes an
+// exception (NcclError or CudaError, exit 3) whose message names the step and, for a
+// timeout, REDUCTION_NCCL_TIMEOUT. Built only where NCCL is found (CMakeLists.txt).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,6 +14,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chapter.h"
@@ -53,9 +54,9 @@ class NcclError : public CudaError {
 // non-blocking communicators return it from every call that has not finished yet).
 void nccl_check(ncclResult_t status, const char* call, const char* file, int line);
 
-// Throws for a failed step of the copy unit: NcclError (an NCCL error or a timeout) or
-// CudaError, its message naming `what` (the step's own name when empty).
-void throw_if_failed(const multi_gpu::Status& status, const std::string& what = "");
+// Throws for a failed call of the copy unit: NcclError or CudaError, its message naming `step`.
+void throw_if_failed(const multi_gpu::Status& status, const std::string& step);
+void throw_if_failed(cudaError_t status, const std::string& step);
 
 // How long any NCCL step may take before the run gives up, in seconds: the
 // environment variable REDUCTION_NCCL_TIMEOUT, default 120 (communicator creation
@@ -100,10 +101,12 @@ void setup(GpuState<T>& gpu, int device, int ranks, Shard shard, std::size_t n, 
 template <typename T>
 Reference shard_reference(Shard shard, std::size_t n, const Options& o, const std::vector<T>* host);
 
-// The NCCL communicators of this process (one per local GPU) and the deadline every
-// wait on them gets, through the copy unit's calls. Destroyed cleanly by finish(); one
-// that is not finished (an error on the way) is aborted by abort() or the destructor,
-// which also stops NCCL kernels that wait for a peer.
+// The NCCL communicators of this process (one per local GPU), all non-blocking, so that
+// every wait on them polls with a deadline (timeout_s): a dead or stuck peer ends in an
+// NcclError that says so, never in a hang (communicators.cu). Destroyed cleanly by finish();
+// one that is not finished (an error on the way) is aborted by abort() or the destructor,
+// which also stops NCCL kernels that wait for a peer. Every call leaves the current device as
+// it found it.
 class Communicators {
  public:
   explicit Communicators(double timeout_s) : timeout_s_(timeout_s) {}
@@ -111,8 +114,13 @@ class Communicators {
   Communicators(const Communicators&) = delete;
   Communicators& operator=(const Communicators&) = delete;
 
-  void init_local(int k);                                           // multi_gpu::init_local
-  void init_rank(int ranks, const ncclUniqueId& id, int rank);      // multi_gpu::init_rank
+  void init_local(int k);                                       // GPUs 0..k-1 of this process, one clique
+  void init_rank(int ranks, const ncclUniqueId& id, int rank);  // this rank's, on the current device
+  // Waits until no communicator is still enqueuing a call (its work is on the streams).
+  void wait_enqueued(const std::string& step) const;
+  // Waits until every stream is idle and the communicators are done, polling both: an NCCL
+  // kernel that waits for a dead peer ends in a timeout.
+  void wait(const std::vector<std::pair<int, cudaStream_t>>& streams, const std::string& step) const;
   void finish();  // ncclCommFinalize (waited for, with the timeout), then ncclCommDestroy
   void abort();   // ncclCommAbort on every communicator not yet finished
 
@@ -126,11 +134,11 @@ class Communicators {
 };
 
 // One run over the local GPUs: each reduces its shard and the all-reduce combines the
-// totals (multi_gpu::reduce_all: an all-gather, then each GPU combines the totals in rank
-// order). Returns the slowest GPU's time, in ms: on each GPU, CUDA events from before its
+// totals (multi_gpu::gather_all: 09 and the all-gather; Communicators::wait_enqueued; then
+// multi_gpu::combine_all: each GPU combines the totals in rank order). Returns the slowest GPU's time, in ms: on each GPU, CUDA events from before its
 // shard's reduction to after its part of the all-reduce
 // (events of different GPUs cannot be subtracted from each other, so this is not a
-// span from the first GPU's start to the last GPU's end). Waits with multi_gpu::wait,
+// span from the first GPU's start to the last GPU's end). Waits with Communicators::wait,
 // never longer than the communicators' timeout.
 template <typename T>
 double run_once(std::vector<GpuState<T>>& gpus, Communicators& comms, Op op, bool flush);

@@ -65,13 +65,6 @@ Variant gpu_to_gpu_variant() {
 }
 #endif
 
-std::string today() {
-  char text[16];
-  std::time_t now = std::time(nullptr);
-  std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
-  return text;
-}
-
 }  // namespace
 
 int main(int argc, char** /*argv*/) {
@@ -84,7 +77,7 @@ int main(int argc, char** /*argv*/) {
     const DeviceInfo device = query_device();
     int runtime = 0;
     cudaRuntimeGetVersion(&runtime);
-    std::printf("%s\n", JsonObject().str("device", device.name).num("cuda_runtime", runtime).str("date", today())
+    std::printf("%s\n", JsonObject().str("device", device.name).num("cuda_runtime", runtime).str("date", utc_date())
                            .num("peak_gbps", device.peak_gbps(), "%.1f").num("reps", reps).text().c_str());
     const Chapter chapters[] = {single_pass_chapter(), cub_chapter(), accuracy_chapter(), reproducible_chapter()};
     static const Variant floor = read_floor_variant();
