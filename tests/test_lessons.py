@@ -5,7 +5,8 @@
 (b) every copy unit, the header with the "Use it in your code" block and the .cu beside
     it, is at most 450 lines together (11's, built on 09's unit used as it is, at most 250);
 (c) every README names its next chapter (or says it is the last) and links its answers;
-(d) every relative link of every Markdown page leads to a file, and its #anchor to a heading there.
+(d) every relative link of every Markdown page leads to a file, and its #anchor to a heading there;
+(e) chapters.txt, the only list of chapters, names every chapter folder, in order, and only folders.
 Whole-file diffs and diffs longer than 60 lines are refused by tools/snippets.py
 (tests/test_snippets.py runs it).
 
@@ -55,6 +56,18 @@ def lines_of(path):
 class Lessons(unittest.TestCase):
     def test_there_are_chapters(self):
         self.assertGreaterEqual(len(chapters()), 14)
+
+    def test_the_manifest_lists_every_chapter_folder(self):
+        sys.path.insert(0, os.path.join(REPO, "tools"))
+        import chapters as manifest  # tools/chapters.py
+        listed = [folder for folder, _, _ in manifest.manifest(REPO)]
+        kinds = {"cpu", "array", "multi_gpu", "rows", "reproducible"}
+        for folder, kind, flags in manifest.manifest(REPO):
+            with self.subTest(folder=folder):
+                self.assertTrue(os.path.isdir(os.path.join(REPO, folder)), f"chapters.txt names {folder}, no folder")
+                self.assertIn(kind, kinds, f"chapters.txt: {folder} has an unknown kind {kind}")
+                self.assertLessEqual(flags, {"ncu"}, f"chapters.txt: {folder} has an unknown flag")
+        self.assertEqual(listed, chapters(), "chapters.txt must name every chapter folder, once, in reading order")
 
     def test_every_readme_fits_one_sitting(self):
         for chapter in chapters():

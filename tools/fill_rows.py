@@ -15,9 +15,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results import (DataError, caption, describe_runs, differs, machine, power_label, read_jsonl,  # noqa: E402
                      rel_link, table, write_blocks)
+import chapters  # noqa: E402
 import plots  # noqa: E402
 
-CHAPTERS = ("13_rows", "14_row_stats", "15_lane_groups", "16_short_rows", "18_split_rows")
+CHAPTERS = tuple(chapters.folders("rows"))  # chapters.txt
 SPLIT = "18_split_rows"  # few long rows: M from 1 to 4096
 WHOLE = "16_short_rows"  # the chapter whose sweep has every method
 OURS = ("thread", "group", "warp", "block")

@@ -76,6 +76,11 @@ scaling() {
   note "bench_reproducible_gpus: exit $? (1: a 17 total whose bits differ between GPUs or from one GPU)"
 }
 
+# chapters KIND|FLAG...: the programs of those chapters of chapters.txt (the only list of them).
+chapters() {
+  awk -v want=" $* " '!/^#/ && NF >= 2 { for (i = 2; i <= NF; i++) if (index(want, " " $i " ")) { print "'"$BIN"'/" $1; break } }' chapters.txt
+}
+
 [ -f "$RESULTS/gpu.txt" ] || gpu_facts "$RESULTS/gpu.txt"
 for step in "$@"; do
   start=$(date +%s)
@@ -146,7 +151,7 @@ for step in "$@"; do
       ;;
     chapters)
       : >"$RESULTS/chapters.jsonl"
-      for exe in $BIN/0[0-9]_* $BIN/10_* $BIN/12_*; do
+      for exe in $(chapters cpu array); do  # the tour's chapters
         for n in 2^24 2^28; do
           $exe --n $n --json >>"$RESULTS/chapters.jsonl" 2>>"$RESULTS/chapters.err"
         done
@@ -156,7 +161,7 @@ for step in "$@"; do
       ;;
     ncu)
       metrics=$(python3 tools/ncu_table.py)  # the metrics the tables show
-      for exe in $BIN/0[1-9]_* $BIN/10_*; do
+      for exe in $(chapters ncu); do
         name=$(basename "$exe")
         ncu --metrics "$metrics" --csv --page raw --clock-control none \
           "$exe" --n 2^24 --reps 1 --no-flush ${NCU_ARGS_EXTRA:-} >"$RESULTS/ncu_$name.csv" 2>"$RESULTS/ncu_$name.err"

@@ -19,17 +19,15 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import chapters  # noqa: E402
 import fill_accuracy  # noqa: E402
 import fill_docs  # noqa: E402
 import fill_reproducible  # noqa: E402
 import fill_rows  # noqa: E402
 import results  # noqa: E402
 
-SWEEP_CHAPTERS = ["00_cpu_baseline", "01_global_naive", "02_neighbored_less", "03_interleaved", "04_shared_tree",
-                  "05_pow2ceil", "06_warp_unroll", "07_warp_shuffle", "08_vectorized", "09_single_pass", "10_cub",
-                  "12_accuracy"]
-NCU_CHAPTERS = ["01_global_naive", "02_neighbored_less", "03_interleaved", "04_shared_tree", "05_pow2ceil",
-                "06_warp_unroll", "07_warp_shuffle", "08_vectorized", "09_single_pass", "10_cub"]
+SWEEP_CHAPTERS = chapters.folders("cpu", "array")  # the tour's rows: chapters.txt
+NCU_CHAPTERS = chapters.folders("ncu")
 TUNING = "docs/tuning.md"
 
 # Every generated block: (page, marker, the function that writes it, the run files it reads).

@@ -18,7 +18,7 @@ set -u -o pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${RESULTS:-$PWD/build/gpu-results}
 BIN=${BIN:-build/release/bin}
-CHAPTERS="13_rows 14_row_stats 15_lane_groups 16_short_rows 18_split_rows"
+CHAPTERS=$(awk '!/^#/ && $2 == "rows" { printf "%s ", $1 }' chapters.txt)  # chapters.txt, the only list
 out="$RESULTS/rows"
 mkdir -p "$out"
 

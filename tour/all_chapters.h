@@ -1,5 +1,5 @@
 // all_chapters.h: every GPU chapter, in reading order, for the tour and the tests
-// (all_chapters.cpp: a checked-in list of the functions the chapters' main.cu files define).
+// (all_chapters.cpp: the chapters of kind array in chapters.txt).
 #pragma once
 
 #include <vector>
