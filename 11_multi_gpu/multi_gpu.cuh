@@ -1,5 +1,5 @@
 // 11_multi_gpu: one array split into contiguous shards over k GPUs. Each GPU reduces its
-// shard with chapter 09's copy unit (single_pass.cuh + single_pass.cu, used as they are),
+// shard with chapter 09's copy unit (single_pass.cuh + single_pass.cu, here unchanged),
 // then NCCL's all-gather copies the k totals to every GPU, where one thread combines them
 // with 09's operator in rank order: every GPU ends up with the same total, and a NaN in any
 // shard makes max and min NaN as in NumPy. What changes since 09 is at the top of multi_gpu.cu.
@@ -19,7 +19,7 @@
 //   for (int d = 0; d < k; ++d) multi_gpu::release(&parts[d]);
 //   for (int d = 0; d < k && comms[d]; ++d) ncclCommDestroy(comms[d]);
 //
-// Compile: nvcc -std=c++17 -c single_pass.cu multi_gpu.cu (09's two files beside these two), link with -lnccl
+// Compile: nvcc -std=c++17 -c single_pass.cu multi_gpu.cu (the four files of this folder), link with -lnccl
 // (int, float and double with 09's Sum, Max and Min are built in). Every call leaves the caller's current
 // device as it found it. One process per GPU (MPI): ncclCommInitRank, prepare(its GPU, ranks, ...), reduce_all
 // with k = 1.

@@ -16,8 +16,8 @@ DIR and builds, each from a copy of the two files alone:
                     unit is built on another, "and `CODE2` at the end of FILE2"): each CODE
                     added at the end of its file, and the block run with TYPE in place of
                     float (of the input type, for the rows chapters).
-With `--with NN_name...` (11_multi_gpu, built on 09's unit used as it is) those chapters'
-copy units are copied beside the unit and compiled with it, as its "Compile:" line says.
+A unit built on another chapter's unit that lies beside it in the folder (11_multi_gpu, on 09's)
+is copied and compiled with it, as its "Compile:" line says.
 Then
 
     copy_test.py --run --work DIR
@@ -413,6 +413,9 @@ def copy_unit(chapter_dir):
             return headers[0], source
     if len(headers) > 1:
         headers = [h for h in headers if "// Use it in your code" in open(h, encoding="utf-8").read()]
+    if len(headers) > 1:  # 11: 09's unit beside its own; the unit is the header the other does not include
+        headers = [h for h in headers if not any(f'#include "{os.path.basename(h)}"' in open(o, encoding="utf-8").read()
+                                                 for o in headers if o != h)]
     if len(headers) != 1:
         fail(f"{chapter_dir} must hold exactly one .cuh with a 'Use it in your code' block (the copy unit's "
              f"header), found {len(headers)}")
@@ -573,8 +576,6 @@ def main():
     parser.add_argument("--rule", nargs="+", help="the rows chapters' whole rule: FILE#NAME of its code, in "
                                                   "order (with --units)")
     parser.add_argument("--units", nargs="*", default=[], help="with --rule: the chapter folders of its units")
-    parser.add_argument("--with", dest="built_on", nargs="*", default=[],
-                        help="the chapter folders whose copy units this one is built on (copied beside it)")
     parser.add_argument("--nccl-include", default="", help="11_multi_gpu: where nccl.h is, if not on nvcc's path")
     parser.add_argument("--nccl-library", default="", help="11_multi_gpu: libnccl to link the driver with")
     args = parser.parse_args()
@@ -599,7 +600,11 @@ def main():
             fail(f"the block allocates host memory it never frees: {line}")
         if re.search(r"\bstd::vector\b", line) and "#include <vector>" not in includes:
             fail(f"the block uses std::vector without #include <vector>: {line}")
-    base = [copy_unit(folder) for folder in args.built_on]  # (header, source) of each unit it is built on
+    # The units it is built on, beside it in the folder (11: 09's): (header, source) of each header
+    # of the folder that it includes and that has a source beside it.
+    folder_of = os.path.dirname(header)
+    base = [(h, h[:-1]) for h in sorted(glob.glob(os.path.join(folder_of, "*.cuh")))
+            if h != header and os.path.isfile(h[:-1]) and f'#include "{os.path.basename(h)}"' in open(header).read()]
     sources = [unit[1] for unit in base] + [source]
     found = recipe(header, sources)
 
@@ -641,7 +646,8 @@ def main():
         objects = [os.path.join(folder, os.path.basename(path)[:-3] + ".o") for path in sources]
         run([args.nvcc, "-std=c++17", driver + ".o"] + objects + ["-o", driver] + link, args.work)
     write_drivers(args.work, [b[0] for b in builds])
-    print(f"copy_test: {stem}.cuh + {stem}.cu{''.join(' + ' + os.path.basename(u[0]) for u in base)} compile alone (also with --use_fast_math"
+    beside = "".join(" + " + os.path.basename(u[0]) for u in base)
+    print(f"copy_test: {stem}.cuh + {stem}.cu{beside} compile alone (also with --use_fast_math"
           f"{', and with the recipe for ' + found[0] if found else ''}) and link with the block's drivers; "
           f"the drivers compile as host C++ with only {host_include[2:]}")
 

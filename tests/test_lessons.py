@@ -3,7 +3,8 @@
 
 (a) every chapter README is at most 400 lines (09_single_pass at most 350);
 (b) every copy unit, the header with the "Use it in your code" block and the .cu beside
-    it, is at most 450 lines together (11's, built on 09's unit used as it is, at most 250);
+    it, is at most 450 lines together (11's own, built on 09's unit, at most 250, and the copy
+    of 09's unit beside it byte for byte 09's);
 (c) every README names its next chapter (or says it is the last) and links its answers;
 (d) every relative link of every Markdown page leads to a file, and its #anchor to a heading there;
 (e) chapters.txt, the only list of chapters, names every chapter folder, in order, and only folders.
@@ -25,8 +26,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README_CAP = 400
 README_CAPS = {"09_single_pass": 350}
 COPY_UNIT_CAP = 450
-# Copy units built on an earlier chapter's unit, used as it is (its header included, its two
-# files copied beside them): the earlier chapter and the cap of this chapter's own two files.
+# Copy units built on an earlier chapter's unit, used as it is (its two files copied beside
+# them, unchanged, so that the folder holds all a student copies): the earlier chapter and
+# the cap of this chapter's own two files.
 BUILT_ON = {"11_multi_gpu": ("09_single_pass", 250)}
 
 
@@ -36,12 +38,18 @@ def chapters():
 
 def copy_unit(chapter):
     """The copy unit's two files: the header with the "Use it in your code" block, and its .cu
-    (.cpp for the CPU chapter)."""
+    (.cpp for the CPU chapter). Where two headers have one (11: 09's unit copied beside its
+    own), the one that the other does not include."""
     folder = os.path.join(REPO, chapter)
+    headers = []
     for header in sorted(glob.glob(os.path.join(folder, "*.cuh")) + glob.glob(os.path.join(folder, "*.h"))):
         with open(header, encoding="utf-8") as f:
-            if "// Use it in your code" not in f.read():
-                continue
+            headers.append((header, f.read()))
+    with_block = [h for h, text in headers if "// Use it in your code" in text]
+    top = [h for h in with_block
+           if not any(f'#include "{os.path.basename(h)}"' in text for other, text in headers
+                      if other != h and other in with_block)]
+    for header in top[:1]:
         stem = os.path.splitext(header)[0]
         sources = [stem + ext for ext in (".cu", ".cpp") if os.path.isfile(stem + ext)]
         return [header] + sources
@@ -84,11 +92,15 @@ class Lessons(unittest.TestCase):
             with self.subTest(chapter=chapter):
                 if chapter in BUILT_ON:
                     earlier, cap = BUILT_ON[chapter]
-                    base = os.path.basename(copy_unit(earlier)[0])
                     with open(unit[0], encoding="utf-8") as f:
-                        self.assertIn(f'#include "{base}"', f.read(), f"{chapter} must use {earlier}'s unit as it is")
-                    self.assertFalse(os.path.exists(os.path.join(REPO, chapter, base)),
-                                     f"{chapter} must include {earlier}'s {base}, not keep a copy of it")
+                        header = f.read()
+                    for path in copy_unit(earlier):
+                        base = os.path.basename(path)
+                        copy = os.path.join(REPO, chapter, base)
+                        self.assertTrue(os.path.isfile(copy), f"{chapter} must hold {earlier}'s {base} beside its unit")
+                        with open(path, "rb") as a, open(copy, "rb") as b:
+                            self.assertEqual(a.read(), b.read(), f"{chapter}/{base} must equal {earlier}/{base}")
+                    self.assertIn(f'#include "{os.path.basename(copy_unit(earlier)[0])}"', header)
                     total = sum(lines_of(path) for path in unit)
                     self.assertLessEqual(total, cap, f"{chapter}'s own files are {total} lines (at most {cap})")
                     continue
