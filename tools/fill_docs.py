@@ -21,7 +21,7 @@ ROOT = os.path.dirname(HERE)  # publish.py --root changes it (tests fill a copy 
 sys.path.insert(0, HERE)
 import ncu_table  # noqa: E402
 import results  # noqa: E402
-from results import differs, power_label, read_jsonl, reps_of, table  # noqa: E402
+from results import differs, power_label, read_jsonl, reps_of, table, value_range  # noqa: E402
 
 def read(path):
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -323,12 +323,6 @@ def large_run_sentence(text):
             f"{total / shards:.1f} GiB per GPU{one}):")
 
 
-def span(values, fmt):
-    """The range of the machines' values ("1.96–1.99" or one value where they agree), with fmt."""
-    lo, hi = fmt.format(min(values)), fmt.format(max(values))
-    return lo if lo == hi else f"{lo}–{hi}"
-
-
 def multigpu_block(dirs):
     """11's README: scaling from 1 to 2 GPUs (the median of the machines' medians, and the range of their
     speed-ups), the run larger than one GPU, the MPI runs; and 17's README: 17 on 1 and 2 GPUs beside 11 on the
@@ -376,8 +370,8 @@ def multigpu_block(dirs):
         speeds = [a["ms"] / b["ms"] for a, b in zip(one, two)]
         label = dtype + ("" if mode == "one process" else f" ({mode})")
         rows.append([label, power_label(n), f"{ms1:.3f}", f"{statistics.median(r['gbps'] for r in one):.0f}",
-                     f"{ms2:.3f}", f"{statistics.median(r['gbps'] for r in two):.0f}", span(speeds, "{:.2f}") + "×",
-                     span([50 * x for x in speeds], "{:.1f}") + "%"])
+                     f"{ms2:.3f}", f"{statistics.median(r['gbps'] for r in two):.0f}",
+                     value_range(speeds, "{:.2f}") + "×", value_range([50 * x for x in speeds], "{:.1f}") + "%"])
     parts = [table(["type", "N", "1 GPU ms", "1 GPU GB/s", "2 GPUs ms", "2 GPUs GB/s", "speed-up",
                     "parallel efficiency"], "compact", rows)]
     if len(machines) > 1:
@@ -392,7 +386,8 @@ def multigpu_block(dirs):
     passed = re.search(r"\d+% tests passed.*", first("ctest_multigpu.log"))
     if passed:
         parts.append("`ctest --preset multigpu` on the first machine: " + passed.group(0) + ".")
-    fill("11_multi_gpu/README.md", "results:11_multi_gpu", all_facts, f"`11_multi_gpu --json` sums ({between}), "
+    fill("11_multi_gpu/README.md", "results:11_multi_gpu", all_facts,
+         f"`11_multi_gpu --json` sums of the default random input ({between}), "
          f"every total verified against the CPU reference on every GPU{how}", "\n\n".join(parts))
     # When rank 1 goes silent before the all-reduce: the ranks' own lines, without Open MPI's MPI_Abort banner.
     silent = first("multigpu_mpi_silent_peer.txt")
@@ -430,8 +425,8 @@ def reproducible_on_gpus_block(dirs, all_facts):
         rows.append([data, power_label(n), f"{statistics.median(ms('11_multi_gpu', 1)):.3f}",
                      f"{statistics.median(ms('11_multi_gpu', 2)):.3f}",
                      f"{statistics.median(ms('17_reproducible', 1)):.3f}",
-                     f"{statistics.median(ms('17_reproducible', 2)):.3f}", span(speeds, "{:.2f}") + "×",
-                     span(ratio, "{:.2f}") + "×", "yes" if same else "**no**"])
+                     f"{statistics.median(ms('17_reproducible', 2)):.3f}", value_range(speeds, "{:.2f}") + "×",
+                     value_range(ratio, "{:.2f}") + "×", "yes" if same else "**no**"])
     facts = [f for _, f in have]
     reps = reps_of(heads)
     what = ("`bench_reproducible_gpus` ([bench/bench_on_gpus.cu](bench/bench_on_gpus.cu)), float sums, the slowest "

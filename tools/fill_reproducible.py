@@ -53,8 +53,7 @@ def publish(paths, root):
         floor = [t[(n, "read-only floor")]["median_us"] for t in runs]
         seventeen = [t[(n, "17_reproducible")]["median_us"] for t in runs]
         ratios = [s / t[(n, "09_single_pass")]["median_us"] for s, t in zip(seventeen, runs)]
-        lo, hi = f"{min(ratios):.2f}", f"{max(ratios):.2f}"
-        cells += [fmt_us(statistics.median(floor)), f"{lo}×" if lo == hi else f"{lo}–{hi}×",
+        cells += [fmt_us(statistics.median(floor)), results.value_range(ratios, "{:.2f}") + "×",
                   f"{statistics.median(100 * f / s for f, s in zip(floor, seventeen)):.0f} %"]
         counts = [f"{max(d[(n, job)]['distinct_results'] for d in distinct)}/"
                   f"{max(d[(n, job)]['distinct_results_cancelling'] for d in distinct)}"

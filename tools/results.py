@@ -421,6 +421,12 @@ def fmt_percent(p):
     return "—" if p is None else f"{p:.1f}%" if p >= 1 else f"{p:.2f}%"
 
 
+def value_range(values, fmt):
+    """The range of the machines' values with fmt ("1.96–1.99"), or one value where they agree."""
+    lo, hi = fmt.format(min(values)), fmt.format(max(values))
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
 def fmt_spread(p):
     return "—" if p is None else f"±{fixed(p, 9.95, 0.095)}%"
 
