@@ -140,6 +140,9 @@ auto with_op(Op op, Step step) {
 template <typename T>
 double run_once(std::vector<GpuState<T>>& gpus, Communicators& comms, Op op, bool flush) {
   std::vector<multi_gpu::Part<T>> parts;
+  std::vector<const T*> shards;
+  std::vector<std::size_t> counts;
+  std::vector<std::pair<int, cudaStream_t>> streams;
   for (GpuState<T>& g : gpus) {  // each GPU: flush its L2, poison its totals, start its timer
     CUDA_CHECK(cudaSetDevice(g.part.device));
     if (flush) g.flush->flush(g.part.stream);
@@ -147,18 +150,13 @@ double run_once(std::vector<GpuState<T>>& gpus, Communicators& comms, Op op, boo
     CUDA_CHECK(cudaMemsetAsync(g.part.total, 0xCD, sizeof(T), g.part.stream));
     g.timer->start(g.part.stream);
     parts.push_back(g.part);
-  }
-  // Each GPU reduces its shard, then one grouped all-gather of the K totals; once the
-  // non-blocking communicators have enqueued the all-gathers, each GPU combines the totals.
-  // The stop events follow all of it on the streams.
-  std::vector<const T*> shards;
-  std::vector<std::size_t> counts;
-  std::vector<std::pair<int, cudaStream_t>> streams;
-  for (const GpuState<T>& g : gpus) {
     shards.push_back(g.data.get());
     counts.push_back(g.shard.count);
     streams.emplace_back(g.part.device, g.part.stream);
   }
+  // Each GPU reduces its shard, then one grouped all-gather of the K totals; once the
+  // non-blocking communicators have enqueued the all-gathers, each GPU combines the totals.
+  // The stop events follow all of it on the streams.
   const int k = static_cast<int>(gpus.size());
   throw_if_failed(with_op(op, [&](auto o) {
                     return multi_gpu::gather_all<T, decltype(o)>(shards.data(), counts.data(), parts.data(),
