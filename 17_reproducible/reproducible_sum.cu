@@ -4,11 +4,11 @@
 // another order, and float addition rounds, so the bits change (12 made the error
 // smaller, not the order irrelevant). Here nothing is rounded until the end: every float
 // is a whole number of 2^-150, so the sum is an integer, the same in any order. Each
-// thread adds its floats as 64-bit integers in a window of 32 binades that follows its
-// largest value (a few integer instructions an element: still memory speed); what falls
-// outside, and the window when it moves, goes into ten exact 32-bit limbs (State).
-// Warps, blocks and the last block (09's ticket) add those, and the last block rounds
-// once: the correctly rounded sum, as accurate as a float can be.
+// thread keeps that integer in its own column of shared memory, one 64-bit row per sign
+// and 32 binades (powers of two), and adds each float into the row its top four bits
+// name: a multiply-add whatever the value, so the time does not depend on the data.
+// Each block adds its columns, then its total into the scratch with integer atomics; the
+// block that draws 09's last ticket rounds once: the correctly rounded sum.
 //
 // Build and run:  cmake --build --preset release --target 17_reproducible
 //                 build/release/bin/17_reproducible --n 65537 --block 40 --grid 7
@@ -17,6 +17,7 @@
 #include <cuda/atomic>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 namespace reproducible_sum {
@@ -25,24 +26,112 @@ namespace {
 constexpr unsigned kWarpSize = 32, kFullMask = 0xffffffffu;
 constexpr int kVectorsInFlight = 4;                        // 09's: four 16-byte loads per trip
 constexpr unsigned kNaN = 1, kPlusInf = 2, kMinusInf = 4;  // State::flags
+constexpr unsigned kSlots = 32;  // block b adds its State into slot b % 32: few atomics on one address
 
-// The window: exponent fields base .. base + 31. A float x with exponent field e in it
-// is sign * m * 2^(e - 150) (m: the 24-bit significand with its leading 1), which is
-// sign * (m << (e - base)) in units of 2^(base - 150): a 56-bit integer, exact.
-constexpr unsigned kWindow = 32;                  // binades
-constexpr int kFirstBase = 96, kLastBase = 223;  // any start works (96: 2^-31 to 2); never 255
+// [snippet:column]
+// A thread's column: 17 counters of 64 bits in shared memory, `stride` apart. Row
+// sign * 8 + g counts the floats of that sign whose exponent field e has e / 32 == g, in
+// units of 2^(32g - 150); row 16 takes what rows 7 and 15 carry out (signed, limb 8).
+constexpr unsigned kRows = 17, kCarryRow = 16;
+constexpr unsigned kTripsPerCarry = 16;  // a row gains < 2^55 an element: carry before 2^9 of them
 
-// Adds value * 2^bit to limb (bit <= 255): value << (bit % 32) is 96 bits, three
-// 32-bit digits, the top one signed. Each limb takes such digits, below 2^32, so
-// it can take 2^31 of them before settle() must carry.
-template <typename Add>
-__device__ void add_at(long long* limb, long long value, int bit, Add add) {
-  const int q = bit / 32, r = bit % 32;
-  const unsigned long long low = static_cast<unsigned long long>(value) << r;
-  const long long top = r ? value >> (64 - r) : value >> 63;
-  add(limb[q], static_cast<long long>(low & 0xffffffffu));
-  add(limb[q + 1], static_cast<long long>(low >> 32));
-  add(limb[q + 2], top);
+__host__ __device__ constexpr unsigned row_stride(unsigned block) { return (block + 15) / 16 * 16; }
+std::size_t shared_bytes(int block) { return kRows * row_stride(block) * sizeof(unsigned long long); }
+
+// x = m * 2^(e - 150): m = 2^23 + fraction for e >= 1; a zero or subnormal (e = 0) weighs
+// fraction * 2^-149 = (2 * fraction) * 2^-150, so m = 2 * fraction. m * 2^(e % 32), below
+// 2^55, goes to row bits >> 28 (the sign and e / 32): a multiply-add, whatever the float.
+// `probe` collects x * 2^-100: finite unless an inf or NaN came by (the only float math).
+__device__ __forceinline__ void add(unsigned long long* column, unsigned stride, float x, float& probe) {
+  const unsigned bits = __float_as_uint(x);
+  const unsigned m = (bits & 0x7fffffu) + min(bits & 0x7fffffffu, 0x800000u);
+  const unsigned scale = __funnelshift_l(0, 1, bits >> 23);  // 2^(e % 32): the shift counts mod 32
+  column[(bits >> 28) * stride] += static_cast<unsigned long long>(m) * scale;
+  probe = fmaf(x, 0x1p-100f, probe);
+}
+
+// Each row's bits from 2^32 up moved to the next row (rows 7 and 15: to row 16), where
+// they weigh the same. Every row but 16 is then below 2^32.
+__device__ void carry(unsigned long long* column, unsigned stride) {
+  unsigned long long up_plus = 0, up_minus = 0;
+  for (unsigned g = 0; g < 8; ++g) {
+    const unsigned long long plus = column[g * stride] + up_plus, minus = column[(8 + g) * stride] + up_minus;
+    column[g * stride] = plus & 0xffffffffu, up_plus = plus >> 32;
+    column[(8 + g) * stride] = minus & 0xffffffffu, up_minus = minus >> 32;
+  }
+  column[kCarryRow * stride] += up_plus - up_minus;
+}
+// [/snippet:column]
+
+// The column at the end as the ten limbs of a State: carried, each plus row minus its
+// minus row (both below 2^32), and row 16 as limb 8.
+__device__ void column_limbs(unsigned long long* column, unsigned stride, long long (&limb)[kLimbs]) {
+  carry(column, stride);
+  for (unsigned g = 0; g < 8; ++g) {
+    limb[g] = static_cast<long long>(column[g * stride]) - static_cast<long long>(column[(8 + g) * stride]);
+  }
+  limb[8] = static_cast<long long>(column[kCarryRow * stride]);
+  limb[9] = 0;
+}
+
+// 09's thread_reduce with the column in place of the float partial: the same head,
+// 16-byte vectors four at a time, and tail, but each trip's loads are issued a trip early
+// (the adds wait on shared memory, so a trip takes longer than the loads: 09's four loads
+// in flight are not enough). The block's columns are zeroed while the first loads fly;
+// a carry every 16 trips. Returns the flags of inf and NaN.
+__device__ unsigned thread_sum(const float* __restrict__ input, std::size_t n, unsigned long long* rows,
+                               unsigned stride) {
+  const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
+  const std::size_t misaligned_bytes = reinterpret_cast<std::uintptr_t>(input) % 16;
+  const std::size_t head = misaligned_bytes ? (16 - misaligned_bytes) / sizeof(float) : 0;
+  const std::size_t head_count = head < n ? head : n;
+  const float4* vectors = reinterpret_cast<const float4*>(input + head_count);
+  const std::size_t vector_count = (n - head_count) / 4;
+  const std::size_t tail_start = head_count + vector_count * 4;
+  const std::size_t step = kVectorsInFlight * threads, last = (kVectorsInFlight - 1) * threads;
+
+  // [snippet:trips]
+  unsigned long long* column = rows + threadIdx.x;
+  float p = 0;  // add's probe
+  std::size_t v = thread;
+  float4 next[kVectorsInFlight];  // the next trip's vectors
+  if (v + last < vector_count) {
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) next[k] = __ldg(vectors + v + k * threads);
+  }
+  for (unsigned i = threadIdx.x; i < kRows * stride; i += blockDim.x) rows[i] = 0;
+  __syncthreads();  // every column zeroed
+  for (unsigned trips = 1; v + last < vector_count; v += step, ++trips) {
+    float4 loaded[kVectorsInFlight];
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = next[k];
+    if (v + step + last < vector_count) {
+#pragma unroll
+      for (int k = 0; k < kVectorsInFlight; ++k) next[k] = __ldg(vectors + v + step + k * threads);
+    }
+#pragma unroll
+    for (int k = 0; k < kVectorsInFlight; ++k) {
+      add(column, stride, loaded[k].x, p), add(column, stride, loaded[k].y, p);
+      add(column, stride, loaded[k].z, p), add(column, stride, loaded[k].w, p);
+    }
+    if (trips % kTripsPerCarry == 0) carry(column, stride);
+  }
+  // [/snippet:trips]
+#pragma unroll
+  for (int k = 0; k < kVectorsInFlight; ++k) {  // the last, partial trip
+    if (v + k * threads >= vector_count) break;
+    const float4 x = __ldg(vectors + v + k * threads);
+    add(column, stride, x.x, p), add(column, stride, x.y, p);
+    add(column, stride, x.z, p), add(column, stride, x.w, p);
+  }
+#pragma unroll 1
+  for (std::size_t i = thread; i < head_count; i += threads) add(column, stride, __ldg(input + i), p);
+#pragma unroll 1
+  for (std::size_t i = tail_start + thread; i < n; i += threads) add(column, stride, __ldg(input + i), p);
+  const unsigned probe = __float_as_uint(p);  // read as bits: exponent field 255 is inf or NaN
+  if ((probe & 0x7f800000u) != 0x7f800000u) return 0;
+  return (probe & 0x7fffffu) ? kNaN : (probe >> 31) ? kMinusInf : kPlusInf;  // NaN: a NaN, or +inf and -inf
 }
 
 // Carries: every limb but the top one into [0, 2^32). The value does not change.
@@ -54,170 +143,35 @@ __device__ void settle(long long* limb) {
   }
 }
 
-__device__ void plain_add(long long& limb, long long digit) { limb += digit; }
-__device__ void atomic_add(long long& limb, long long digit) {
-  atomicAdd(reinterpret_cast<unsigned long long*>(&limb), static_cast<unsigned long long>(digit));
-}
-
-// [snippet:window]
-// One thread's running sum. `trip` takes one trip of 16 elements (each below 2^55,
-// so 16 of them fit in 64 bits); end_trip moves it into high * 2^32 + low.
-struct Window {
-  int base = kFirstBase;
-  long long trip = 0, high = 0;
-  unsigned long long low = 0;
-  unsigned flags = 0;
-  bool spilled = false;  // whether *exact holds anything
-};
-
-__device__ void end_trip(Window& w) {
-  w.low += static_cast<unsigned long long>(w.trip) & 0xffffffffu;
-  w.high += w.trip >> 32;
-  w.trip = 0;
-}
-
-// The window into the exact limbs (in local memory), and empty again.
-__device__ Window spill(Window w, long long* exact) {
-  end_trip(w);
-  if (!w.spilled) for (int k = 0; k < kLimbs; ++k) exact[k] = 0;
-  add_at(exact, static_cast<long long>(w.low), w.base, plain_add);  // low < 2^63: spilled in time
-  add_at(exact, w.high, w.base + 32, plain_add);
-  settle(exact);
-  w.low = 0, w.high = 0, w.spilled = true;
-  return w;
-}
-
-// The rare cases, out of line: inf and NaN, zero, a value above the window (the window
-// moves up to end at it) or below it (straight into the exact limbs).
-__device__ __noinline__ Window add_outside(Window w, unsigned bits, long long* exact) {
-  const int e = (bits >> 23) & 0xff;
-  const int sign = static_cast<int>(bits) >> 31;  // 0 or -1
-  if (e == 255) {
-    w.flags |= (bits & 0x7fffffu) ? kNaN : sign ? kMinusInf : kPlusInf;
-  } else if (e > w.base) {
-    w = spill(w, exact);
-    w.base = min((e - static_cast<int>(kWindow - 1) + 7) / 8 * 8, kLastBase);  // lanes agree more on 8s
-    const int m = static_cast<int>((bits & 0x7fffffu) | 0x800000u);
-    w.trip = static_cast<long long>((m ^ sign) - sign) << (e - w.base);
-  } else if (bits << 1) {  // not +-0: a subnormal has no leading 1 and the weight of e = 1
-    if (!w.spilled) w = spill(w, exact);
-    const int m = static_cast<int>((bits & 0x7fffffu) | (e ? 0x800000u : 0u));
-    add_at(exact, (m ^ sign) - sign, max(e, 1), plain_add);
-    settle(exact);
-  }
-  return w;
-}
-
-// x = sign * m * 2^(e - 150). Inside the window: a shift and an add (the common case).
-__device__ __forceinline__ void add(Window& w, float x, long long* exact) {
-  const unsigned bits = __float_as_uint(x);
-  const unsigned shift = ((bits >> 23) & 0xffu) - static_cast<unsigned>(w.base);
-  if (shift < kWindow) {
-    const int sign = static_cast<int>(bits) >> 31;
-    const int m = static_cast<int>((bits & 0x7fffffu) | 0x800000u);
-    w.trip += static_cast<long long>((m ^ sign) - sign) << shift;
-  } else {
-    w = add_outside(w, bits, exact);
-  }
-}
-// [/snippet:window]
-
-// [snippet:thread_sum]
-// 09's thread_reduce with the Window in place of the float partial: the same head,
-// 16-byte vectors four at a time, and tail; end_trip after each trip.
-__device__ Window thread_sum(const float* __restrict__ input, std::size_t n, long long* exact) {
-  const std::size_t thread = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::size_t threads = std::size_t(gridDim.x) * blockDim.x;
-  const std::size_t misaligned_bytes = reinterpret_cast<std::uintptr_t>(input) % 16;
-  const std::size_t head = misaligned_bytes ? (16 - misaligned_bytes) / sizeof(float) : 0;
-  const std::size_t head_count = head < n ? head : n;
-  const float4* vectors = reinterpret_cast<const float4*>(input + head_count);
-  const std::size_t vector_count = (n - head_count) / 4;
-  const std::size_t tail_start = head_count + vector_count * 4;
-
-  Window w;
-  std::size_t v = thread;
-  for (; v + (kVectorsInFlight - 1) * threads < vector_count; v += kVectorsInFlight * threads) {
-    float4 loaded[kVectorsInFlight];
-#pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = __ldg(vectors + v + k * threads);  // all loads first
-#pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) add(w, loaded[k].x, exact), add(w, loaded[k].y, exact),
-                                                 add(w, loaded[k].z, exact), add(w, loaded[k].w, exact);
-    end_trip(w);
-    if (w.low >> 62) w = spill(w, exact);  // after 2^30 trips of one thread
-  }
-#pragma unroll
-  for (int k = 0; k < kVectorsInFlight; ++k) {  // the last, partial trip
-    if (v + k * threads >= vector_count) break;
-    const float4 x = __ldg(vectors + v + k * threads);
-    add(w, x.x, exact), add(w, x.y, exact), add(w, x.z, exact), add(w, x.w, exact);
-  }
-#pragma unroll 1
-  for (std::size_t i = thread; i < head_count; i += threads) add(w, __ldg(input + i), exact);
-#pragma unroll 1
-  for (std::size_t i = tail_start + thread; i < n; i += threads) add(w, __ldg(input + i), exact);
-  end_trip(w);
-  w.high += static_cast<long long>(w.low >> 32);  // low below 2^32: a warp's 32 lows fit
-  w.low &= 0xffffffffu;
-  return w;
-}
-// [/snippet:thread_sum]
-
-// The block's exact sum into *total (shared, zeroed). A warp whose lanes share one window
-// (and spilled nothing) sums it with shuffles into a slot; warp 0 does the same over the
-// slots. Where windows disagree, each adds its limbs with atomics: integers, any order.
-struct Slot { int base; unsigned long long low; long long high; };  // base -1: empty
-
-// A warp's windows summed into lane 0's low and high, if all its lanes' bases agree.
-__device__ bool sum_windows(int base, unsigned long long& low, long long& high, unsigned lanes, int* agreed) {
-  const unsigned lane = threadIdx.x % kWarpSize;
-  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
-  int top = base;  // the warp's largest base; empty lanes (-1) agree with anything
-  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    const int other = __shfl_xor_sync(mask, top, offset);
-    if ((lane ^ offset) < lanes) top = max(top, other);
-  }
-  if (!__all_sync(mask, base == top || base < 0)) return false;
-  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    const unsigned long long low_above = __shfl_down_sync(mask, low, offset);
-    const long long high_above = __shfl_down_sync(mask, high, offset);
-    if (lane + offset < lanes) low += low_above, high += high_above;
-  }
-  *agreed = top;
-  return true;
-}
-
-__device__ void block_sum(Window w, long long* exact, State* total) {
-  __shared__ Slot slots[kWarpSize];
+// The block's threads' limbs and flags added into *total (shared) and settled: 07's shuffle
+// tree per limb within each warp, then one thread per limb over the warps. Whole block.
+__device__ void block_sum(long long (&limb)[kLimbs], unsigned flags, State* total) {
+  __shared__ long long warp_limbs[kWarpSize][kLimbs + 1];  // the flags last
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   const unsigned warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
-  unsigned long long low = w.low;
-  long long high = w.high;
-  int base = -1;  // the warp's base, when its lanes agree
   const unsigned lanes = min(kWarpSize, blockDim.x - warp * kWarpSize);
-  const bool any_spilled = __any_sync(lanes == kWarpSize ? kFullMask : (1u << lanes) - 1, w.spilled);
-  if (!any_spilled && sum_windows(w.base, low, high, lanes, &base)) {
-    if (lane == 0) slots[warp] = Slot{base, low, high};
-  } else {
-    w = spill(w, exact);
-    for (int k = 0; k < kLimbs; ++k) atomic_add(total->limb[k], exact[k]);
-    if (lane == 0) slots[warp] = Slot{-1, 0, 0};
+  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    for (int k = 0; k < kLimbs; ++k) {
+      const long long above = __shfl_down_sync(mask, limb[k], offset);
+      if (lane + offset < lanes) limb[k] += above;
+    }
+    const unsigned flags_above = __shfl_down_sync(mask, flags, offset);
+    if (lane + offset < lanes) flags |= flags_above;
   }
-  if (w.flags) atomicOr(&total->flags, w.flags);
-  __syncthreads();  // every slot written
-  if (warp != 0) return;
-  const Slot slot = lane < warps ? slots[lane] : Slot{-1, 0, 0};
-  low = slot.low, high = slot.high;
-  if (!sum_windows(slot.base, low, high, min(kWarpSize, blockDim.x), &base)) {
-    base = slot.base, low = slot.low, high = slot.high;  // each lane adds its own slot
-  } else if (lane != 0) {
-    base = -1;
+  if (lane == 0) {
+    for (int k = 0; k < kLimbs; ++k) warp_limbs[warp][k] = limb[k];
+    warp_limbs[warp][kLimbs] = flags;
   }
-  if (base >= 0) {
-    add_at(total->limb, static_cast<long long>(low), base, atomic_add);
-    add_at(total->limb, high, base + 32, atomic_add);
+  __syncthreads();
+  for (unsigned k = threadIdx.x; k <= kLimbs; k += blockDim.x) {
+    long long value = 0;
+    for (unsigned w = 0; w < warps; ++w) value = k < kLimbs ? value + warp_limbs[w][k] : value | warp_limbs[w][k];
+    if (k < kLimbs) total->limb[k] = value;
+    else total->flags = static_cast<unsigned>(value);
   }
+  __syncthreads();
+  if (threadIdx.x == 0) settle(total->limb);
 }
 
 // The exact sum (`s`, settled) rounded to the nearest float, ties to even, as an IEEE addition rounds its
@@ -233,11 +187,15 @@ __device__ float round_to_float(const State& s) {
     words[k] = negative ? ~word + carry : word;
     carry = carry && words[k] == 0;
   }
-  int top = kLimbs - 1;
-  while (top > 0 && words[top] == 0) --top;
-  const int p = 32 * top + 31 - __clz(words[top]);  // the leading bit; -1 for a zero sum
+  int top = 0;  // the highest word that is not 0 (0 for a zero sum), and that word
+  unsigned top_word = words[0];
+  for (int k = 1; k < kLimbs; ++k) {
+    if (words[k]) top = k, top_word = words[k];
+  }
+  const int p = 32 * top + 31 - __clz(top_word);  // the leading bit; -1 for a zero sum
   const unsigned sign = negative ? 0x80000000u : 0u;
   if (p < 24) return __uint_as_float(sign | words[0] >> 1);  // fraction field: the sum in 2^-149; 0 is +0
+  // [snippet:round]
   unsigned long long bits64 = 0;  // bits p-63 .. p of |sum|, and `sticky`: any 1 below them
   bool sticky = false;
   for (int k = 0; k < kLimbs; ++k) {
@@ -254,109 +212,140 @@ __device__ float round_to_float(const State& s) {
   unsigned bits = (static_cast<unsigned>(p - 23) << 23) | (significand & 0x7fffffu);
   if (round_bit && (below || (significand & 1))) ++bits;  // a carry may reach the exponent, or inf
   return __uint_as_float(sign | bits);
+  // [/snippet:round]
 }
 
-// Block: `count` States added limb by limb into *total (shared, zeroed) by the whole
-// block, a warp per limb (and one for the flags); thread 0 then settles it.
-__device__ void add_states(const State* parts, unsigned count, State* total) {
-  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  const unsigned warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
-  const unsigned lanes = min(kWarpSize, blockDim.x - warp * kWarpSize);
-  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
-  for (unsigned k = warp; k <= kLimbs; k += warps) {
-    long long value = 0;  // limb k, or the flags when k == kLimbs
-    for (unsigned b = lane; b < count; b += lanes) {
-      value = k < kLimbs ? value + parts[b].limb[k] : value | parts[b].flags;
-    }
-    for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
-      const long long above = __shfl_down_sync(mask, value, offset);
-      if (lane + offset < lanes) value = k < kLimbs ? value + above : (value | above);
-    }
-    if (lane == 0 && k < kLimbs) total->limb[k] = value;
-    if (lane == 0 && k == kLimbs) total->flags = static_cast<unsigned>(value);
+// One warp (its first `lanes` threads): parts[0, count) added, lane b % lanes taking part b;
+// the sum settled into *out by lane 0.
+__device__ void warp_add_states(const State* parts, unsigned count, unsigned lanes, State* out) {
+  const unsigned lane = threadIdx.x % kWarpSize, mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  long long limb[kLimbs] = {};
+  unsigned flags = 0;
+  for (unsigned b = lane; b < count; b += lanes) {
+    for (int k = 0; k < kLimbs; ++k) limb[k] += parts[b].limb[k];
+    flags |= parts[b].flags;
   }
-  __syncthreads();
-  if (threadIdx.x == 0) settle(total->limb);
+  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    for (int k = 0; k < kLimbs; ++k) {
+      const long long above = __shfl_down_sync(mask, limb[k], offset);
+      if (lane + offset < lanes) limb[k] += above;
+    }
+    const unsigned flags_above = __shfl_down_sync(mask, flags, offset);
+    if (lane + offset < lanes) flags |= flags_above;
+  }
+  if (lane != 0) return;
+  for (int k = 0; k < kLimbs; ++k) out->limb[k] = limb[k];
+  out->flags = flags;
+  settle(out->limb);
 }
 
 // [snippet:kernel]
-// 09's kernel with States for partials. kRound: write the rounded float to *result;
-// else the exact State to *state_out. `ticket` is 0 before and after.
+// 09's kernel with integer limbs for partials. Each block adds its State into one of
+// kSlots States in the scratch with 64-bit atomics (integers: any order, the same total);
+// the block that draws 09's last ticket adds the slots, rounds once (kRound: to *result;
+// else the State to *state_out) and leaves the slots and `ticket` at 0 for the next call.
 template <bool kRound>
 __global__ void __launch_bounds__(1024) reproducible(const float* __restrict__ input, std::size_t n, float* result,
-                                                     State* state_out, State* partials, unsigned* ticket) {
-  __shared__ State block_total;
-  __shared__ bool last;
-  long long exact[kLimbs];  // indexed at run time: local memory, touched only by the rare cases
-  for (unsigned k = threadIdx.x; k < kLimbs; k += blockDim.x) block_total.limb[k] = 0;
-  if (threadIdx.x == 0) block_total.flags = 0;
-  const Window w = thread_sum(input, n, exact);
-  __syncthreads();  // block_total zeroed
-  block_sum(w, exact, &block_total);
-  __syncthreads();  // every warp has added
-  if (gridDim.x > 1) {
-    // 09's ticket, taken by thread 0 for the whole block.
-    if (threadIdx.x == 0) {
-      settle(block_total.limb);
-      partials[blockIdx.x] = block_total;
-      cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket_ref(*ticket);
-      const unsigned my_ticket = ticket_ref.fetch_add(1, cuda::memory_order_acq_rel);
-      last = my_ticket == gridDim.x - 1;
-      if (last) ticket_ref.store(0, cuda::memory_order_relaxed);
-    }
-    __syncthreads();  // carries thread 0's acquire to the block with `last`
-    if (!last) return;
-    add_states(partials, gridDim.x, &block_total);
-  } else if (threadIdx.x == 0) {
-    settle(block_total.limb);
+                                                     State* state_out, State* slots, unsigned* ticket,
+                                                     unsigned stride) {
+  extern __shared__ unsigned long long rows[];  // kRows rows of `stride` (row_stride): column t is thread t's
+  __shared__ State total;
+  const unsigned flags = thread_sum(input, n, rows, stride);
+  long long limb[kLimbs];
+  column_limbs(rows + threadIdx.x, stride, limb);
+  block_sum(limb, flags, &total);
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0 && kRound) *result = round_to_float(total);
+    if (threadIdx.x == 0 && !kRound) *state_out = total;
+    return;
   }
-  if (threadIdx.x == 0 && kRound) *result = round_to_float(block_total);
-  if (threadIdx.x == 0 && !kRound) *state_out = block_total;
+  if (threadIdx.x >= kWarpSize) return;  // warp 0 goes on for the block
+  // 09's ticket, drawn by thread 0 after it adds the block's State into its slot.
+  bool last = false;
+  if (threadIdx.x == 0) {
+    State* slot = slots + blockIdx.x % kSlots;
+    for (int k = 0; k < kLimbs; ++k) atomicAdd(reinterpret_cast<unsigned long long*>(&slot->limb[k]), total.limb[k]);
+    if (total.flags) atomicOr(&slot->flags, total.flags);
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket_ref(*ticket);
+    last = ticket_ref.fetch_add(1, cuda::memory_order_acq_rel) == gridDim.x - 1;  // release our adds
+    if (last) ticket_ref.store(0, cuda::memory_order_relaxed);
+  }
+  const unsigned lanes = min(kWarpSize, blockDim.x), mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  last = __shfl_sync(mask, last, 0);
+  __syncwarp(mask);  // carries thread 0's acquire to the other lanes before their loads
+  if (!last) return;
+  warp_add_states(slots, min(gridDim.x, kSlots), lanes, &total);
+  for (unsigned b = threadIdx.x; b < min(gridDim.x, kSlots); b += lanes) slots[b] = State{};  // read: 0 again
+  if (threadIdx.x == 0 && kRound) *result = round_to_float(total);
+  if (threadIdx.x == 0 && !kRound) *state_out = total;
 }
 // [/snippet:kernel]
 
 __global__ void round_states_kernel(const State* states, unsigned count, float* result) {
   __shared__ State total;
-  add_states(states, count, &total);
+  warp_add_states(states, count, kWarpSize, &total);
   if (threadIdx.x == 0) *result = round_to_float(total);
 }
 
-constexpr std::size_t kPartialsOffset = 16;  // the ticket, then one State per block
+constexpr std::size_t kSlotsOffset = 16;  // the ticket, then the kSlots States the blocks add into
 constexpr std::size_t kElementsPerThread = kVectorsInFlight * 4;
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 }  // namespace
 
+// Columns past 40 KB (blocks over 288 threads), with the kernel's own few KB, pass the 48 KB
+// any block gets: the kernel must ask for them, once per device (refused where the GPU has
+// not that much).
+template <bool kRound>
+cudaError_t allow_shared(int block) {
+  static std::atomic<int> allowed[64];  // per device: the most this kernel has been allowed
+  const int shared = static_cast<int>(shared_bytes(block));
+  int device = 0;
+  cudaError_t status = shared <= 40 * 1024 ? cudaSuccess : cudaGetDevice(&device);
+  if (shared <= 40 * 1024 || status != cudaSuccess || (device < 64 && allowed[device] >= shared)) return status;
+  status = cudaFuncSetAttribute(reproducible<kRound>, cudaFuncAttributeMaxDynamicSharedMemorySize, shared);
+  if (status == cudaSuccess && device < 64) allowed[device] = shared;
+  return status;
+}
+
 // 09's rule: one trip of 16 elements per thread, at most one full wave (as many blocks as
-// fit on the device at once).
+// fit on the device at once, with their columns).
 cudaError_t default_grid(std::size_t n, int block, int* grid) {
   int device = 0, sm_count = 0, per_sm[2] = {0, 0};  // blocks per SM of the two kernels
   cudaError_t status = block < 1 || block > 1024 ? cudaErrorInvalidValue : cudaGetDevice(&device);
   if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
-  if (status == cudaSuccess) status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[0], reproducible<0>, block, 0);
-  if (status == cudaSuccess) status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[1], reproducible<1>, block, 0);
+  const std::size_t bytes = shared_bytes(block);
+  if (status == cudaSuccess) status = allow_shared<false>(block);
+  if (status == cudaSuccess) status = allow_shared<true>(block);
+  if (status == cudaSuccess)
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[0], reproducible<0>, block, bytes);
+  if (status == cudaSuccess)
+    status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm[1], reproducible<1>, block, bytes);
   const std::size_t wave = std::size_t(std::max(std::min(per_sm[0], per_sm[1]), 1)) * std::max(sm_count, 1);
   const std::size_t threads = ceil_div(std::max<std::size_t>(n, 1), kElementsPerThread);
   *grid = static_cast<int>(std::min(wave, ceil_div(threads, std::max(block, 1))));
   return status;
 }
 
-// 09's blocks: one block up to 1024 threads' worth of trips, 256 threads while the input
-// is under one 1024-thread block's trips for every two SMs, then 1024 (the kernel's 64
-// registers a thread let one such block, or two of 512, onto an SM of any GPU).
+// 09's blocks: one block up to 1024 threads' worth of trips, 256 threads while the input is
+// under one 1024-thread block's trips for every two SMs, then the largest of 1024, 512 and
+// 256 whose columns fit the device's shared memory (1024 on an H100: docs/tuning.md).
 cudaError_t default_shape(std::size_t n, int* block, int* grid) {
   const std::size_t threads = ceil_div(std::max<std::size_t>(n, 1), kElementsPerThread);
-  int device = 0, sm_count = 0;
+  int device = 0, sm_count = 0, shared = 0;
   cudaError_t status = cudaGetDevice(&device);
   if (status == cudaSuccess) status = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (status == cudaSuccess) status = cudaDeviceGetAttribute(&shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  int large = 1024;
+  while (large > kDefaultBlock && shared_bytes(large) + 8 * 1024 > std::size_t(shared)) large /= 2;
   *block = threads <= 1024 ? static_cast<int>(ceil_div(threads, 32) * 32)
-                           : threads < std::size_t(1024) * sm_count / 2 ? 256 : 1024;
+                           : threads < std::size_t(1024) * sm_count / 2 ? kDefaultBlock : large;
   *grid = 1;
   return status != cudaSuccess || threads <= 1024 ? status : default_grid(n, *block, grid);
 }
 
-std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int grid) {
-  return kPartialsOffset + std::size_t(std::max(grid, 1)) * sizeof(State);
+std::size_t scratch_bytes(std::size_t /*n*/, int /*block*/, int /*grid*/) {
+  return kSlotsOffset + kSlots * sizeof(State);
 }
 
 // The refusals the header lists, before any launch (a scratch too small: States past its end).
@@ -366,8 +355,11 @@ cudaError_t launch(const float* input, std::size_t n, float* result, State* stat
   if (block < 1 || block > 1024 || grid < 1 || (n && !input) || (kRound ? !result : !state) || !scratch ||
       bytes < scratch_bytes(n, block, grid) || reinterpret_cast<std::uintptr_t>(scratch) % alignof(State))
     return cudaErrorInvalidValue;
-  State* partials = reinterpret_cast<State*>(static_cast<unsigned char*>(scratch) + kPartialsOffset);
-  reproducible<kRound><<<grid, block, 0, stream>>>(input, n, result, state, partials, static_cast<unsigned*>(scratch));
+  const cudaError_t status = allow_shared<kRound>(block);
+  if (status != cudaSuccess) return status;
+  State* slots = reinterpret_cast<State*>(static_cast<unsigned char*>(scratch) + kSlotsOffset);
+  reproducible<kRound><<<grid, block, shared_bytes(block), stream>>>(input, n, result, state, slots,
+                                                        static_cast<unsigned*>(scratch), row_stride(block));
   return cudaGetLastError();
 }
 
@@ -381,7 +373,7 @@ cudaError_t reduce_state(const float* input, std::size_t n, State* state, void* 
 }
 cudaError_t round_states(const State* states, int count, float* result, cudaStream_t stream) {
   if (count < 0 || (count > 0 && !states) || !result) return cudaErrorInvalidValue;
-  round_states_kernel<<<1, kWarpSize * (kLimbs + 1), 0, stream>>>(states, static_cast<unsigned>(count), result);
+  round_states_kernel<<<1, kWarpSize, 0, stream>>>(states, static_cast<unsigned>(count), result);
   return cudaGetLastError();
 }
 

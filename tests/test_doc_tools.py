@@ -128,7 +128,7 @@ class Schemes(unittest.TestCase):
                     self.assertTrue(os.path.exists(committed), f"docs/images/{name} is missing")
                     self.assertEqual(read(committed), drawn, f"docs/images/{name} differs from what {script} "
                                      f"draws; run python3 tools/{script}")
-            self.assertEqual(len(os.listdir(out)), 15)  # 9 scheme diagrams, 5 rows pictures, the chain
+            self.assertEqual(len(os.listdir(out)), 16)  # 10 scheme diagrams, 5 rows pictures, the chain
 
     def test_bad_block_size_is_a_usage_error(self):
         with tempfile.TemporaryDirectory() as out:
@@ -697,16 +697,24 @@ class FillDocs(RepoCopy):
 # ----------------------------------------------------------------------------- 17's yardsticks
 
 def reproducible_run(path, factor):
-    """A made-up bench_reproducible output at 2^16 and 2^30: 17 takes `factor` times 09's time."""
+    """A made-up bench_reproducible output on two kinds of data at 2^16 and 2^30: 17 takes `factor` times 09's
+    time, CUB's gpu_to_gpu twice 17's; on the first kind 17 also at blocks of 256 and 1024."""
     lines = [{"device": "Test GPU", "cuda_runtime": 77070, "date": "2031-02-03", "peak_gbps": 1000.0, "reps": 7}]
-    for n in (1 << 16, 1 << 30):
-        for job, us in (("09_single_pass", 10.0), ("10_cub", 12.0), ("12_accuracy", 11.0),
-                        ("17_reproducible", 10.0 * factor), ("read-only floor", 9.0)):
-            lines.append({"n": n, "job": job, "block": 256, "grid": 1, "median_us": us, "min_us": us, "iqr_us": 0.1,
-                          "gbps": 1.0, "result": "1", "ok": None if job == "read-only floor" else True})
-        for job, distinct in (("09_single_pass", 2), ("12_accuracy", 1), ("17_reproducible", 1)):
-            lines.append({"n": n, "job": job, "shapes": 5, "distinct_results": distinct,
-                          "distinct_results_cancelling": distinct})
+    for data in ("uniform [0, 1)", "normal(0, 1)"):
+        for n in (1 << 16, 1 << 30):
+            for job, us in (("09_single_pass", 10.0), ("17_reproducible", 10.0 * factor),
+                            ("cub_gpu_to_gpu", 20.0 * factor), ("read-only floor", 9.0)):
+                lines.append({"data": data, "n": n, "job": job, "block": 256, "grid": 1, "median_us": us, "min_us": us,
+                              "iqr_us": 0.1, "gbps": 1.0, "result": "1",
+                              "ok": None if job == "read-only floor" else job != "cub_gpu_to_gpu" or n < 1 << 30})
+            if data.startswith("uniform"):
+                for block, us in ((256, 10.0 * factor), (1024, 9.0 * factor)):
+                    lines.append({"data": data, "n": n, "job": "17_reproducible", "block": block, "grid": 1,
+                                  "median_us": us, "min_us": us, "iqr_us": 0.1, "gbps": 1.0, "result": "1", "ok": True,
+                                  "block_sweep": True})
+            lines.append({"data": data, "n": n, "job": "09_single_pass", "shapes": 5, "distinct_results": 2})
+            lines.append({"data": data, "n": n, "job": "17_reproducible", "shapes": 5, "distinct_results": 1,
+                          "exact_bits": "0x3f800000", "exact": True})
     write(path, "".join(json.dumps(line) + "\n" for line in lines))
 
 
@@ -758,6 +766,7 @@ class Reproducible(unittest.TestCase):
         self.root = self.tmp.name
         write(os.path.join(self.root, "17_reproducible", "README.md"),
               "# 17\n<!-- results:17_reproducible -->\n<!-- /results -->\n")
+        write(os.path.join(self.root, "docs", "tuning.md"), "# t\n<!-- results:17_blocks -->\n<!-- /results -->\n")
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -769,10 +778,16 @@ class Reproducible(unittest.TestCase):
         result = run("publish.py", *runs, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stderr)
         table = block(read(os.path.join(self.root, "17_reproducible", "README.md")), "results:17_reproducible")
-        self.assertIn("| 2^16 | 10.0 | 11.0 | 12.0 | 14.0 | 9.0 | 1.20–1.60× |", table)
-        self.assertIn("2/2 · 1/1 · 1/1", table)
+        self.assertIn("| uniform [0, 1) | 2^16 | 10.0 | 14.0 | 28.0 | 9.0 | 1.20–1.60× | 66 % | 2.0× | 2 / 1 ✓ |", table)
+        self.assertIn("| normal(0, 1) | 2^16 |", table)
+        self.assertIn("|  | 2^30 | 10.0 | 14.0 | 28.0 ✗ |", table)
+        self.assertIn("✗: outside the harness's check (a loose bound for CUB's gpu_to_gpu, which states none): "
+                      "uniform [0, 1) at 2^30 (1, 1); normal(0, 1) at 2^30 (1, 1).", table)
         self.assertIn("On Test GPU, CUDA 77.7; 2 runs, 2031-02-03: `bench_reproducible` ([bench/bench.cu](bench/bench.cu)), "
-                      "float sums of a random input, median of 7 ([how these are measured]", table)
+                      "float sums, median of 7 ([how these are measured]", table)
+        tuning = block(read(os.path.join(self.root, "docs", "tuning.md")), "results:17_blocks")
+        self.assertIn("| 2^16 | 10.0 | 14.0 (1.20–1.60×) | 12.6 (1.08–1.44×) | 256 |", tuning)
+        self.assertIn("uniform [0, 1), 17 at each block with its default grid, median of 7", tuning)
         # The launch shapes the caption names are the bench's own (17_reproducible/bench/bench.cu).
         source = read(os.path.join(REPO, "17_reproducible", "bench", "bench.cu"))
         listed = re.search(r"shapes\[\]\[2\] = \{\{block, grid\}, (.*?)\};", source).group(1)

@@ -41,20 +41,30 @@ float from_bits(unsigned bits) {
   return x;
 }
 
-// The kinds of input: plain values, a range of 2^200 (many windows), sums that cancel to
-// a tiny fraction of sum|x| (12's hard case), and subnormals with zeros among them.
-enum class Kind { Uniform, WideRange, Cancelling, Tiny };
+// The kinds of input: plain values, the benchmark's kinds (normal, half zeros, a few zeros
+// and subnormals, a range of 2^200 with both signs), sums that cancel to a tiny fraction
+// of sum|x| (12's hard case), and subnormals with zeros among them.
+enum class Kind { Uniform, Normal, HalfZeros, ZerosOrSubnormals, WideRange, Cancelling, Tiny };
+const Kind kEveryKind[] = {Kind::Uniform,   Kind::Normal,     Kind::HalfZeros, Kind::ZerosOrSubnormals,
+                           Kind::WideRange, Kind::Cancelling, Kind::Tiny};
 
 std::vector<float> make_input(Kind kind, std::size_t n, std::mt19937_64& random) {
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
   std::uniform_int_distribution<int> exponent(-100, 100);
   std::vector<float> x(n);
   for (std::size_t i = 0; i < n; ++i) {
+    const float u = unit(random);
     switch (kind) {
-      case Kind::Uniform: x[i] = unit(random); break;
-      case Kind::WideRange: x[i] = std::ldexp(unit(random), exponent(random)); break;
-      case Kind::Cancelling: x[i] = (i % 2) ? -x[i - 1] * (1 + 0x1p-20f * unit(random)) : unit(random) * 1e6f; break;
-      case Kind::Tiny: x[i] = (i % 3 == 0) ? 0.0f : unit(random) * 0x1p-130f; break;
+      case Kind::Uniform: x[i] = u; break;
+      case Kind::Normal: x[i] = normal(random); break;
+      case Kind::HalfZeros: x[i] = random() % 2 ? std::fabs(u) : 0.0f; break;
+      case Kind::ZerosOrSubnormals:
+        x[i] = random() % 100 ? std::fabs(u) : random() % 2 ? 0.0f : u * 0x1p-127f;  // below 2^-127: subnormal
+        break;
+      case Kind::WideRange: x[i] = std::ldexp(u, exponent(random)); break;
+      case Kind::Cancelling: x[i] = (i % 2) ? -x[i - 1] * (1 + 0x1p-20f * u) : u * 1e6f; break;
+      case Kind::Tiny: x[i] = (i % 3 == 0) ? 0.0f : u * 0x1p-130f; break;
     }
   }
   return x;
@@ -90,7 +100,7 @@ TEST(Reproducible, IsTheCorrectlyRoundedSum) {
   REQUIRE_GPU();
   const std::uint64_t seed = fresh_seed();
   std::mt19937_64 random(seed);
-  for (Kind kind : {Kind::Uniform, Kind::WideRange, Kind::Cancelling, Kind::Tiny}) {
+  for (Kind kind : kEveryKind) {
     for (std::size_t n : {0ul, 1ul, 2ul, 3ul, 5ul, 33ul, 1000ul, 4097ul, 65537ul, 1000003ul, (1ul << 24) + 13}) {
       const std::vector<float> x = make_input(kind, n, random);
       EXPECT_EQ(bits_of(gpu_sum(x, 0, n)), bits_of(exact_float(x.data(), n)))
@@ -104,12 +114,13 @@ TEST(Reproducible, SameBitsForEveryShapeAndAlignment) {
   const std::uint64_t seed = fresh_seed();
   std::mt19937_64 random(seed);
   const std::size_t n = 1000003;
-  for (Kind kind : {Kind::Uniform, Kind::WideRange, Kind::Cancelling}) {
+  for (Kind kind : kEveryKind) {
     const std::vector<float> x = make_input(kind, n + 3, random);
     for (std::size_t offset : {0ul, 1ul, 2ul, 3ul}) {  // 16-byte aligned, then 4, 8 and 12 bytes past
       const unsigned expected = bits_of(exact_float(x.data() + offset, n));
-      const int shapes[][2] = {{0, 0}, {1, 1}, {5, 3}, {31, 7}, {33, 2},
-                               {40, 1000}, {128, 7}, {256, 5000}, {1024, 264}};
+      // 288 threads: the most that launch without asking for shared memory; 289 and up ask.
+      const int shapes[][2] = {{0, 0},   {1, 1},   {5, 3},    {31, 7},    {33, 2},     {40, 1000},
+                               {128, 7}, {288, 9}, {289, 9}, {512, 300}, {256, 5000}, {1024, 264}};
       for (const auto& shape : shapes) {
         EXPECT_EQ(bits_of(gpu_sum(x, offset, n, shape[0], shape[1])), expected)
             << "kind " << int(kind) << ", offset " << offset << ", block " << shape[0] << ", grid " << shape[1]
@@ -162,6 +173,21 @@ TEST(Reproducible, SplitsGiveTheSameBits) {
   }
 }
 
+// One thread (block 1, grid 1) adds every element into the top of one row: each float's
+// 24 bits shifted by 31, the most a row takes; the carries every 16 trips must keep up.
+TEST(Reproducible, OneThreadFillsARowToTheTop) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 random(seed);
+  for (std::size_t n : {16ul * 16 * 16 + 5, 100003ul}) {
+    std::vector<float> x(n);
+    for (float& v : x) v = from_bits((random() % 2 ? 0x80000000u : 0u) | (159u << 23) | 0x7fffffu);  // +-(2^33 - 2^9)
+    for (std::size_t i = 0; i < n; i += 7) x[i] = from_bits((159u << 23) | 0x7fffffu);  // more + than -
+    EXPECT_EQ(bits_of(gpu_sum(x, 0, n, 1, 1)), bits_of(exact_float(x.data(), n))) << "n = " << n << ", seed " << seed;
+    EXPECT_EQ(bits_of(gpu_sum(x, 0, n, 1024, 1)), bits_of(exact_float(x.data(), n))) << "n = " << n;
+  }
+}
+
 // numpy's rules: a NaN, or both infinities, give NaN; one infinity gives it; a finite
 // sum past the largest float rounds to infinity.
 TEST(Reproducible, InfinityAndNanAsNumpy) {
@@ -177,6 +203,7 @@ TEST(Reproducible, InfinityAndNanAsNumpy) {
     return gpu_sum(y, 0, y.size());
   };
   EXPECT_TRUE(std::isnan(with({{at, nan}})));
+  EXPECT_TRUE(std::isnan(with({{at, -nan}}))) << "a NaN with its sign bit set";
   EXPECT_EQ(with({{at, inf}}), inf);
   EXPECT_EQ(with({{at, -inf}}), -inf);
   EXPECT_TRUE(std::isnan(with({{at, inf}, {x.size() - 1 - at / 2, -inf}})));
@@ -366,19 +393,20 @@ TEST(ReproducibleTiny, RandomTinyInputEveryShape) {
 // The refusals the header lists: each returns cudaErrorInvalidValue before any launch, so
 // nothing is written and cudaGetLastError() has nothing to report.
 
-// A scratch sized for 4 blocks, used for 64: the blocks past the fourth would write their
-// States past its end. The buffer has room for all 64 (zeroed), so a write shows there.
-TEST(ReproducibleScratch, SizedForASmallerGridIsRefused) {
+// The scratch is the ticket and the State the blocks add into: one size for every launch
+// shape. One byte short is refused, and so is reduce_state's; nothing is written anywhere.
+TEST(ReproducibleScratch, OneByteShortIsRefused) {
   REQUIRE_GPU();
   std::mt19937_64 random(fresh_seed());
   const std::size_t n = 1000003;
-  const int block = 256, small_grid = 4, grid = 64;
+  const int block = 256, grid = 64;
+  const std::size_t full = reproducible_sum::scratch_bytes(n, block, grid);
+  EXPECT_EQ(full, reproducible_sum::scratch_bytes(1, 1, 1));
+  EXPECT_EQ(full, reproducible_sum::scratch_bytes(std::size_t(1) << 40, 1024, 1 << 30));
   const std::vector<float> x = make_input(Kind::Uniform, n, random);
   DeviceBuffer<float> input(n);
   CUDA_CHECK(cudaMemcpy(input.get(), x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
-  const std::size_t small_bytes = reproducible_sum::scratch_bytes(n, block, small_grid);
-  ASSERT_LT(small_bytes, reproducible_sum::scratch_bytes(n, block, grid));
-  DeviceBuffer<unsigned char> scratch(reproducible_sum::scratch_bytes(n, block, grid));
+  DeviceBuffer<unsigned char> scratch(full);
   CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch.bytes()));
   DeviceBuffer<float> result(1);
   DeviceBuffer<reproducible_sum::State> state(1);
@@ -387,12 +415,10 @@ TEST(ReproducibleScratch, SizedForASmallerGridIsRefused) {
   CUDA_CHECK(cudaDeviceSynchronize());
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
 
-  EXPECT_EQ(reproducible_sum::reduce(input.get(), n, result.get(), scratch.get(), small_bytes, block, grid),
+  EXPECT_EQ(reproducible_sum::reduce(input.get(), n, result.get(), scratch.get(), full - 1, block, grid),
             cudaErrorInvalidValue);
-  EXPECT_EQ(reproducible_sum::reduce_state(input.get(), n, state.get(), scratch.get(), small_bytes, block, grid),
+  EXPECT_EQ(reproducible_sum::reduce_state(input.get(), n, state.get(), scratch.get(), full - 1, block, grid),
             cudaErrorInvalidValue);
-  EXPECT_EQ(reproducible_sum::reduce(input.get(), n, result.get(), scratch.get(), small_bytes - 1, block, small_grid),
-            cudaErrorInvalidValue) << "one byte short";
   CUDA_CHECK(cudaDeviceSynchronize());
   EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a refused call launched something";
 
@@ -406,9 +432,8 @@ TEST(ReproducibleScratch, SizedForASmallerGridIsRefused) {
   CUDA_CHECK(cudaMemcpy(bytes.data(), scratch.get(), bytes.size(), cudaMemcpyDeviceToHost));
   EXPECT_EQ(std::count(bytes.begin(), bytes.end(), 0), static_cast<long>(bytes.size())) << "the scratch was written";
 
-  // The scratch is untouched: at the grid it was sized for, the same call works.
-  ASSERT_EQ(reproducible_sum::reduce(input.get(), n, result.get(), scratch.get(), small_bytes, block, small_grid),
-            cudaSuccess);
+  // The scratch is untouched: at its full size, the same call works.
+  ASSERT_EQ(reproducible_sum::reduce(input.get(), n, result.get(), scratch.get(), full, block, grid), cudaSuccess);
   CUDA_CHECK(cudaMemcpy(&value, result.get(), sizeof value, cudaMemcpyDeviceToHost));
   EXPECT_EQ(bits_of(value), bits_of(exact_float(x.data(), n)));
 }
@@ -446,7 +471,7 @@ TEST(ReproducibleScratch, EveryListedRefusalLaunchesNothing) {
   refused(reduce(in, n, out, s, bytes - 1, block, grid), "one byte short");
   refused(reduce(in, n, out, static_cast<unsigned char*>(s) + 4, bytes, block, grid), "scratch not 8-byte aligned");
   refused(reproducible_sum::reduce_state(in, n, nullptr, s, bytes, block, grid), "no state");
-  refused(reproducible_sum::reduce_state(in, n, state.get(), s, bytes, block, grid + 1), "state, grid too large");
+  refused(reproducible_sum::reduce_state(in, n, state.get(), s, bytes - 1, block, grid), "state, one byte short");
   refused(reproducible_sum::round_states(state.get(), -1, out), "count -1");
   refused(reproducible_sum::round_states(nullptr, 2, out), "no states");
   refused(reproducible_sum::round_states(state.get(), 1, nullptr), "no result for round_states");

@@ -599,98 +599,314 @@ def draw_grid_stride(blocks=2, threads=4, n=29):
     return svg
 
 
-def draw_reproducible_window(x=-0.8125, base=96):
-    """17: one float placed in a thread's 64-bit window: m << (e - base) (reproducible_sum.cu, add),
-    and where values outside the window go (add_outside: the ten 32-bit limbs)."""
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
-    sign, e, m = bits >> 31, (bits >> 23) & 0xFF, (bits & 0x7FFFFF) | 0x800000  # m with its leading 1
-    shift = e - base
-    assert 0 <= shift < 32 and abs(x) == m * 2.0 ** (e - 150)
-    width = 1000.0
-    title = f"17 one float into the window: x = {x:g} becomes an integer at bit e − base"
-    caption = ("Every finite float is a whole number of 2^-150: x = ±m · 2^(e − 150), m its 24-bit significand "
-               "with the leading 1, e its exponent field. A thread's window covers the exponent fields base to "
-               "base + 31: x goes in as m shifted left by e − base, an exact integer, added to a 64-bit sum "
-               "(a shift and an add). Nothing is rounded until the end, so the order of the additions cannot "
-               "change the sum.")
+RELEASE, RELEASE_FILL = "#0f8a6e", "#d9efe7"  # 09's ticket: a release, and the arrows of what it makes visible
+ACQUIRE, ACQUIRE_FILL = "#8a44b0", "#ebdff3"  # the last block's acquire
+WRONG, WRONG_FILL = "#c0392b", "#f8dcd8"      # an old value read
+
+
+def draw_ticket_timeline():
+    """09: the ticket of single_pass.cu, step 2, as a timeline: thread 0 of each block writes its partial, then
+    fetch_add(1, acq_rel) on one counter; the block that draws G - 1 reads every partial. Below, the relaxed ticket's
+    failure."""
+    width, left, box_h, pitch = 1060.0, 150.0, 30.0, 58.0
+    at = {1: 420.0, 3: 530.0, 0: 640.0, 2: 750.0}  # where each block's fetch_add is: blocks 1, 3, 0, 2 in turn
+    tickets = {b: k for k, b in enumerate(sorted(at, key=at.get))}
+    last = max(tickets, key=tickets.get)
+    half, partial_w, sync_x = 62.0, 112.0, 826.0
+    title = f"09 the ticket: release and acquire in a grid of {len(at)} blocks"
+    caption = ("Time runs left to right, one lane per block. Thread 0 of each block writes the block's partial, then "
+               "draws a ticket: fetch_add(1, acq_rel) on one counter returns the count before its +1. The blocks "
+               f"draw in the order they reach the counter; the one that draws G − 1 = {len(at) - 1} is the last "
+               "block.")
+    svg, y = titled(width, title, caption, 26)
+
+    def box(x0, x1, top, label, fill, stroke, color=TEXT, weight=None):
+        svg.rect(x0, top, x1 - x0, box_h, fill=fill, stroke=stroke, rx=3)
+        svg.text((x0 + x1) / 2, top + box_h / 2 + 4, label, size=11, anchor="middle", color=color, weight=weight)
+
+    def lane(top, b, order):
+        """Block b's lane from y = top: its share, its partial, then its ticket drawn with `order`."""
+        x = at[b]
+        svg.text(left - 12, top + box_h / 2 + 4, f"block {b}", size=12, anchor="end", weight="bold")
+        box(left, x - half - 6 - partial_w - 4, top, "reduce share", DEAD_FILL, DEAD_STROKE, SUBTLE)
+        box(x - half - 6 - partial_w, x - half - 6, top, f"write partial[{b}]", WRITTEN_FILL, ACTIVE)
+        fill, stroke = (ACQUIRE_FILL, ACQUIRE) if order == "acquire" else (RELEASE_FILL, RELEASE)
+        if order == "relaxed":
+            fill, stroke = "#ffffff", LIVE_STROKE
+        box(x - half, x + half, top, f"ticket {tickets[b]} ({order})", fill, stroke, weight="bold")
+        if b != last:
+            svg.text(x + half + 8, top + box_h / 2 + 4, "exits", size=11, color=SUBTLE)
+
+    # 1. 09's ticket.
+    svg.text(20, y, "1. with release and acquire (09's kernel)", size=13, weight="bold")
+    y += 26
+    svg.line(left, y, width - 24, y, stroke=SUBTLE, width=1.0, arrow=True)
+    svg.text(width - 24, y - 6, "time", size=11, anchor="end", color=SUBTLE)
+    top = y + 18
+    rows = {b: top + b * pitch for b in sorted(at)}
+    for b in sorted(at):
+        lane(rows[b], b, "acquire" if b == last else "release")
+    # The last block: __syncwarp hands the acquire from thread 0 to lanes 1-31, then warp 0 reads every partial.
+    row = rows[last]
+    svg.line(sync_x, row - 8, sync_x, row + box_h + 8, stroke=WARP_LINE, width=1.4, stroke_dasharray="4 3")
+    svg.text(sync_x, row - 12, "__syncwarp", size=10, anchor="middle", color=WARP_LINE, family=MONO)
+    box(sync_x + 12, sync_x + 142, row, f"read partial[0..{len(at) - 1}]", "#ffffff", ACTIVE, weight="bold")
+    box(sync_x + 148, width - 20, row, "result", RESULT_FILL, RESULT_STROKE, weight="bold")
+    # What each release makes visible: an arrow to the acquire.
+    acquire_x = at[last] - half
+    for k, b in enumerate(sorted((b for b in at if b != last), key=at.get)):
+        end_x = acquire_x + 18 + 22 * k
+        if rows[b] < row:
+            svg.line(at[b] + half - 20, rows[b] + box_h, end_x, row - 1, RELEASE, 1.6, arrow=True)
+        else:
+            svg.line(at[b] + half - 20, rows[b], end_x, row + box_h + 1, RELEASE, 1.6, arrow=True)
+    # The counter's values: every fetch_add adds 1 to what the one before it left.
+    y = top + len(at) * pitch + 6
+    svg.text(left - 12, y + 16, "the counter", size=12, anchor="end")
+    edges = [left] + sorted(at.values()) + [sync_x, width - 20]
+    for k in range(len(edges) - 1):
+        value = k if k <= len(at) else 0
+        svg.rect(edges[k], y, edges[k + 1] - edges[k], 22, fill="#ffffff", stroke=LIVE_STROKE)
+        svg.text((edges[k] + edges[k + 1]) / 2, y + 15, str(value), size=11, anchor="middle", family=MONO)
+    for b, x in at.items():
+        svg.text(x, y + 36, f"+1 by block {b}", size=10, anchor="middle", color=SUBTLE)
+    svg.text(sync_x, y + 36, "store(0)", size=10, anchor="middle", color=SUBTLE, family=MONO)
+    y += 66
+    notes = [(RELEASE, "release (arrows): thread 0's writes before its ticket (the partial) are visible to any "
+                       "thread whose acquire reads this +1 or a later one"),
+             (ACQUIRE, f"acquire: the last block's reads after its ticket see all that; each +1 adds to the one "
+                       f"before, so ticket {len(at) - 1} comes after every release"),
+             (WARP_LINE, "__syncwarp: thread 0 drew the ticket; the barrier passes its acquire on to lanes 1-31 "
+                         "of warp 0, which read partials too")]
+    for color, line in notes:
+        svg.rect(20, y - 10, 14, 12, fill=color, rx=2)
+        svg.text(42, y, line, size=12, color=TEXT)
+        y += 20
+    y += 22
+
+    # 2. The same two blocks with a relaxed ticket.
+    svg.text(20, y, "2. without them (a relaxed ticket): the last block may read an old partial", size=13,
+             weight="bold")
+    y += 20
+    first = 0  # block 0 draws ticket 2, as in 1.
+    rows = {first: y, last: y + pitch}
+    for b in (first, last):
+        lane(rows[b], b, "relaxed")
+    row = rows[last]
+    read_x1 = sync_x + 142
+    box(at[last] + half + 6, read_x1, row, f"read partial[{first}]: old", WRONG_FILL, WRONG, weight="bold")
+    write_x, arrive_x = at[first] - half - 6 - partial_w / 2, read_x1 + 36
+    svg.line(write_x, rows[first] + box_h, arrive_x, row + box_h / 2 - 4, WRONG, 1.6, arrow=True,
+             stroke_dasharray="5 4")
+    for k, line in enumerate((f"the new partial[{first}] may reach block {last}", f"only after block {last} read it")):
+        svg.text(width - 20, rows[first] + 12 + 14 * k, line, size=11, anchor="end", color=WRONG)
+    y = row + box_h + 26
+    svg.text(20, y, f"Block {last} sees ticket {tickets[first]}'s +1 but not the partial written before it; and "
+             "without an acquire its reads may even be done before its own ticket.", size=12, color="#444")
+    svg.height = y + 16
+    return svg
+
+
+ROW_COLOR = "#8a44b0"  # 17: the row a float's top 4 bits name
+SHIFT_COLOR = WARP_LINE  # 17: its shift, e % 32
+
+
+def power_text(k):
+    """2^k as the pictures write it: 1, 2, 2^-31, 2^33."""
+    return "1" if k == 0 else "2" if k == 1 else f"2^{k}"
+
+
+def draw_reproducible_rows(x=-0.8125, subnormal_bits=5):
+    """17: one float into its thread's column (reproducible_sum.cu, add): its top 4 bits name the row, e % 32 the
+    shift; the column's 17 rows in shared memory, side by side with the other threads'; then carry, the limbs and
+    the one rounding."""
+    def float_bits(value):
+        return struct.unpack("<I", struct.pack("<f", value))[0]
+
+    def bits_float(bits):
+        return struct.unpack("<f", struct.pack("<I", bits))[0]
+
+    def significand(bits):  # add's m, branch-free
+        return (bits & 0x7FFFFF) + min(bits & 0x7FFFFFFF, 0x800000)
+
+    bits = float_bits(x)
+    sign, e, fraction = bits >> 31, (bits >> 23) & 0xFF, bits & 0x7FFFFF
+    row, g, shift, m = bits >> 28, e // 32, (bits >> 23) % 32, significand(bits)
+    added = m << shift  # in units of row g's 2^(32g - 150)
+    assert 0 < e < 255 and row == sign * 8 + g and shift == e % 32 and m == (1 << 23) + fraction
+    assert added < 1 << 55 and abs(x) == added * 2.0 ** (32 * g - 150) and (-1) ** sign * abs(x) == x
+    sub_x = bits_float(subnormal_bits)  # a subnormal: e = 0, m = 2 * fraction
+    sub_m = significand(subnormal_bits)
+    assert subnormal_bits >> 23 == 0 and sub_m == 2 * subnormal_bits and sub_x == sub_m * 2.0 ** -150
+    assert sub_x == subnormal_bits * 2.0 ** -149 and significand(float_bits(0.0)) == 0 == float_bits(-0.0) >> 28 & 7
+    assert (2 ** 24 - 1) << 31 < 1 << 55 and (1 << 32) - 1 + (2 ** 9 - 1) * ((1 << 55) - 1) < 1 << 64  # headroom
+
+    def value_range(g):
+        """The floats of row g (positive): [its lowest, the next row's lowest), read off their bits."""
+        low, high = bits_float(g << 28), bits_float((g + 1) << 28) if g < 7 else 2.0 ** 128
+        top = 32 * g - 95 if g < 7 else 128  # row 7 holds e = 224..254, then 255 (inf, NaN)
+        assert low == (0.0 if g == 0 else 2.0 ** (32 * g - 127)) and high == 2.0 ** top
+        assert bits_float(((g + 1) << 28) - 1 if g < 7 else 0x7F7FFFFF) < high
+        return "0" if g == 0 else power_text(32 * g - 127), power_text(top)
+
+    width, left, cell = 1000.0, 150.0, 26.0
+    title = f"17 one float into its row: x = {x:g} adds m · 2^{shift} to row {row} of its thread's column"
+    caption = ("Every finite float is a whole number of 2^-150, so the sum is an integer, the same in any order. "
+               "Each thread keeps it in its own column of shared memory: 17 rows of 64-bit counters, row g of "
+               "either sign counting in units of 2^(32g − 150). A float goes to the row its top 4 bits name, as "
+               "m · 2^(e % 32): a shift and one 64-bit add, whatever its value.")
     svg, y = titled(width, title, caption, 30)
 
-    # 1. The 32 bits of x.
-    svg.text(20, y, f"1. the bits of x = {x:g} (float32)", size=13, weight="bold")
-    y += 34
-    cell, left = 26.0, 150.0
-    for k in range(32):
+    def bracket(x0, x1, level, label, color=SUBTLE, below=True, weight=None, anchor="middle"):
+        """A bracket from x0 to x1 at y = level, its label under it (or over it)."""
+        tick = -4 if below else 4
+        svg.line(x0, level, x1, level, stroke=color, width=1.2)
+        svg.line(x0, level + tick, x0, level, stroke=color, width=1.2)
+        svg.line(x1, level + tick, x1, level, stroke=color, width=1.2)
+        tx = (x0 + x1) / 2 if anchor == "middle" else x0
+        svg.text(tx, level + 15 if below else level - 6, label, size=12, anchor=anchor, color=color, weight=weight)
+
+    # 1. The 32 bits: the top 4 name the row, the low 5 of e the shift.
+    svg.text(20, y, f"1. the 32 bits of x = {x:g}: the top 4 name the row, the low 5 bits of e the shift",
+             size=13, weight="bold")
+    y += 56
+    for k in range(32):  # bit 31 on the left
         bit = (bits >> (31 - k)) & 1
         fill = "#f6c9b8" if k == 0 else WRITTEN_FILL if k <= 8 else "#dcefd2"  # sign, exponent, fraction
         svg.rect(left + k * cell, y, cell - 2, 26, fill=fill, stroke=LIVE_STROKE, rx=2)
         svg.text(left + k * cell + (cell - 2) / 2, y + 18, str(bit), size=13, anchor="middle", family=MONO)
+    for b in (31, 28, 27, 23, 22, 0):
+        svg.text(left + (31 - b) * cell + (cell - 2) / 2, y - 4, str(b), size=9, anchor="middle", color=SUBTLE)
     for label, first, last in (("sign", 0, 0), (f"exponent field e = {e}", 1, 8), ("fraction: 23 bits", 9, 31)):
-        x0, x1 = left + first * cell, left + (last + 1) * cell - 2
-        svg.line(x0, y - 6, x1, y - 6, stroke=SUBTLE, width=1.0)
-        svg.text((x0 + x1) / 2, y - 11, label, size=12, anchor="middle", color=SUBTLE)
-    y += 52
-    svg.text(20, y, f"sign = {sign} ({'negative' if sign else 'positive'})   e = {e}   m = 1.fraction × 2^23 = {m} "
-             f"(the leading 1 is not stored)   x = {'−' if sign else ''}{m} · 2^({e} − 150)", size=13, family=MONO)
-    y += 40
+        bracket(left + first * cell, left + (last + 1) * cell - 2, y - 16, label, below=False)
+    svg.text(left - 12, y + 12, f"x = {x:g}", size=13, anchor="end", weight="bold")
+    svg.text(left - 12, y + 27, f"0x{bits:08x}", size=11, anchor="end", family=MONO, color=SUBTLE)
+    level = y + 34
+    bracket(left, left + 4 * cell - 2, level, f"row {row}", ROW_COLOR, weight="bold")
+    bracket(left + 4 * cell, left + 9 * cell - 2, level, f"shift {shift}", SHIFT_COLOR, weight="bold")
+    bracket(left + 9 * cell, left + 32 * cell - 2, level, f"fraction = 0x{fraction:06x}")
+    y = level + 44
+    svg.text(20, y, f"row   = bits >> 28 = sign · 8 + e / 32 = {sign} · 8 + {e} / 32 = {row}", size=12,
+             family=MONO, color=ROW_COLOR, xml_space="preserve")
+    svg.text(20, y + 18, f"shift = e % 32 = {e} % 32 = {shift}    (2^shift = __funnelshift_l(0, 1, bits >> 23): "
+             "it shifts mod 32)", size=12, family=MONO, color=SHIFT_COLOR, xml_space="preserve")
+    y += 58
 
-    # 2. The window: 64 bits, m at bit e - base.
-    svg.text(20, y, f"2. the thread's window (base = {base}: exponent fields {base} to {base + 31}): "
-             f"m << (e − base) = m << {shift}, negated for a negative x", size=13, weight="bold")
-    y += 40
+    # 2. The integer added: m * 2^shift in a 64-bit counter.
+    svg.text(20, y, f"2. the integer added: m · 2^shift, below 2^55, in units of 2^(32g − 150), g = e / 32 = {g}",
+             size=13, weight="bold")
+    lines = ["m = (bits & 0x7fffff) + min(bits & 0x7fffffff, 0x800000)",
+             f"  e ≥ 1: 2^23 + fraction (the leading 1, not stored)   here 0x800000 + 0x{fraction:06x} = {m}",
+             f"  e = 0: 2 · fraction (zero, subnormal: fraction · 2^-149)  e.g. 0x{subnormal_bits:08x} = "
+             f"{subnormal_bits} · 2^-149: m = {sub_m}, row 0, shift 0"]
+    for k, line in enumerate(lines):
+        svg.text(20, y + 22 + 18 * k, line, size=12, family=MONO, xml_space="preserve")
+    y += 22 + 18 * len(lines) + 44
     cell2 = 13.0
     for k in range(64):  # bit 63 on the left
         b = 63 - k
         inside = shift <= b < shift + 24
-        fill = RESULT_FILL if inside else "#f2f2f2" if b >= 56 else "#ffffff"
-        stroke = RESULT_STROKE if inside else DEAD_STROKE
-        svg.rect(left + k * cell2, y, cell2 - 1, 24, fill=fill, stroke=stroke)
-        if inside:
-            svg.text(left + k * cell2 + 6, y + 16, str((m >> (b - shift)) & 1), size=10, anchor="middle",
-                     family=MONO)
-    for b in (63, 56, shift + 23, shift, 0):
+        fill = RESULT_FILL if inside else "#f2f2f2" if b >= 55 else "#ffffff"
+        svg.rect(left + k * cell2, y, cell2 - 1, 24, fill=fill, stroke=RESULT_STROKE if inside else DEAD_STROKE)
+        svg.text(left + k * cell2 + 6, y + 16, str((m >> (b - shift)) & 1 if inside else 0), size=10,
+                 anchor="middle", family=MONO, color=TEXT if inside else DEAD_TEXT)
+    for b in (63, 55, shift + 23, shift, 0):
         svg.text(left + (63 - b) * cell2 + 6, y - 5, str(b), size=10, anchor="middle", color=SUBTLE)
-    brackets = (("headroom: 16 values a trip, then the trip is folded", 63, 56),
-                (f"m: bits {shift} to {shift + 23}", shift + 23, shift),
-                ("where m's lowest bit lands: e − base = 0 to 31", 31, 0))
-    for label, hi, lo in brackets:
-        level = y + (62 if lo == 0 else 32)  # the third bracket overlaps m's: one level lower
-        x0, x1 = left + (63 - hi) * cell2, left + (64 - lo) * cell2 - 1
-        svg.line(x0, level, x1, level, stroke=SUBTLE, width=1.0)
-        svg.line(x0, level - 4, x0, level, stroke=SUBTLE, width=1.0)
-        svg.line(x1, level - 4, x1, level, stroke=SUBTLE, width=1.0)
-        svg.text((x0 + x1) / 2, level + 16, label, size=12, anchor="middle", color=SUBTLE)
-    svg.text(left - 12, y + 17, "trip (int64)", size=12, anchor="end", family=MONO)
-    y += 110
-    svg.text(20, y, f"units of 2^(base − 150) = 2^{base - 150}; after each trip of 16 elements, trip is added "
-             "into high · 2^32 + low, which spill into the limbs before they could overflow", size=12, color="#444")
+    bracket(left, left + 9 * cell2 - 1, y - 18, "bits 55–63: room for 2^9 − 1 adds; carry() every 256", below=False,
+            anchor="start")
+    svg.text(left - 12, y + 17, f"m · 2^{shift}", size=12, anchor="end", family=MONO)
+    bracket(left + (63 - shift - 23) * cell2, left + (64 - shift) * cell2 - 1, y + 32, f"m = {m}: bits {shift} to "
+            f"{shift + 23}", RESULT_STROKE)
+    bracket(left + 32 * cell2, left + 64 * cell2 - 1, y + 62, "m's lowest bit at shift = 0 to 31")
+    y += 108
+    svg.text(20, y, f"row {row} += {added}, in units of 2^(32 · {g} − 150) = 2^{32 * g - 150}: {abs(x):g} exactly "
+             f"(row {row} = 8 + {g} counts the negative floats of g = {g})", size=12, color="#444")
     y += 42
 
-    # 3. Outside the window: the ten limbs.
-    svg.text(20, y, "3. outside the window, out of line: ten exact 32-bit limbs (State), limb k weighs "
-             "2^(32k − 150)", size=13, weight="bold")
-    y += 20
-    cases = ["e < base: added at bit e (a subnormal at bit 1, without the leading 1); a zero: nothing",
-             "e > base + 31: the window spills into the limbs, then base moves up (a multiple of 8) to hold x",
-             "e = 255 (inf, NaN): a flag; the last block returns inf or NaN as numpy would"]
-    for k, line in enumerate(cases):
-        svg.text(36, y + 18 + 18 * k, "• " + line, size=12, color=TEXT)
-    y += 18 * len(cases) + 34
-    limb_w = 78.0
-    for k in range(10):
-        x0 = left + (9 - k) * limb_w
-        svg.rect(x0, y, limb_w - 4, 34, fill=WRITTEN_FILL if k < 9 else "#e4d7f0", stroke=ACTIVE, rx=3)
-        svg.text(x0 + (limb_w - 4) / 2, y + 14, f"limb {k}", size=11, anchor="middle", family=MONO)
-        svg.text(x0 + (limb_w - 4) / 2, y + 28, f"2^{32 * k - 150}", size=10, anchor="middle", color=SUBTLE,
-                 family=MONO)
-    svg.text(left - 12, y + 22, "State", size=12, anchor="end", family=MONO)
-    y += 56
-    note = ("Limbs 0-8 hold 32-bit digits after settle(); limb 9 is signed. Windows and limbs add as integers, "
-            "in any order (shuffles, atomics, the last block); the last block rounds the exact sum once, to "
-            "nearest, ties to even.")
-    for line in wrap(note, int((width - 40) / 6.5)):
-        svg.text(20, y, line, size=12, color="#444")
-        y += 18
-    svg.height = y + 14
+    # 3. The column: 17 rows, stride apart; column t is thread t's.
+    svg.text(20, y, "3. the thread's column: 17 rows of 64-bit counters in shared memory, column t is thread t's",
+             size=13, weight="bold")
+    y += 58
+    row_h, cell_w, gap_w = 20.0, 54.0, 40.0
+    grid_x = 430.0
+    columns = [("0", 0), ("1", 1), ("2", 2), ("…", None), ("t", "t"), ("…", None)]
+    xs, cx = [], grid_x
+    for label, who in columns:
+        w = gap_w if who is None else cell_w
+        xs.append((cx, w))
+        cx += w
+    grid_end = cx
+    t_x = xs[4][0]
+
+    def row_top(r):
+        return y + r * row_h + (8 if r >= 8 else 0) + (8 if r >= 16 else 0)
+
+    bracket(grid_x, grid_end, y - 28, "one row: stride counters side by side (stride = block rounded up to 16)",
+            below=False, anchor="start")
+    for (label, who), (cx, w) in zip(columns, xs):
+        svg.text(cx + w / 2, y - 8, label, size=11, anchor="middle", color=ACTIVE if who == "t" else SUBTLE,
+                 weight="bold" if who == "t" else None)
+    heads = [(20, "row"), (70, "sign, e"), (172, "unit"), (246, "values")]
+    for hx, label in heads:
+        svg.text(hx, y - 8, label, size=11, color=SUBTLE)
+    for r in range(17):
+        top = row_top(r)
+        base_y = top + row_h / 2 + 4
+        here = r == row
+        color = ROW_COLOR if here else TEXT
+        weight = "bold" if here else None
+        gr = r % 8
+        svg.text(20, base_y, f"row {r}", size=11, family=MONO, color=color, weight=weight)
+        if r < 16:
+            svg.text(70, base_y, f"{'+−'[r // 8]} {32 * gr}–{32 * gr + 31}", size=11, family=MONO, color=color,
+                     weight=weight)
+            svg.text(172, base_y, power_text(32 * gr - 150), size=11, family=MONO, color=color, weight=weight)
+            low, high = value_range(gr)
+            span = f"[{low}, {high})" if r < 8 else f"(−{high}, −{low}]" if here else ""
+            span += ", inf, NaN" if r == 7 else ", subnormals" if r == 0 else ""
+            svg.text(246, base_y, span, size=11, family=MONO, color=color, weight=weight)
+        else:
+            svg.text(70, base_y, "carries of 7, 15", size=11, color=TEXT)
+            svg.text(172, base_y, power_text(32 * 8 - 150), size=11, family=MONO)
+            svg.text(246, base_y, "signed: 7's − 15's", size=11, color=TEXT)
+        for (_, who), (cx, w) in zip(columns, xs):
+            if who is None:
+                continue
+            if who == "t":
+                fill, stroke = (RESULT_FILL, RESULT_STROKE) if here else (WRITTEN_FILL, ACTIVE)
+            else:
+                fill, stroke = ("#efe6f6" if r == 16 else "#ffffff"), DEAD_STROKE
+            svg.rect(cx + 2, top + 1, w - 4, row_h - 2, fill=fill, stroke=stroke, rx=2)
+    bottom = row_top(16) + row_h
+    for r in (0, 1, 16):
+        svg.text(grid_end + 16, row_top(r) + row_h / 2 + 4, f"rows[{r} · stride + t]", size=11, family=MONO,
+                 color=SUBTLE)
+    ay = row_top(row) + row_h / 2
+    svg.line(grid_end + 12, ay, t_x + cell_w - 1, ay, stroke=RESULT_STROKE, width=1.8, arrow=True)
+    svg.text(grid_end + 16, ay - 6, f"rows[{row} · stride + t]", size=11, family=MONO, color=ROW_COLOR,
+             weight="bold")
+    svg.text(grid_end + 16, ay + 12, f"+= m · 2^{shift}  (x = {x:g})", size=11, family=MONO, color=TEXT,
+             xml_space="preserve")
+    svg.text(t_x + cell_w / 2, bottom + 16, "thread t", size=11, anchor="middle", color=ACTIVE, weight="bold")
+    y = bottom + 50
+
+    # 4. Then: carry, the limbs, one rounding.
+    svg.text(20, y, "4. then: carries, the limbs of a State, one rounding", size=13, weight="bold")
+    y += 16
+    notes = ["every 16 trips (256 floats), carry(): each row keeps its low 32 bits and adds the bits from 2^32 up "
+             "to the next row, where they weigh the same; rows 7 and 15 carry into row 16 (7's minus 15's)",
+             "at the end, column_limbs (carrying as carry() does): limb g = row g − row (8 + g) for g = 0–7, "
+             "limb 8 = row 16, limb 9 = 0: the ten limbs of a State, limb k in units of 2^(32k − 150)",
+             "block_sum adds the block's States; each block adds its State into one of 32 slots with atomics; the "
+             "last block (09's ticket) adds the slots and rounds once, to nearest, ties to even",
+             "inf and NaN (e = 255) are found by a float probe, fmaf(x, 2^-100, probe), not by the rows: what "
+             "they add to rows 7 and 15 is ignored"]
+    for note in notes:
+        for k, line in enumerate(wrap(note, int((width - 60) / 6.6))):
+            svg.text(36, y + 18, ("• " if k == 0 else "  ") + line, size=12, color=TEXT, xml_space="preserve")
+            y += 18
+        y += 4
+    svg.height = y + 20
     return svg
 
 
@@ -753,7 +969,8 @@ def main(argv=None):
             "Lane l adds the v that lane l + offset holds, read from its registers; a lane whose source is past the "
             "last lane adds nothing; no shared memory, no barrier; lane 0 ends with the sum.",
             example_values(WARP_SIZE), shuffle, "v (lanes)", "offset ", shuffle=True),
-        "reproducible_window.svg": draw_reproducible_window(),
+        "ticket_timeline.svg": draw_ticket_timeline(),
+        "reproducible_rows.svg": draw_reproducible_rows(),
     }
     os.makedirs(args.out, exist_ok=True)
     for name, svg in diagrams.items():

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""fill_reproducible.py: 17_reproducible's table (publish), for tools/publish.py, from bench_reproducible's output
-(17_reproducible/bench/bench.cu), one file per separately started machine (docs/data/reproducible/runK.jsonl).
+"""fill_reproducible.py: 17_reproducible's table and docs/tuning.md's 17 block sizes (publish), for tools/publish.py,
+from bench_reproducible's output (17_reproducible/bench/bench.cu), one file per separately started machine
+(docs/data/reproducible/runK.jsonl).
 """
 import json
 import os
@@ -11,8 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results  # noqa: E402
 from results import differs, power_label as power, reps_of  # noqa: E402
 
-JOBS = [("09_single_pass", "09"), ("12_accuracy", "12"), ("10_cub", "CUB Sum"),
-        ("cub_gpu_to_gpu", "CUB gpu_to_gpu"), ("17_reproducible", "17")]
+SEVENTEEN, NINE, CUB, FLOOR = "17_reproducible", "09_single_pass", "cub_gpu_to_gpu", "read-only floor"
 
 
 def is_run(path):
@@ -29,47 +29,106 @@ def fmt_us(us):
     return f"{us:.1f}" if us < 1000 else f"{us:.0f}"
 
 
-def publish(paths, root):
-    """17's README block from bench_reproducible's files (is_run), one per machine: per n, each job's median
-    time over the machines, 17 / 09 (the range of the machines' ratios), 17's share of the floor and how many
-    distinct results 09, 12 and 17 gave. Returns what it wrote."""
-    heads, runs, distinct = [], [], []  # per machine: its head, its times and its distinct counts by (n, job)
+def load(paths):
+    """Per machine: its head, its timed rows by (data, n, job), its block sweep by (n, block), its bit counts by
+    (data, n, job)."""
+    machines = []
     for path in paths:
         head, *lines = results.read_jsonl(path)
-        heads.append(head)
-        runs.append({(r["n"], r["job"]): r for r in lines if "median_us" in r})
-        distinct.append({(r["n"], r["job"]): r for r in lines if "distinct_results" in r})
-    sizes = sorted({n for times in runs for (n, _) in times})
-    jobs = [(job, name) for job, name in JOBS if any((sizes[0], job) in t for t in runs)]
+        timed = {(r["data"], r["n"], r["job"]): r for r in lines if "median_us" in r and not r.get("block_sweep")}
+        sweep = {(r["n"], r["block"]): r for r in lines if r.get("block_sweep")}
+        bits = {(r["data"], r["n"], r["job"]): r for r in lines if "distinct_results" in r}
+        machines.append({"head": head, "timed": timed, "sweep": sweep, "bits": bits})
+    return machines
+
+
+def facts_of(machines):
+    return [{"gpu": m["head"]["device"], "date": m["head"]["date"],
+             "cuda": f"{m['head']['cuda_runtime'] // 1000}.{m['head']['cuda_runtime'] % 1000 // 10}"} for m in machines]
+
+
+def readme_block(machines, root):
+    """17's README: per data and n, 09's, 17's and CUB's gpu_to_gpu times (the median of the machines' medians),
+    the floor, 17 / 09 and CUB / 17 (the range of the machines' ratios), 17's share of the floor, and how many
+    distinct bits 09 and 17 gave over five launch shapes (17's: its bits the exact sum rounded once, ✓)."""
+    keys = list(machines[0]["timed"])
+    data_kinds = list(dict.fromkeys(d for d, _, _ in keys))
+    sizes = sorted({n for _, n, _ in keys})
+    has_cub = any(k[2] == CUB for k in keys)
     lines, wrong = [], []
-    for n in sizes:
-        cells = [power(n)]
-        for job, name in jobs:
-            rows = [t[(n, job)] for t in runs if (n, job) in t]
-            bad = [r["result"] for r in rows if r["ok"] is False]
-            cells.append(fmt_us(statistics.median(r["median_us"] for r in rows)) + (" ✗" if bad else ""))
-            if bad:
-                wrong.append(f"{name} at {power(n)} ({', '.join(bad)})")
-        floor = [t[(n, "read-only floor")]["median_us"] for t in runs]
-        seventeen = [t[(n, "17_reproducible")]["median_us"] for t in runs]
-        ratios = [s / t[(n, "09_single_pass")]["median_us"] for s, t in zip(seventeen, runs)]
-        cells += [fmt_us(statistics.median(floor)), results.value_range(ratios, "{:.2f}") + "×",
-                  f"{statistics.median(100 * f / s for f, s in zip(floor, seventeen)):.0f} %"]
-        counts = [f"{max(d[(n, job)]['distinct_results'] for d in distinct)}/"
-                  f"{max(d[(n, job)]['distinct_results_cancelling'] for d in distinct)}"
-                  for job in ("09_single_pass", "12_accuracy", "17_reproducible")]
-        lines.append(cells + [" · ".join(counts)])
-    facts = [{"gpu": h["device"], "cuda": f"{h['cuda_runtime'] // 1000}.{h['cuda_runtime'] % 1000 // 10}",
-              "date": h["date"]} for h in heads]
+    for data in data_kinds:
+        for n in sizes:
+            def times(job):
+                return [m["timed"][(data, n, job)]["median_us"] for m in machines]
+            nine, seventeen, floor = times(NINE), times(SEVENTEEN), times(FLOOR)
+            cells = [data if n == sizes[0] else "", power(n), fmt_us(statistics.median(nine)),
+                     fmt_us(statistics.median(seventeen))]
+            if has_cub:
+                cub = times(CUB)
+                bad = [m["timed"][(data, n, CUB)]["result"] for m in machines if m["timed"][(data, n, CUB)]["ok"] is False]
+                cells.append(fmt_us(statistics.median(cub)) + (" ✗" if bad else ""))
+                if bad:
+                    wrong.append(f"{data} at {power(n)} ({', '.join(bad)})")
+            cells += [fmt_us(statistics.median(floor)),
+                      results.value_range([s / t for s, t in zip(seventeen, nine)], "{:.2f}") + "×",
+                      f"{statistics.median(100 * f / s for f, s in zip(floor, seventeen)):.0f} %"]
+            if has_cub:
+                cells.append(results.value_range([c / s for c, s in zip(cub, seventeen)], "{:.1f}") + "×")
+            exact = all(m["bits"][(data, n, SEVENTEEN)]["exact"] for m in machines)
+            cells.append(f"{max(m['bits'][(data, n, NINE)]['distinct_results'] for m in machines)} / "
+                         f"{max(m['bits'][(data, n, SEVENTEEN)]['distinct_results'] for m in machines)}"
+                         + (" ✓" if exact else " ✗"))
+            lines.append(cells)
     page = os.path.join(root, "17_reproducible", "README.md")
-    what = "`bench_reproducible` ([bench/bench.cu](bench/bench.cu)), float sums of a random input"
-    out = [results.caption(facts, what + differs(reps_of(heads), one_run=len(runs) < 2), page, root),
-           results.table(["n"] + [f"{name} µs" for _, name in jobs]
-                         + ["floor µs", "17 / 09", "17 % of floor", "distinct bits 09 / 12 / 17"], "compact", lines),
-           "17 / 09: the range of the machines' ratios. Distinct bits: how many different results each gave over "
-           "five launch shapes (its default, 256 × 1000, 128 × 77, 1024 × 132, 64 × 4001), on the random input / "
-           "on pairs that cancel to a tiny fraction of their sum of magnitudes; the most any machine saw."]
+    what = "`bench_reproducible` ([bench/bench.cu](bench/bench.cu)), float sums" + differs(
+        reps_of([m["head"] for m in machines]), one_run=len(machines) < 2)
+    header = ["data", "n", "09 µs", "17 µs"] + ["CUB gpu_to_gpu µs"] * has_cub + ["floor µs", "17 / 09",
+                                                                                  "17 % of floor"]
+    header += ["CUB / 17"] * has_cub + ["distinct bits 09 / 17"]
+    out = [results.caption(facts_of(machines), what, page, root), results.table(header, "compact", lines),
+           "17 / 09" + (" and CUB / 17" if has_cub else "") + ": the range of the machines' ratios. Distinct bits: "
+           "how many different results each gave over five launch shapes (its default, 256 × 1000, 128 × 77, "
+           "1024 × 132, 64 × 4001), the most any machine saw; ✓: 17's were the exact sum rounded once on every "
+           "machine (ExactSum on the CPU)."]
     if wrong:
         out.append("✗: outside the harness's check (a loose bound for CUB's gpu_to_gpu, which states none): "
                    + "; ".join(wrong) + ".")
-    return results.write_blocks([(page, "results:17_reproducible", "\n\n".join(out))], root, "fill_reproducible")
+    return page, "\n\n".join(out)
+
+
+def tuning_block(machines, root):
+    """docs/tuning.md: 17 at blocks of 256, 512 and 1024 (each with its default grid) on the uniform data,
+    beside 09, per n: the median of the machines' medians, and each block's time over 09's (their range)."""
+    sweeps = [m["sweep"] for m in machines]
+    if not all(sweeps):
+        return os.path.join(root, "docs", "tuning.md"), None
+    sizes = sorted({n for n, _ in sweeps[0]})
+    blocks = sorted({b for _, b in sweeps[0]})
+    data = next(d for d, _, _ in machines[0]["timed"])
+    lines = []
+    for n in sizes:
+        nine = [m["timed"][(data, n, NINE)]["median_us"] for m in machines]
+        cells = [power(n), fmt_us(statistics.median(nine))]
+        for b in blocks:
+            t = [s[(n, b)]["median_us"] for s in sweeps]
+            cells.append(f"{fmt_us(statistics.median(t))} ({results.value_range([x / y for x, y in zip(t, nine)], '{:.2f}')}×)")
+        default = {m["timed"][(data, n, SEVENTEEN)]["block"] for m in machines}
+        cells.append(" / ".join(map(str, sorted(default))))
+        lines.append(cells)
+    page = os.path.join(root, "docs", "tuning.md")
+    what = (f"`bench_reproducible` ([bench/bench.cu](../17_reproducible/bench/bench.cu)), {data}, 17 at each block "
+            "with its default grid" + differs(reps_of([m["head"] for m in machines]), one_run=len(machines) < 2))
+    out = [results.caption(facts_of(machines), what, page, root),
+           results.table(["n", "09 µs"] + [f"17, {b} threads µs (/ 09)" for b in blocks] + ["default_shape's block"],
+                         "compact", lines)]
+    return page, "\n\n".join(out)
+
+
+def publish(paths, root):
+    """17's README table and docs/tuning.md's block sizes from bench_reproducible's files (is_run), one per machine.
+    Returns what it wrote."""
+    machines = load(paths)
+    readme, text = readme_block(machines, root)
+    tuning, sizes = tuning_block(machines, root)
+    return results.write_blocks([(readme, "results:17_reproducible", text), (tuning, "results:17_blocks", sizes)],
+                                root, "fill_reproducible")

@@ -1,31 +1,37 @@
 // bench_reproducible: the yardstick table of 17_reproducible (tools/fill_reproducible.py
-// writes it into 17's README and docs/tuning.md).
+// writes it into 17's README).
 //
-// For each n (default 2^16, 2^20, 2^24, 2^26, 2^28, 2^30), on one random float input, the
-// harness times these jobs interleaved (each repetition runs every job once, in turn; L2
-// flushed before each; median, min and IQR), and checks every result but the floor's:
-//   09_single_pass, 10_cub (DeviceReduce::Sum), 12_accuracy, 17_reproducible,
+// For each kind of data (below) and each n (2^16, 2^20, 2^24, 2^28, 2^30), the harness
+// times these jobs interleaved (each repetition runs every job once, in turn; L2 flushed
+// before each; median, min and IQR), and checks every result but the floor's:
+//   09_single_pass   the chapter 17 changes
+//   17_reproducible  also checked bit for bit against the exact sum rounded once
 //   cub_gpu_to_gpu   DeviceReduce::Reduce with determinism::gpu_to_gpu (only when built
 //                    against CCCL 3.1 or later: -DREDUCTION_CCCL_INCLUDE=...)
 //   read-only floor  the tour's kernel that only reads the input
-// Then 09, 12 and 17 run once more at four other launch shapes, and the bench counts the
-// distinct bit patterns of each one's result over the five shapes.
+// On the uniform data, 17 is also timed at blocks of 256, 512 and 1024 (its default grid;
+// "block_sweep": docs/tuning.md). Then 09 and 17 run once more at four other launch shapes,
+// and the bench counts the distinct bit patterns of each one's result over the five shapes.
 //
 //   cmake --build --preset release --target bench_reproducible
 //   build/release/bin/bench_reproducible > run.jsonl     (30 repetitions; no options)
 //
-// Output: one JSON object per line: the device line first, then one per job and n.
-// Exit code 0 when every check passed, 1 otherwise, 3 on a CUDA error.
+// Output: one JSON object per line: the device line first, then one per data, n and job.
+// Exit code 0 when every check of 09 and 17 passed, 1 otherwise, 3 on a CUDA error.
+#include <cmath>
 #include <cstdio>
-#include <ctime>
+#include <cstdlib>
+#include <cstring>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "chapter.h"
 #include "device_info.h"
+#include "exact_sum.h"
 #include "harness.h"
-#include "input.h"
+#include "parallel.h"
+#include "random.h"
 #include "read_floor.h"
 #include "reference.h"
 #ifdef REDUCTION_HAVE_GPU_TO_GPU
@@ -34,14 +40,72 @@
 
 namespace reduction {
 Chapter single_pass_chapter();
-Chapter cub_chapter();
-Chapter accuracy_chapter();
 Chapter reproducible_chapter();
 }  // namespace reduction
 
 namespace {
 
 using namespace reduction;
+
+// The kinds of data: the chapters' default, the commonest float data, mostly zeros (ReLU
+// outputs, padding), a few zeros and subnormals, and exponents over 2^200 with both signs.
+enum class Data { Uniform, Normal, HalfZeros, ZerosOrSubnormals, WideRange };
+const Data kData[] = {Data::Uniform, Data::Normal, Data::HalfZeros, Data::ZerosOrSubnormals, Data::WideRange};
+
+const char* data_name(Data d) {
+  switch (d) {
+    case Data::Uniform: return "uniform [0, 1)";
+    case Data::Normal: return "normal(0, 1)";
+    case Data::HalfZeros: return "50 % zeros, rest uniform";
+    case Data::ZerosOrSubnormals: return "1 % zeros or subnormals, rest uniform";
+    case Data::WideRange: return "random sign, exponents 2^-100..2^100";
+  }
+  return "";
+}
+
+float from_bits(std::uint32_t bits) {
+  float x = 0;
+  std::memcpy(&x, &bits, sizeof x);
+  return x;
+}
+
+// Element i: a function of (seed, i), so all CPU cores make the input at once.
+float data_value(Data d, std::uint64_t seed, std::size_t i, std::size_t n) {
+  const float u = random_value<float>(seed, i, n);  // the chapters' uniform [0, 1)
+  const std::uint64_t r = splitmix64(seed * 0x2545F4914F6CDD1Dull + i);
+  switch (d) {
+    case Data::Uniform: return u;
+    case Data::Normal:  // Box-Muller
+      return static_cast<float>(std::sqrt(-2.0 * std::log(1.0 - u)) * std::cos(0x1p-52 * M_PI * double(r >> 12)));
+    case Data::HalfZeros: return (r & 1) ? u : 0.0f;
+    case Data::ZerosOrSubnormals:
+      if (r % 100 != 0) return u;
+      return (r >> 32) & 1 ? from_bits(static_cast<std::uint32_t>(r >> 40) & 0x807fffffu) : 0.0f;
+    case Data::WideRange: {
+      const int exponent = static_cast<int>((r >> 8) % 201) - 100;
+      return std::ldexp((r & 1) ? -(1.0f + u) : 1.0f + u, exponent);
+    }
+  }
+  return 0;
+}
+
+// The exact sum of x rounded once (common/exact_sum.h), on all CPU cores.
+float exact_sum(const std::vector<float>& x) {
+  std::vector<accuracy::ExactSum> parts(cpu_threads());
+  parallel_chunks(x.size(), [&](unsigned t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) parts[t].add(x[i]);
+  });
+  for (std::size_t t = 1; t < parts.size(); ++t) parts[0].add(parts[t]);
+  return parts[0].to_float();
+}
+
+std::string hex(float value) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", bits);
+  return text;
+}
 
 #ifdef REDUCTION_HAVE_GPU_TO_GPU
 Variant gpu_to_gpu_variant() {
@@ -79,57 +143,72 @@ int main(int argc, char** /*argv*/) {
     cudaRuntimeGetVersion(&runtime);
     std::printf("%s\n", JsonObject().str("device", device.name).num("cuda_runtime", runtime).str("date", utc_date())
                            .num("peak_gbps", device.peak_gbps(), "%.1f").num("reps", reps).text().c_str());
-    const Chapter chapters[] = {single_pass_chapter(), cub_chapter(), accuracy_chapter(), reproducible_chapter()};
+    const Chapter single_pass = single_pass_chapter(), reproducible = reproducible_chapter();
     static const Variant floor = read_floor_variant();
 #ifdef REDUCTION_HAVE_GPU_TO_GPU
     static const Variant gpu_to_gpu = gpu_to_gpu_variant();
 #endif
     bool all_ok = true;
-    for (int k : {16, 20, 24, 26, 28, 30}) {
-      const std::size_t n = std::size_t(1) << k;
-      const std::vector<float> host = generate_input<float>(n, 20261125u + k);
-      const Reference ref = cpu_reference(host.data(), n);
-      std::vector<Bench<float>::Job> jobs;
-      for (const Chapter& c : chapters) jobs.push_back({&c.main(), Op::Sum, 0, 0});
+    for (Data data : kData) {
+      for (int k : {16, 20, 24, 28, 30}) {
+        const std::size_t n = std::size_t(1) << k;
+        std::vector<float> host(n);
+        parallel_chunks(n, [&](unsigned, std::size_t begin, std::size_t end) {
+          for (std::size_t i = begin; i < end; ++i) host[i] = data_value(data, 20261127u + k, i, n);
+        });
+        const Reference ref = cpu_reference(host.data(), n);
+        const std::string exact = hex(exact_sum(host));
+        std::vector<Bench<float>::Job> jobs = {{&single_pass.main(), Op::Sum, 0, 0},
+                                               {&reproducible.main(), Op::Sum, 0, 0}};
 #ifdef REDUCTION_HAVE_GPU_TO_GPU
-      jobs.push_back({&gpu_to_gpu, Op::Sum, 0, 0});
+        jobs.push_back({&gpu_to_gpu, Op::Sum, 0, 0});
 #endif
-      jobs.push_back({&floor, Op::Sum, 0, 0, false});
-      for (auto& job : jobs) resolve_shape(*job.variant, n, job.block, job.grid);
-      Bench<float> bench(host, device, false);
-      for (const Measurement& m : bench.run_interleaved(jobs, reps, true, ref)) {
-        const bool floor_row = m.label == kReadFloor;
-        all_ok = all_ok && (floor_row || m.verdict.ok);
-        std::printf("%s\n", JsonObject().num("n", n).str("job", m.label).num("block", m.block).num("grid", m.grid)
-                               .num("median_us", 1e3 * m.median_ms, "%.3f").num("min_us", 1e3 * m.times.min, "%.3f")
-                               .num("iqr_us", 1e3 * m.times.iqr, "%.3f").num("gbps", m.gbps, "%.1f")
-                               .str("result", m.result_text).raw("ok", floor_row ? "null" : m.verdict.ok ? "true" : "false")
-                               .text().c_str());
-      }
-      // Bits over launch shapes (the default and four others), on this input and on one
-      // whose pairs cancel to a tiny fraction of sum|x| (12's hard case).
-      std::vector<float> hard(host);
-      for (std::size_t i = 1; i < n; i += 2) hard[i] = -hard[i - 1] * (1.0f + 0x1p-20f * host[i]);
-      const Reference hard_ref = cpu_reference(hard.data(), n);
-      Bench<float> hard_bench(hard, device, false);
-      for (int c : {0, 2, 3}) {
-        const Variant& v = chapters[c].main();
-        std::set<std::string> results, hard_results;
-        int block = 0, grid = 0;
-        resolve_shape(v, n, block, grid);
-        const int shapes[][2] = {{block, grid}, {256, 1000}, {128, 77}, {1024, 132}, {64, 4001}};
-        for (const auto& shape : shapes) {
-          const Measurement m = bench.run(v, Op::Sum, shape[0], shape[1], 1, true, ref);
-          const Measurement h = hard_bench.run(v, Op::Sum, shape[0], shape[1], 1, true, hard_ref);
-          all_ok = all_ok && m.verdict.ok && h.verdict.ok;
-          results.insert(m.result_text);
-          hard_results.insert(h.result_text);
+        jobs.push_back({&floor, Op::Sum, 0, 0, false});
+        const std::size_t timed = jobs.size();  // then, on the default data, 17 at each block (docs/tuning.md)
+        if (data == Data::Uniform) {
+          for (int block : {256, 512, 1024}) jobs.push_back({&reproducible.main(), Op::Sum, block, 0});
         }
-        std::printf("%s\n", JsonObject().num("n", n).str("job", v.label()).num("shapes", 5)
-                               .num("distinct_results", results.size())
-                               .num("distinct_results_cancelling", hard_results.size()).text().c_str());
+        for (auto& job : jobs) resolve_shape(*job.variant, n, job.block, job.grid);
+        Bench<float> bench(host, device, false);
+        const std::vector<Measurement> measured = bench.run_interleaved(jobs, reps, true, ref);
+        for (std::size_t j = 0; j < measured.size(); ++j) {
+          const Measurement& m = measured[j];
+          const bool floor_row = m.label == kReadFloor, yardstick = floor_row || m.label == "cub_gpu_to_gpu";
+          all_ok = all_ok && (yardstick || m.verdict.ok);  // CUB's own results are reported, not the bench's fault
+          JsonObject line;
+          line.str("data", data_name(data)).num("n", n).str("job", m.label).num("block", m.block).num("grid", m.grid)
+              .num("median_us", 1e3 * m.median_ms, "%.3f").num("min_us", 1e3 * m.times.min, "%.3f")
+              .num("iqr_us", 1e3 * m.times.iqr, "%.3f").num("gbps", m.gbps, "%.1f").str("result", m.result_text)
+              .raw("ok", floor_row ? "null" : m.verdict.ok ? "true" : "false");
+          if (j >= timed) line.raw("block_sweep", "true");
+          std::printf("%s\n", line.text().c_str());
+        }
+        // Bits over launch shapes (the default and four others); 17's against the exact sum.
+        for (const Chapter* c : {&single_pass, &reproducible}) {
+          const Variant& v = c->main();
+          std::set<std::string> results;
+          int block = 0, grid = 0;
+          resolve_shape(v, n, block, grid);
+          const int shapes[][2] = {{block, grid}, {256, 1000}, {128, 77}, {1024, 132}, {64, 4001}};
+          bool exact_every_time = true;
+          for (const auto& shape : shapes) {
+            const Measurement m = bench.run(v, Op::Sum, shape[0], shape[1], 1, true, ref);
+            const std::string bits = hex(std::strtof(m.result_text.c_str(), nullptr));  // %.9g: the float back
+            all_ok = all_ok && m.verdict.ok;
+            results.insert(m.result_text);
+            exact_every_time = exact_every_time && bits == exact;
+          }
+          JsonObject line;
+          line.str("data", data_name(data)).num("n", n).str("job", v.label()).num("shapes", 5)
+              .num("distinct_results", results.size());
+          if (c == &reproducible) {
+            line.str("exact_bits", exact).raw("exact", exact_every_time ? "true" : "false");
+            all_ok = all_ok && exact_every_time;
+          }
+          std::printf("%s\n", line.text().c_str());
+        }
+        std::fflush(stdout);
       }
-      std::fflush(stdout);
     }
     return all_ok ? 0 : 1;
   } catch (const std::exception& error) {
