@@ -63,17 +63,6 @@ __device__ void carry(unsigned long long* column, unsigned stride) {
 }
 // [/snippet:column]
 
-// The column at the end as the ten limbs of a State: carried, each plus row minus its
-// minus row (both below 2^32), and row 16 as limb 8.
-__device__ void column_limbs(unsigned long long* column, unsigned stride, long long (&limb)[kLimbs]) {
-  carry(column, stride);
-  for (unsigned g = 0; g < 8; ++g) {
-    limb[g] = static_cast<long long>(column[g * stride]) - static_cast<long long>(column[(8 + g) * stride]);
-  }
-  limb[8] = static_cast<long long>(column[kCarryRow * stride]);
-  limb[9] = 0;
-}
-
 // 09's thread_reduce with the column in place of the float partial: the same head,
 // 16-byte vectors four at a time, and tail, but each trip's loads are issued a trip early
 // (the adds wait on shared memory, so a trip takes longer than the loads: 09's four loads
@@ -143,35 +132,55 @@ __device__ void settle(long long* limb) {
   }
 }
 
-// The block's threads' limbs and flags added into *total (shared) and settled: 07's shuffle
-// tree per limb within each warp, then one thread per limb over the warps. Whole block.
-__device__ void block_sum(long long (&limb)[kLimbs], unsigned flags, State* total) {
-  __shared__ long long warp_limbs[kWarpSize][kLimbs + 1];  // the flags last
+// 07's shuffle tree, per value, over the first `lanes` lanes of the warp: lane 0 ends with
+// the sums of their values.
+template <int kCount>
+__device__ void warp_add(long long (&value)[kCount], unsigned lanes) {
+  const unsigned lane = threadIdx.x % kWarpSize, mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    for (int k = 0; k < kCount; ++k) {
+      const long long above = __shfl_down_sync(mask, value[k], offset);
+      if (lane + offset < lanes) value[k] += above;
+    }
+  }
+}
+
+// The block's columns as the settled limbs of *total (shared), and its threads' flags. Not
+// thread by thread but row by row: warp w adds rows w, w + warps, ... of every column, each
+// value cut at bit 32 (the bits above weigh one unit of the next row up, as in carry()), so
+// a row's 1024 values are read once and its sums stay below 2^42. Whole block.
+__device__ void block_sum(const unsigned long long* rows, unsigned stride, unsigned flags, State* total) {
+  __shared__ long long row_sums[kRows][2];  // per row: its values' bits below 2^32, and above
+  __shared__ unsigned any_flags;
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   const unsigned warps = (blockDim.x + kWarpSize - 1) / kWarpSize;
   const unsigned lanes = min(kWarpSize, blockDim.x - warp * kWarpSize);
-  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
-  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    for (int k = 0; k < kLimbs; ++k) {
-      const long long above = __shfl_down_sync(mask, limb[k], offset);
-      if (lane + offset < lanes) limb[k] += above;
+  if (threadIdx.x == 0) any_flags = 0;
+  if (__syncthreads_or(flags)) {  // a barrier: every column final, any_flags 0
+    if (flags) atomicOr(&any_flags, flags);
+  }
+  for (unsigned r = warp; r < kRows; r += warps) {
+    long long sum[2] = {0, 0};
+    for (unsigned c = lane; c < blockDim.x; c += lanes) {
+      const unsigned long long value = rows[r * stride + c];
+      if (r == kCarryRow) sum[0] += static_cast<long long>(value);  // signed, small: not cut
+      else sum[0] += value & 0xffffffffu, sum[1] += value >> 32;
     }
-    const unsigned flags_above = __shfl_down_sync(mask, flags, offset);
-    if (lane + offset < lanes) flags |= flags_above;
-  }
-  if (lane == 0) {
-    for (int k = 0; k < kLimbs; ++k) warp_limbs[warp][k] = limb[k];
-    warp_limbs[warp][kLimbs] = flags;
+    warp_add(sum, lanes);
+    if (lane == 0) row_sums[r][0] = sum[0], row_sums[r][1] = sum[1];
   }
   __syncthreads();
-  for (unsigned k = threadIdx.x; k <= kLimbs; k += blockDim.x) {
-    long long value = 0;
-    for (unsigned w = 0; w < warps; ++w) value = k < kLimbs ? value + warp_limbs[w][k] : value | warp_limbs[w][k];
-    if (k < kLimbs) total->limb[k] = value;
-    else total->flags = static_cast<unsigned>(value);
+  if (threadIdx.x == 0) {  // limb g: plus row g minus row 8 + g, and the bits above of the rows below
+    for (unsigned g = 0; g < 8; ++g) {
+      total->limb[g] = row_sums[g][0] - row_sums[8 + g][0];
+      if (g > 0) total->limb[g] += row_sums[g - 1][1] - row_sums[7 + g][1];
+    }
+    total->limb[8] = row_sums[kCarryRow][0] + row_sums[7][1] - row_sums[15][1];
+    total->limb[9] = 0;
+    total->flags = any_flags;
+    settle(total->limb);
   }
   __syncthreads();
-  if (threadIdx.x == 0) settle(total->limb);
 }
 
 // The exact sum (`s`, settled) rounded to the nearest float, ties to even, as an IEEE addition rounds its
@@ -218,24 +227,21 @@ __device__ float round_to_float(const State& s) {
 // One warp (its first `lanes` threads): parts[0, count) added, lane b % lanes taking part b;
 // the sum settled into *out by lane 0.
 __device__ void warp_add_states(const State* parts, unsigned count, unsigned lanes, State* out) {
-  const unsigned lane = threadIdx.x % kWarpSize, mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  const unsigned lane = threadIdx.x % kWarpSize;
   long long limb[kLimbs] = {};
   unsigned flags = 0;
   for (unsigned b = lane; b < count; b += lanes) {
     for (int k = 0; k < kLimbs; ++k) limb[k] += parts[b].limb[k];
     flags |= parts[b].flags;
   }
-  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    for (int k = 0; k < kLimbs; ++k) {
-      const long long above = __shfl_down_sync(mask, limb[k], offset);
-      if (lane + offset < lanes) limb[k] += above;
-    }
-    const unsigned flags_above = __shfl_down_sync(mask, flags, offset);
-    if (lane + offset < lanes) flags |= flags_above;
-  }
+  warp_add(limb, lanes);
+  const unsigned mask = lanes == kWarpSize ? kFullMask : (1u << lanes) - 1;
+  const unsigned any = (__any_sync(mask, flags & kNaN) ? kNaN : 0) |
+                       (__any_sync(mask, flags & kPlusInf) ? kPlusInf : 0) |
+                       (__any_sync(mask, flags & kMinusInf) ? kMinusInf : 0);
   if (lane != 0) return;
   for (int k = 0; k < kLimbs; ++k) out->limb[k] = limb[k];
-  out->flags = flags;
+  out->flags = any;
   settle(out->limb);
 }
 
@@ -250,10 +256,7 @@ __global__ void __launch_bounds__(1024) reproducible(const float* __restrict__ i
                                                      unsigned stride) {
   extern __shared__ unsigned long long rows[];  // kRows rows of `stride` (row_stride): column t is thread t's
   __shared__ State total;
-  const unsigned flags = thread_sum(input, n, rows, stride);
-  long long limb[kLimbs];
-  column_limbs(rows + threadIdx.x, stride, limb);
-  block_sum(limb, flags, &total);
+  block_sum(rows, stride, thread_sum(input, n, rows, stride), &total);
   if (gridDim.x == 1) {
     if (threadIdx.x == 0 && kRound) *result = round_to_float(total);
     if (threadIdx.x == 0 && !kRound) *state_out = total;

@@ -6,7 +6,9 @@
 //   std::printf("%s\n", JsonObject().str("chapter", id).num("ms", ms, "%.6f").flag("ok", ok).text().c_str());
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <string>
 #include <type_traits>
@@ -19,6 +21,15 @@ inline std::string utc_date() {
   char text[16];
   const std::time_t now = std::time(nullptr);
   std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+  return text;
+}
+
+// A float's 32 bits as "0x%08x": how a result compared bit for bit is printed.
+inline std::string float_bits(float x) {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", bits);
   return text;
 }
 

@@ -698,7 +698,8 @@ class FillDocs(RepoCopy):
 
 def reproducible_run(path, factor):
     """A made-up bench_reproducible output on two kinds of data at 2^16 and 2^30: 17 takes `factor` times 09's
-    time, CUB's gpu_to_gpu twice 17's; on the first kind 17 also at blocks of 256 and 1024."""
+    time, CUB's gpu_to_gpu twice 17's; on the first kind 17 also at blocks of 256 and 1024, and at 2^16 09 and 17
+    over one float a thread, where 17 takes half its extra time."""
     lines = [{"device": "Test GPU", "cuda_runtime": 77070, "date": "2031-02-03", "peak_gbps": 1000.0, "reps": 7}]
     for data in ("uniform [0, 1)", "normal(0, 1)"):
         for n in (1 << 16, 1 << 30):
@@ -712,6 +713,10 @@ def reproducible_run(path, factor):
                     lines.append({"data": data, "n": n, "job": "17_reproducible", "block": block, "grid": 1,
                                   "median_us": us, "min_us": us, "iqr_us": 0.1, "gbps": 1.0, "result": "1", "ok": True,
                                   "block_sweep": True})
+            if data.startswith("uniform") and n < 1 << 30:  # one float a thread at n's shapes: half the gap
+                for job, us in (("09_single_pass", 8.0), ("17_reproducible", 8.0 + 5.0 * (factor - 1))):
+                    lines.append({"data": data, "n": 256, "job": job, "block": 256, "grid": 1, "median_us": us,
+                                  "shape_of_n": n, "fixed_cost": True, "ok": True})
             lines.append({"data": data, "n": n, "job": "09_single_pass", "shapes": 5, "distinct_results": 2})
             lines.append({"data": data, "n": n, "job": "17_reproducible", "shapes": 5, "distinct_results": 1,
                           "exact_bits": "0x3f800000", "exact": True})
@@ -766,7 +771,8 @@ class Reproducible(unittest.TestCase):
         self.root = self.tmp.name
         write(os.path.join(self.root, "17_reproducible", "README.md"),
               "# 17\n<!-- results:17_reproducible -->\n<!-- /results -->\n")
-        write(os.path.join(self.root, "docs", "tuning.md"), "# t\n<!-- results:17_blocks -->\n<!-- /results -->\n")
+        write(os.path.join(self.root, "docs", "tuning.md"), "# t\n<!-- results:17_blocks -->\n<!-- /results -->\n"
+              "<!-- results:17_fixed -->\n<!-- /results -->\n")
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -788,6 +794,9 @@ class Reproducible(unittest.TestCase):
         tuning = block(read(os.path.join(self.root, "docs", "tuning.md")), "results:17_blocks")
         self.assertIn("| 2^16 | 10.0 | 14.0 (1.20–1.60×) | 12.6 (1.08–1.44×) | 256 |", tuning)
         self.assertIn("uniform [0, 1), 17 at each block with its default grid, median of 7", tuning)
+        fixed = block(read(os.path.join(self.root, "docs", "tuning.md")), "results:17_fixed")
+        self.assertIn("| 2^16 | 256 × 1 / 256 × 1 | 10.0 | 14.0 | 4.0 | 256 | 8.0 | 10.0 | 2.0 | 50 % |", fixed)
+        self.assertNotIn("| 2^30 |", fixed)
         # The launch shapes the caption names are the bench's own (17_reproducible/bench/bench.cu).
         source = read(os.path.join(REPO, "17_reproducible", "bench", "bench.cu"))
         listed = re.search(r"shapes\[\]\[2\] = \{\{block, grid\}, (.*?)\};", source).group(1)

@@ -20,12 +20,14 @@
 
 #include "exact_sum.h"
 #include "gpu_test.h"
+#include "json.h"
 #include "program_runner.h"
 #include "reproducible_sum.cuh"
 
 namespace {
 
 using reduction::DeviceBuffer;
+using reduction::float_bits;
 using reduction::testing::fresh_seed;
 using reduction::testing::run_program;
 
@@ -174,12 +176,14 @@ TEST(Reproducible, SplitsGiveTheSameBits) {
 }
 
 // One thread (block 1, grid 1) adds every element into the top of one row: each float's
-// 24 bits shifted by 31, the most a row takes; the carries every 16 trips must keep up.
+// 24 bits shifted by 31, the most a row takes; the carries every 16 trips must keep up,
+// and block_sum must take a row as high as it gets (n = 4096 + 255: 255 floats after the
+// last carry) whole.
 TEST(Reproducible, OneThreadFillsARowToTheTop) {
   REQUIRE_GPU();
   const std::uint64_t seed = fresh_seed();
   std::mt19937_64 random(seed);
-  for (std::size_t n : {16ul * 16 * 16 + 5, 100003ul}) {
+  for (std::size_t n : {16ul * 16 * 16 + 5, 16ul * 16 * 16 + 255, 100003ul}) {
     std::vector<float> x(n);
     for (float& v : x) v = from_bits((random() % 2 ? 0x80000000u : 0u) | (159u << 23) | 0x7fffffu);  // +-(2^33 - 2^9)
     for (std::size_t i = 0; i < n; i += 7) x[i] = from_bits((159u << 23) | 0x7fffffu);  // more + than -
@@ -270,22 +274,17 @@ TEST(Reproducible, PastTwoTo31Elements) {
 // reproducible_fast_math_tests runs these on the copy unit built with --use_fast_math:
 // flush to zero must not turn a subnormal input or result into 0.
 
-std::string hex(unsigned bits) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", bits);
-  return text;
-}
-
 // x summed at several launch shapes and in three pieces, each result bit for bit the
 // host's exact sum rounded once; `expected` (worked out by hand) checks that reference too.
 void expect_sum_bits(const std::vector<float>& x, unsigned expected, const std::string& what,
                      std::vector<std::array<int, 2>> shapes = {{0, 0}, {1, 1}, {32, 3}, {256, 7}}) {
-  ASSERT_EQ(hex(bits_of(exact_float(x.data(), x.size()))), hex(expected)) << what << ": the host reference";
+  ASSERT_EQ(float_bits(exact_float(x.data(), x.size())), float_bits(from_bits(expected)))
+      << what << ": the host reference";
   for (const auto& shape : shapes) {
-    EXPECT_EQ(hex(bits_of(gpu_sum(x, 0, x.size(), shape[0], shape[1]))), hex(expected))
+    EXPECT_EQ(float_bits(gpu_sum(x, 0, x.size(), shape[0], shape[1])), float_bits(from_bits(expected)))
         << what << ", block " << shape[0] << ", grid " << shape[1];
   }
-  EXPECT_EQ(hex(bits_of(split_sum(x, 3))), hex(expected)) << what << ", in 3 pieces";
+  EXPECT_EQ(float_bits(split_sum(x, 3)), float_bits(from_bits(expected))) << what << ", in 3 pieces";
 }
 
 // n random subnormals of fraction fields below `below`, random signs, and the bits of their
@@ -383,7 +382,7 @@ TEST(ReproducibleTiny, RandomTinyInputEveryShape) {
     const unsigned expected = bits_of(exact_float(x.data(), n));
     const int shapes[][2] = {{0, 0}, {1, 1}, {5, 3}, {33, 2}, {40, 1000}, {256, 5000}, {1024, 264}};
     for (const auto& shape : shapes) {
-      EXPECT_EQ(hex(bits_of(gpu_sum(x, 0, n, shape[0], shape[1]))), hex(expected))
+      EXPECT_EQ(float_bits(gpu_sum(x, 0, n, shape[0], shape[1])), float_bits(from_bits(expected)))
           << "n = " << n << ", block " << shape[0] << ", grid " << shape[1] << ", seed " << seed;
     }
   }
@@ -424,7 +423,7 @@ TEST(ReproducibleScratch, OneByteShortIsRefused) {
 
   float value = 0;
   CUDA_CHECK(cudaMemcpy(&value, result.get(), sizeof value, cudaMemcpyDeviceToHost));
-  EXPECT_EQ(hex(bits_of(value)), "0xffffffff") << "reduce wrote its result";
+  EXPECT_EQ(float_bits(value), "0xffffffff") << "reduce wrote its result";
   std::vector<unsigned char> bytes(sizeof(reproducible_sum::State));
   CUDA_CHECK(cudaMemcpy(bytes.data(), state.get(), bytes.size(), cudaMemcpyDeviceToHost));
   EXPECT_EQ(std::count(bytes.begin(), bytes.end(), 0xff), static_cast<long>(bytes.size())) << "reduce_state wrote";
@@ -478,11 +477,11 @@ TEST(ReproducibleScratch, EveryListedRefusalLaunchesNothing) {
   CUDA_CHECK(cudaDeviceSynchronize());
   float value = 0;
   CUDA_CHECK(cudaMemcpy(&value, out, sizeof value, cudaMemcpyDeviceToHost));
-  EXPECT_EQ(hex(bits_of(value)), "0xffffffff") << "a refused call wrote the result";
+  EXPECT_EQ(float_bits(value), "0xffffffff") << "a refused call wrote the result";
   // An empty input needs no pointer, only the scratch.
   EXPECT_EQ(reduce(nullptr, 0, out, s, bytes, block, grid), cudaSuccess);
   CUDA_CHECK(cudaMemcpy(&value, out, sizeof value, cudaMemcpyDeviceToHost));
-  EXPECT_EQ(hex(bits_of(value)), "0x00000000");
+  EXPECT_EQ(float_bits(value), "0x00000000");
 }
 
 TEST(ReproducibleProgram, OffersFloatOnly) {

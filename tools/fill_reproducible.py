@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""fill_reproducible.py: 17_reproducible's table and docs/tuning.md's 17 block sizes (publish), for tools/publish.py,
+"""fill_reproducible.py: 17_reproducible's table and docs/tuning.md's 17 block sizes and fixed cost (publish), for
+tools/publish.py,
 from bench_reproducible's output (17_reproducible/bench/bench.cu), one file per separately started machine
 (docs/data/reproducible/runK.jsonl).
 """
@@ -30,15 +31,17 @@ def fmt_us(us):
 
 
 def load(paths):
-    """Per machine: its head, its timed rows by (data, n, job), its block sweep by (n, block), its bit counts by
-    (data, n, job)."""
+    """Per machine: its head, its timed rows by (data, n, job), its block sweep by (n, block), its fixed-cost rows
+    by (shape_of_n, job), its bit counts by (data, n, job)."""
     machines = []
     for path in paths:
         head, *lines = results.read_jsonl(path)
-        timed = {(r["data"], r["n"], r["job"]): r for r in lines if "median_us" in r and not r.get("block_sweep")}
+        timed = {(r["data"], r["n"], r["job"]): r for r in lines
+                 if "median_us" in r and not r.get("block_sweep") and not r.get("fixed_cost")}
         sweep = {(r["n"], r["block"]): r for r in lines if r.get("block_sweep")}
+        fixed = {(r["shape_of_n"], r["job"]): r for r in lines if r.get("fixed_cost")}
         bits = {(r["data"], r["n"], r["job"]): r for r in lines if "distinct_results" in r}
-        machines.append({"head": head, "timed": timed, "sweep": sweep, "bits": bits})
+        machines.append({"head": head, "timed": timed, "sweep": sweep, "fixed": fixed, "bits": bits})
     return machines
 
 
@@ -124,11 +127,46 @@ def tuning_block(machines, root):
     return page, "\n\n".join(out)
 
 
+def fixed_block(machines, root):
+    """docs/tuning.md: per n up to 2^24, 09's and 17's times at n and at n's shapes over one float a thread of
+    17's shape (the medians of the machines' medians), 17 - 09 in both (the median of the machines'
+    differences), and the second difference over the first (their range): the share of 17's extra time that
+    every call pays whatever n."""
+    if not all(m["fixed"] for m in machines):
+        return os.path.join(root, "docs", "tuning.md"), None
+    data = next(d for d, _, _ in machines[0]["timed"])
+    lines = []
+    for n in sorted({s for s, _ in machines[0]["fixed"]}):
+        def times(table, key):
+            return [m[table][key]["median_us"] for m in machines]
+        nine, seventeen = times("timed", (data, n, NINE)), times("timed", (data, n, SEVENTEEN))
+        few_nine, few_seventeen = times("fixed", (n, NINE)), times("fixed", (n, SEVENTEEN))
+        gap = [s - t for s, t in zip(seventeen, nine)]
+        fixed = [s - t for s, t in zip(few_seventeen, few_nine)]
+        rows = {m["fixed"][(n, SEVENTEEN)]["n"] for m in machines}
+        blocks = " / ".join(f"{m['timed'][(data, n, job)]['block']} × {m['timed'][(data, n, job)]['grid']}"
+                            for job in (NINE, SEVENTEEN) for m in machines[:1])
+        lines.append([power(n), blocks, fmt_us(statistics.median(nine)), fmt_us(statistics.median(seventeen)),
+                      fmt_us(statistics.median(gap)), " / ".join(str(r) for r in sorted(rows)),
+                      fmt_us(statistics.median(few_nine)), fmt_us(statistics.median(few_seventeen)),
+                      fmt_us(statistics.median(fixed)),
+                      results.value_range([100 * f / g for f, g in zip(fixed, gap)], "{:.0f}") + " %"])
+    page = os.path.join(root, "docs", "tuning.md")
+    what = (f"`bench_reproducible` ([bench/bench.cu](../17_reproducible/bench/bench.cu)), {data}, 09 and 17 at "
+            "their default shapes for n, then at the same shapes over one float a thread of 17's"
+            + differs(reps_of([m["head"] for m in machines]), one_run=len(machines) < 2))
+    header = ["n", "09 / 17 shape", "09 µs", "17 µs", "17 − 09 µs", "one float a thread: floats", "09 µs",
+              "17 µs", "17 − 09 µs", "of the gap at n"]
+    out = [results.caption(facts_of(machines), what, page, root), results.table(header, "compact", lines)]
+    return page, "\n\n".join(out)
+
+
 def publish(paths, root):
-    """17's README table and docs/tuning.md's block sizes from bench_reproducible's files (is_run), one per machine.
-    Returns what it wrote."""
+    """17's README table and docs/tuning.md's block sizes and fixed cost from bench_reproducible's files (is_run),
+    one per machine. Returns what it wrote."""
     machines = load(paths)
     readme, text = readme_block(machines, root)
     tuning, sizes = tuning_block(machines, root)
-    return results.write_blocks([(readme, "results:17_reproducible", text), (tuning, "results:17_blocks", sizes)],
-                                root, "fill_reproducible")
+    _, fixed = fixed_block(machines, root)
+    return results.write_blocks([(readme, "results:17_reproducible", text), (tuning, "results:17_blocks", sizes),
+                                 (tuning, "results:17_fixed", fixed)], root, "fill_reproducible")

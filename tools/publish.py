@@ -65,6 +65,7 @@ BLOCKS = [
     (TUNING, "accuracy:repro", "fill_accuracy.repro_block", "accuracy"),
     ("17_reproducible/README.md", "results:17_reproducible", "fill_reproducible.publish", "reproducible"),
     (TUNING, "results:17_blocks", "fill_reproducible.publish", "reproducible"),
+    (TUNING, "results:17_fixed", "fill_reproducible.publish", "reproducible"),
     ("11_multi_gpu/README.md", "results:11_multi_gpu", "fill_docs.multigpu_block", "multigpu"),
     ("11_multi_gpu/README.md", "output:11_silent_peer", "fill_docs.multigpu_block",
      "multigpu: multigpu_mpi_silent_peer.txt"),

@@ -368,12 +368,6 @@ std::uint32_t bits_of(float x) {
   return b;
 }
 
-std::string hex(std::uint32_t b) {
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", b);
-  return text;
-}
-
 std::string number(double x, const char* format = "%.6e") {
   if (std::isnan(x)) return "nan";
   if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
@@ -497,7 +491,7 @@ int study(const StudyOptions& options) {
                                .num("n", n)
                                .str("method", method)
                                .raw("result", json_of(value, "%.9g"))
-                               .str("result_bits", hex(bits_of(value)))
+                               .str("result_bits", float_bits(value))
                                .raw("exact", json_of(exact.value, "%.17g"))
                                .raw("exact_float", json_of(exact.rounded, "%.9g"))
                                .raw("rel_error", json_of(relative_error(value, exact)))
@@ -567,7 +561,7 @@ int study(const StudyOptions& options) {
                               .num("runs", 100)
                               .num("distinct", seen.size())
                               .raw("value", json_of(first, "%.9g"))
-                              .str("bits", hex(bits_of(first)))
+                              .str("bits", float_bits(first))
                               .raw("rel_error", json_of(relative_error(first, exact)))
                               .raw("values", json_list(values)));
       }
@@ -595,7 +589,7 @@ int study(const StudyOptions& options) {
                                 .num("runs", 1)
                                 .num("distinct", 1)
                                 .raw("value", json_of(value, "%.9g"))
-                                .str("bits", hex(bits_of(value)))
+                                .str("bits", float_bits(value))
                                 .raw("rel_error", json_of(relative_error(value, exact)))
                                 .raw("values", "[]"));
         }

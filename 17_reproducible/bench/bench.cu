@@ -10,8 +10,10 @@
 //                    against CCCL 3.1 or later: -DREDUCTION_CCCL_INCLUDE=...)
 //   read-only floor  the tour's kernel that only reads the input
 // On the uniform data, 17 is also timed at blocks of 256, 512 and 1024 (its default grid;
-// "block_sweep": docs/tuning.md). Then 09 and 17 run once more at four other launch shapes,
-// and the bench counts the distinct bit patterns of each one's result over the five shapes.
+// "block_sweep": docs/tuning.md), and up to 2^24 09 and 17 are timed at n's shapes over one
+// float a thread ("fixed_cost": what every call pays, docs/tuning.md). Then 09 and 17 run
+// once more at four other launch shapes, and the bench counts the distinct bit patterns of
+// each one's result over the five shapes.
 //
 //   cmake --build --preset release --target bench_reproducible
 //   build/release/bin/bench_reproducible > run.jsonl     (30 repetitions; no options)
@@ -30,6 +32,7 @@
 #include "device_info.h"
 #include "exact_sum.h"
 #include "harness.h"
+#include "json.h"
 #include "parallel.h"
 #include "random.h"
 #include "read_floor.h"
@@ -99,14 +102,6 @@ float exact_sum(const std::vector<float>& x) {
   return parts[0].to_float();
 }
 
-std::string hex(float value) {
-  std::uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", bits);
-  return text;
-}
-
 #ifdef REDUCTION_HAVE_GPU_TO_GPU
 Variant gpu_to_gpu_variant() {
   Variant v;
@@ -142,7 +137,8 @@ int main(int argc, char** /*argv*/) {
     int runtime = 0;
     cudaRuntimeGetVersion(&runtime);
     std::printf("%s\n", JsonObject().str("device", device.name).num("cuda_runtime", runtime).str("date", utc_date())
-                           .num("peak_gbps", device.peak_gbps(), "%.1f").num("reps", reps).text().c_str());
+                           .num("peak_gbps", device.peak_gbps(), "%.1f").num("sms", device.sm_count)
+                           .num("reps", reps).text().c_str());
     const Chapter single_pass = single_pass_chapter(), reproducible = reproducible_chapter();
     static const Variant floor = read_floor_variant();
 #ifdef REDUCTION_HAVE_GPU_TO_GPU
@@ -157,7 +153,7 @@ int main(int argc, char** /*argv*/) {
           for (std::size_t i = begin; i < end; ++i) host[i] = data_value(data, 20261127u + k, i, n);
         });
         const Reference ref = cpu_reference(host.data(), n);
-        const std::string exact = hex(exact_sum(host));
+        const std::string exact = float_bits(exact_sum(host));
         std::vector<Bench<float>::Job> jobs = {{&single_pass.main(), Op::Sum, 0, 0},
                                                {&reproducible.main(), Op::Sum, 0, 0}};
 #ifdef REDUCTION_HAVE_GPU_TO_GPU
@@ -183,6 +179,23 @@ int main(int argc, char** /*argv*/) {
           if (j >= timed) line.raw("block_sweep", "true");
           std::printf("%s\n", line.text().c_str());
         }
+        // What every call pays whatever n (docs/tuning.md): 09 and 17 at n's shapes again, over
+        // only as many floats as 17's shape has threads (one a thread).
+        if (data == Data::Uniform && k <= 24) {
+          const std::size_t few = std::size_t(jobs[1].block) * jobs[1].grid;
+          const std::vector<float> head(host.begin(), host.begin() + few);
+          Bench<float> small(head, device, false);
+          const std::vector<Measurement> fixed =
+              small.run_interleaved({jobs[0], jobs[1]}, reps, true, cpu_reference(head.data(), few));
+          for (const Measurement& m : fixed) {
+            all_ok = all_ok && m.verdict.ok;
+            JsonObject line;
+            line.str("data", data_name(data)).num("n", few).str("job", m.label).num("block", m.block)
+                .num("grid", m.grid).num("median_us", 1e3 * m.median_ms, "%.3f").num("shape_of_n", n)
+                .raw("fixed_cost", "true").raw("ok", m.verdict.ok ? "true" : "false");
+            std::printf("%s\n", line.text().c_str());
+          }
+        }
         // Bits over launch shapes (the default and four others); 17's against the exact sum.
         for (const Chapter* c : {&single_pass, &reproducible}) {
           const Variant& v = c->main();
@@ -193,7 +206,7 @@ int main(int argc, char** /*argv*/) {
           bool exact_every_time = true;
           for (const auto& shape : shapes) {
             const Measurement m = bench.run(v, Op::Sum, shape[0], shape[1], 1, true, ref);
-            const std::string bits = hex(std::strtof(m.result_text.c_str(), nullptr));  // %.9g: the float back
+            const std::string bits = float_bits(std::strtof(m.result_text.c_str(), nullptr));  // %.9g: the float back
             all_ok = all_ok && m.verdict.ok;
             results.insert(m.result_text);
             exact_every_time = exact_every_time && bits == exact;

@@ -74,14 +74,6 @@ struct Gpu {
   }
 };
 
-std::string hex(float value) {
-  std::uint32_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  char text[16];
-  std::snprintf(text, sizeof text, "0x%08x", bits);
-  return text;
-}
-
 }  // namespace
 
 int main(int argc, char**) {
@@ -165,7 +157,7 @@ int main(int argc, char**) {
               float total = 0;
               CUDA_CHECK(m == 0 ? reproducible_on_gpus::read_total(r17[d], &total)
                                 : multi_gpu::read_total(p11[d], &total));
-              bits.push_back(hex(total));
+              bits.push_back(float_bits(total));
             }
             const bool same = std::all_of(bits.begin(), bits.end(), [&](const std::string& b) { return b == bits[0]; });
             JsonObject line;
