@@ -1,6 +1,6 @@
 // 06_warp_unroll: the pieces of the chapter's kernel that its variants (steps.cu,
-// pitfalls.cu) reuse, each as in warp_unroll.cu (which explains them). Not part of the
-// copy unit: nothing here is meant to be copied.
+// pitfalls.cu) reuse, each as in warp_unroll.cu (which explains them; tests/test_lessons.py
+// checks it line by line). Not part of the copy unit: nothing here is meant to be copied.
 #pragma once
 
 #include <cuda_runtime.h>

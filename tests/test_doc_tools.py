@@ -788,7 +788,8 @@ class Reproducible(unittest.TestCase):
         self.assertIn("| normal(0, 1) | 2^16 |", table)
         self.assertIn("|  | 2^30 | 10.0 | 14.0 | 28.0 ✗ |", table)
         self.assertIn("✗: outside the harness's check (a loose bound for CUB's gpu_to_gpu, which states none): "
-                      "uniform [0, 1) at 2^30 (1, 1); normal(0, 1) at 2^30 (1, 1).", table)
+                      "uniform [0, 1) at 2^30 (1 on every machine; the exact sum 1); normal(0, 1) at 2^30 (1 on every "
+                      "machine; the exact sum 1).", table)
         self.assertIn("On Test GPU, CUDA 77.7; 2 runs, 2031-02-03: `bench_reproducible` ([bench/bench.cu](bench/bench.cu)), "
                       "float sums, median of 7 ([how these are measured]", table)
         tuning = block(read(os.path.join(self.root, "docs", "tuning.md")), "results:17_blocks")

@@ -3,11 +3,12 @@
 
 (a) every chapter README is at most 400 lines (09_single_pass at most 350);
 (b) every copy unit, the header with the "Use it in your code" block and the .cu beside
-    it, is at most 450 lines together (11's own, built on 09's unit, at most 250, and the copy
-    of 09's unit beside it byte for byte 09's);
+    it, is at most 450 lines of code together, blank and comment lines not counted (11's own,
+    built on 09's unit, at most 250, and the copy of 09's unit beside it byte for byte 09's);
 (c) every README names its next chapter (or says it is the last) and links its answers;
 (d) every relative link of every Markdown page leads to a file, and its #anchor to a heading there;
-(e) chapters.txt, the only list of chapters, names every chapter folder, in order, and only folders.
+(e) chapters.txt, the only list of chapters, names every chapter folder, in order, and only folders;
+(f) the pieces of 06's kernel that its variants reuse (variant_parts.cuh) are the chapter's own lines.
 Whole-file diffs and diffs longer than 60 lines are refused by tools/snippets.py
 (tests/test_snippets.py runs it).
 
@@ -56,9 +57,40 @@ def copy_unit(chapter):
     return []
 
 
+# 06's variant_parts.cuh: each function's body, as warp_unroll.cu has it under another name.
+VARIANT_PARTS = {"pow2ceil": "pow2ceil", "tree_slots": "tree_slots", "four_loads_per_trip": "grid_stride_sum",
+                 "halve_to_64": "block_sums_unrolled", "two_launches": "reduce"}
+# What the parts name otherwise: the kernel they are given, the chapter's scratch rule from outside its namespace.
+VARIANT_RENAMES = (("kernel<<<", "block_sums_unrolled<<<"), ("warp_unroll::scratch_bytes", "scratch_bytes"))
+
+
+def code_lines(text):
+    """The lines of code, each without its // comment and outer blanks; empty lines dropped."""
+    return [line for line in (re.sub(r"\s*//.*", "", raw).strip() for raw in text.splitlines()) if line]
+
+
+def function_body(text, name):
+    """The code lines between the braces of the function `name` defines (the first definition)."""
+    match = re.search(r"\b" + re.escape(name) + r"\([^;{]*\)\s*\{", text)
+    if not match:
+        return None
+    depth, start = 0, match.end() - 1
+    for end in range(start, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[end], 0)
+        if depth == 0:
+            return code_lines(text[start + 1:end])
+    return None
+
+
 def lines_of(path):
     with open(path, encoding="utf-8") as f:
         return f.read().count("\n")
+
+
+def code_lines_of(path):
+    """The lines that hold code: not blank, not only a // comment (the copy unit's cap, ../shared/GUIDE.md)."""
+    with open(path, encoding="utf-8") as f:
+        return sum(1 for line in f if line.strip() and not line.strip().startswith("//"))
 
 
 class Lessons(unittest.TestCase):
@@ -101,16 +133,33 @@ class Lessons(unittest.TestCase):
                         with open(path, "rb") as a, open(copy, "rb") as b:
                             self.assertEqual(a.read(), b.read(), f"{chapter}/{base} must equal {earlier}/{base}")
                     self.assertIn(f'#include "{os.path.basename(copy_unit(earlier)[0])}"', header)
-                    total = sum(lines_of(path) for path in unit)
-                    self.assertLessEqual(total, cap, f"{chapter}'s own files are {total} lines (at most {cap})")
+                    total = sum(code_lines_of(path) for path in unit)
+                    self.assertLessEqual(total, cap, f"{chapter}'s own files are {total} lines of code (at most {cap})")
                     continue
                 self.assertEqual(len(unit), 2, f"{chapter}: no header with a 'Use it in your code' block and "
                                                "its source beside it")
-                total = sum(lines_of(path) for path in unit)
+                total = sum(code_lines_of(path) for path in unit)
                 names = " + ".join(os.path.basename(p) for p in unit)
                 self.assertLessEqual(total, COPY_UNIT_CAP,
-                                     f"{chapter}: {names} is {total} lines (at most {COPY_UNIT_CAP}): a chapter "
-                                     "that needs more changes more than one thing")
+                                     f"{chapter}: {names} is {total} lines of code (at most {COPY_UNIT_CAP}): a "
+                                     "chapter that needs more changes more than one thing")
+
+    def test_06_variant_parts_are_the_chapters_lines(self):
+        with open(os.path.join(REPO, "06_warp_unroll", "variant_parts.cuh"), encoding="utf-8") as f:
+            parts = f.read()
+        for old, new in VARIANT_RENAMES:
+            parts = parts.replace(old, new)
+        with open(os.path.join(REPO, "06_warp_unroll", "warp_unroll.cu"), encoding="utf-8") as f:
+            chapter = f.read()
+        for part, original in VARIANT_PARTS.items():
+            with self.subTest(part=part):
+                mine, theirs = function_body(parts, part), function_body(chapter, original)
+                self.assertIsNotNone(mine, f"variant_parts.cuh defines no {part}")
+                self.assertIsNotNone(theirs, f"warp_unroll.cu defines no {original}")
+                at = 0  # every line of the part, in its order, among the chapter's
+                for line in mine:
+                    self.assertIn(line, theirs[at:], f"{part}: this line is not {original}'s (in this order): {line}")
+                    at = theirs.index(line, at) + 1
 
     def test_every_readme_links_its_answers_and_the_next_chapter(self):
         names = chapters()

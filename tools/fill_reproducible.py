@@ -7,6 +7,7 @@ from bench_reproducible's output (17_reproducible/bench/bench.cu), one file per 
 import json
 import os
 import statistics
+import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -50,6 +51,12 @@ def facts_of(machines):
              "cuda": f"{m['head']['cuda_runtime'] // 1000}.{m['head']['cuda_runtime'] % 1000 // 10}"} for m in machines]
 
 
+def exact_value(machines, data, n):
+    """The exact sum rounded once (17's bits, ExactSum's on the CPU) as the bench prints a float (%.9g)."""
+    bits = machines[0]["bits"][(data, n, SEVENTEEN)]["exact_bits"]
+    return f"{struct.unpack('>f', bytes.fromhex(bits[2:]))[0]:.9g}"
+
+
 def readme_block(machines, root):
     """17's README: per data and n, 09's, 17's and CUB's gpu_to_gpu times (the median of the machines' medians),
     the floor, 17 / 09 and CUB / 17 (the range of the machines' ratios), 17's share of the floor, and how many
@@ -71,7 +78,9 @@ def readme_block(machines, root):
                 bad = [m["timed"][(data, n, CUB)]["result"] for m in machines if m["timed"][(data, n, CUB)]["ok"] is False]
                 cells.append(fmt_us(statistics.median(cub)) + (" ✗" if bad else ""))
                 if bad:
-                    wrong.append(f"{data} at {power(n)} ({', '.join(bad)})")
+                    said = bad[0] + " on every machine" if len(set(bad)) == 1 and len(bad) == len(machines) else \
+                        ", ".join(bad)
+                    wrong.append(f"{data} at {power(n)} ({said}; the exact sum {exact_value(machines, data, n)})")
             cells += [fmt_us(statistics.median(floor)),
                       results.value_range([s / t for s, t in zip(seventeen, nine)], "{:.2f}") + "×",
                       f"{statistics.median(100 * f / s for f, s in zip(floor, seventeen)):.0f} %"]
