@@ -1,6 +1,6 @@
-// cpu_methods.h: chapter 00's CPU sums (00_cpu_baseline/cpu_sums.h, its copy unit) timed
-// and checked by the harness, for the tour's 00 row and the tests. Defined in
-// 00_cpu_baseline/main.cpp (the library reduction_00_cpu_baseline).
+// cpu_methods.h: chapter 00's CPU sums (cpu_sums.h, its copy unit) timed and checked by
+// the harness, for the tour's 00 row and the tests. Defined in main.cpp (the library
+// reduction_00_cpu_baseline). Not part of the copy unit.
 #pragma once
 
 #include <string>
