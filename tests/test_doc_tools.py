@@ -20,7 +20,10 @@
   values and none of a real run's;
 - publish.py's BLOCKS and the docs agree: every generated block of every *.md is listed, and
   every listed block is in its page; a folder without some kinds of input says which blocks
-  it left; 17's table from bench_reproducible files.
+  it left; every block written is said in a "wrote" line; 17's table from bench_reproducible files.
+- docs/data's layout: a folder per kind, runK in it, each run found as its kind alone; runs from
+  outside docs/data (a tools/gpu_suite.sh folder, a bench_reproducible file, a multi-GPU run)
+  replace their kind's runs there, as run1, run2, ... in the order given.
 Everything is written to temporary copies of the repository's Markdown, never to the repo.
 
 Run: python3 tests/test_doc_tools.py -v   (Python 3 standard library; matplotlib for the plot checks)
@@ -371,14 +374,15 @@ class Combining(RepoCopy):
                       page)
         self.assertIn("| 656 (21.9%) | 2452 (81.7%) |", page)
         for k in range(1, 4):
-            self.assertTrue(os.path.exists(os.path.join(self.root, "docs", "data", f"run{k}", "sweep_int.json")))
+            self.assertTrue(os.path.exists(os.path.join(self.root, "docs", "data", "sweep", f"run{k}",
+                                                        "sweep_int.json")))
         chapter = block(read(os.path.join(self.root, "04_shared_tree", "README.md")), "results:04_shared_tree")
         # Beside the previous chapter in the test's list (01) and CUB, with the two speed-ups.
         self.assertIn("| N (ints) | 01_global_naive | **04_shared_tree** | 10_cub | GB/s | % of peak | vs 01 | vs CUB |",
                       chapter)
         self.assertIn("| 2^24 | 38.6 µs ±2.0% | 27.4 µs ±2.0% | 21.8 µs ±2.0% | 2452 | 81.7% | 1.41× | 0.80× |", chapter)
         self.assertIn("[how these are measured](../docs/README.md#how-the-numbers-are-measured)", chapter)
-        # Regenerating from docs/data/run* gives the same pages.
+        # Regenerating from docs/data/sweep/run* gives the same pages.
         before = read(os.path.join(self.root, "docs", "results.md"))
         result = run("publish.py", os.path.join(self.root, "docs", "data"), "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stderr)
@@ -537,7 +541,7 @@ class FillDocs(RepoCopy):
         self.assertEqual(result.returncode, 1, result.stdout + result.stderr)
         self.assertIn("int 04_shared_tree at N = 2^24: int and float disagree", result.stderr)
         self.assertEqual(read(os.path.join(self.root, "README.md")), readme)  # nothing written
-        self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "data", "run1")))
+        self.assertFalse(os.path.exists(os.path.join(self.root, "docs", "data", "sweep", "run1")))
         result = run("publish.py", bad, "--root", self.root, "--allow-suspect")
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         page = read(os.path.join(self.root, "docs", "results.md"))
@@ -546,6 +550,17 @@ class FillDocs(RepoCopy):
         self.assertIn("| 6.40 µs ±0.5% | 34.2 µs ±0.5% † | 363 µs ±0.5% |", page)
         self.assertIn("## Suspect points", page)
         self.assertIn("- int 04_shared_tree at N = 2^24: int and float disagree", page)
+        # A second machine's run beside the one published: both given, both in docs/data (run1 kept, run2 new).
+        again = write_run(os.path.join(self.tmp.name, "again"), uuid="GPU-test-2", change=change)
+        sweep = os.path.join(self.root, "docs", "data", "sweep")
+        result = run("publish.py", os.path.join(sweep, "run1"), again, "--root", self.root)
+        self.assertEqual(result.returncode, 1, result.stdout + result.stderr)  # still suspect: refused
+        self.assertEqual(os.listdir(sweep), ["run1"])
+        result = run("publish.py", os.path.join(sweep, "run1"), again, "--root", self.root, "--allow-suspect")
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("publish: docs/data/sweep holds the 2 runs given: docs/data/sweep/run1, docs/data/sweep/run2",
+                      result.stdout)
+        self.assertIn("| 6.40 µs ±0.00% | 34.2 µs ±0.00% † |", read(os.path.join(self.root, "docs", "results.md")))
 
     def test_run_facts_come_from_the_files(self):
         run_dir = write_run(os.path.join(self.tmp.name, "run"), reps=13)
@@ -570,6 +585,9 @@ class FillDocs(RepoCopy):
         write(os.path.join(run_dir, "steps.jsonl"), "\n".join(json.dumps(r) for r in records) + "\n")
         result = run("publish.py", run_dir, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        for written in ("06_warp_unroll/README.md (results:06_steps)", "04_shared_tree/README.md (results:04_steps)",
+                        "00_cpu_baseline/README.md (output:00_cpu_methods)", "README.md (results:main)"):
+            self.assertEqual(result.stdout.count(f"\nwrote {written}\n"), 1, result.stdout)
         blocks = {
             "README.md": block(read(os.path.join(self.root, "README.md")), "results:main"),
             "00": block(read(os.path.join(self.root, "00_cpu_baseline", "README.md")), "output:00_cpu_methods"),
@@ -616,10 +634,15 @@ class FillDocs(RepoCopy):
             "1.02× |\n", blocks["04"])
         self.assertEqual(blocks["04"].count(" | float | "), 3)
         self.assertEqual(blocks["06"].count(" | float | "), 4)
-        self.assertIn(f"{1 << 24}", read(os.path.join(self.root, "docs", "data", "run1", "sweep_int.json")))
-        facts = json.loads(read(os.path.join(self.root, "docs", "data", "run1", "run.json")))
+        data = os.path.join(self.root, "docs", "data")
+        self.assertIn(f"{1 << 24}", read(os.path.join(data, "sweep", "run1", "sweep_int.json")))
+        facts = json.loads(read(os.path.join(data, "sweep", "run1", "run.json")))
         self.assertEqual((facts["cuda"], facts["driver"], facts["date"]), ("77.7", "999.1.2", "2031-02-03"))
-        self.assertNotIn("GPU-test-1", read(os.path.join(self.root, "docs", "data", "run1", "run.json")))
+        self.assertNotIn("GPU-test-1", read(os.path.join(data, "sweep", "run1", "run.json")))
+        # The suite's files of the same folder: docs/data/suite/run1, its gpu.txt without the GPU's UUID.
+        self.assertEqual(sorted(os.listdir(os.path.join(data, "suite", "run1"))),
+                         ["chapters.jsonl", "cpu_300M_float.txt", "gpu.txt", "steps.jsonl"])
+        self.assertNotIn("GPU-test-1", read(os.path.join(data, "suite", "run1", "gpu.txt")))
 
     def test_multigpu_facts_come_from_the_files(self):
         mg = os.path.join(self.tmp.name, "mg")
@@ -639,6 +662,14 @@ class FillDocs(RepoCopy):
         write(os.path.join(mg, "multigpu_mpi.txt"), "time 1 ms (median of 17, L2 flushed)\n")
         result = run("publish.py", mg, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("\nwrote 11_multi_gpu/README.md (results:11_multi_gpu)\n", result.stdout)
+        # No reproducible_gpus.jsonl, no silent peer: those blocks are not said to be written.
+        self.assertEqual(result.stdout.count("wrote 11_multi_gpu/README.md"), 1, result.stdout)
+        self.assertNotIn("wrote 17_reproducible", result.stdout)
+        copy = os.path.join(self.root, "docs", "data", "multigpu", "run1")
+        self.assertEqual(sorted(os.listdir(copy)), ["gpu_x2.txt", "multigpu.jsonl", "multigpu_large.txt",
+                                                    "multigpu_mpi.txt", "topo.txt"])
+        self.assertNotIn("GPU-a", read(os.path.join(copy, "gpu_x2.txt")))  # the UUIDs hashed
         text = block(read(os.path.join(self.root, "11_multi_gpu", "README.md")), "results:11_multi_gpu")
         for wanted in ("2 × Test GPU", "between GPU0 and GPU1: NV7, connection traversing a bonded set of 7 NVLinks",
                        "driver 999.1.2", "CUDA 77.7", "2031-02-03", "median of 17", "| float | 2^30 | 2.000 |",
@@ -646,6 +677,13 @@ class FillDocs(RepoCopy):
             self.assertIn(wanted, text)
         for real in ("NV18", "2026-11-22", "CUDA 13.0", "median of 30", "H200", "141.6"):
             self.assertNotIn(real, text)
+
+    def test_one_median_over_the_machines(self):
+        for script in ("fill_docs.py", "fill_rows.py", "fill_reproducible.py", "fill_accuracy.py", "publish.py"):
+            self.assertNotIn("statistics", read(os.path.join(TOOLS, script)), f"{script}: use "
+                             "results.median_over_machines")
+        self.assertEqual(results.median_over_machines([3.0, 1.0, 2.0]), 2.0)
+        self.assertEqual(results.median_over_machines(x for x in (1.0, 2.0)), 1.5)  # two machines: their mean
 
     def test_the_scripts_type_no_run_facts(self):
         # The code of the docs scripts, without docstrings and comment lines (which may name examples).
@@ -748,7 +786,7 @@ class Rows(unittest.TestCase):
 class Accuracy(RepoCopy):
     def test_the_blocks_take_the_machine_from_the_run(self):
         run_dir = os.path.join(self.tmp.name, "run")
-        shutil.copytree(os.path.join(REPO, "docs", "data", "accuracy_run1", "accuracy"),
+        shutil.copytree(os.path.join(REPO, "docs", "data", "accuracy", "run1", "accuracy"),
                         os.path.join(run_dir, "accuracy"))
         write(os.path.join(run_dir, "gpu.txt"),
               GPU_TXT.format(driver="999.1.2", uuid="GPU-a", cuda="77.7", date="2031-02-03"))
@@ -804,6 +842,36 @@ class Reproducible(unittest.TestCase):
         shapes = re.findall(r"\{(\d+), (\d+)\}", listed)
         self.assertIn("(its default, " + ", ".join(f"{b} × {g}" for b, g in shapes) + ")", table)
 
+    def test_runs_from_outside_replace_the_kinds_runs_in_docs_data(self):
+        first, second = os.path.join(self.root, "first.jsonl"), os.path.join(self.root, "second.jsonl")
+        reproducible_run(first, 1.2)
+        reproducible_run(second, 1.6)
+        data = os.path.join(self.root, "docs", "data", "reproducible")
+        readme = os.path.join(self.root, "17_reproducible", "README.md")
+        result = run("publish.py", first, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(os.listdir(data), ["run1"])
+        self.assertEqual(read(os.path.join(data, "run1", "run.jsonl")), read(first))
+        self.assertIn("| uniform [0, 1) | 2^16 | 10.0 | 12.0 |", read(readme))
+        # Another run alone replaces it.
+        result = run("publish.py", second, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(os.listdir(data), ["run1"])
+        self.assertEqual(read(os.path.join(data, "run1", "run.jsonl")), read(second))
+        self.assertIn("| uniform [0, 1) | 2^16 | 10.0 | 16.0 |", read(readme))
+        # The published run and a new one, given together: run1 and run2, the table the median of both.
+        result = run("publish.py", os.path.join(data, "run1"), first, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("\nwrote 17_reproducible/README.md (results:17_reproducible)\n", result.stdout)
+        self.assertEqual(sorted(os.listdir(data)), ["run1", "run2"])
+        self.assertEqual(read(os.path.join(data, "run2", "run.jsonl")), read(first))
+        self.assertIn("| uniform [0, 1) | 2^16 | 10.0 | 14.0 | 28.0 | 9.0 | 1.20–1.60× |", read(readme))
+        # docs/data gives the same pages again.
+        pages = read(readme), read(os.path.join(self.root, "docs", "tuning.md"))
+        result = run("publish.py", os.path.join(self.root, "docs", "data"), "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual((read(readme), read(os.path.join(self.root, "docs", "tuning.md"))), pages)
+
     def test_missing_or_bad_runs_are_a_usage_error(self):
         self.assertEqual(run("publish.py", os.path.join(self.root, "nowhere.jsonl"),
                              "--root", self.root).returncode, 2)
@@ -813,6 +881,47 @@ class Reproducible(unittest.TestCase):
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn("bad.jsonl holds no run files that a block reads", result.stderr)
         self.assertEqual(run("publish.py", "--root", self.root).returncode, 2)
+
+
+class Layout(unittest.TestCase):
+    def test_docs_data_holds_a_folder_per_kind_and_in_it_the_runs(self):
+        import publish
+        data = os.path.join(REPO, "docs", "data")
+        by_kind, unknown = publish.classify([data])
+        self.assertEqual(unknown, [])
+        self.assertEqual(sorted(by_kind), sorted(os.listdir(data)))
+        self.assertEqual(set(by_kind), {"sweep", "suite", "rows", "accuracy", "reproducible", "multigpu"})
+        for kind, runs in by_kind.items():  # each run found as its own kind only, numbered from 1
+            self.assertEqual(runs, publish.data_runs(REPO, kind))
+            self.assertEqual(sorted(os.listdir(os.path.join(data, kind))), sorted(f"run{k}" for k in
+                                                                                  range(1, len(runs) + 1)))
+
+    def test_a_gpu_suite_folder_is_copied_kind_by_kind(self):
+        import contextlib
+        import io
+        import publish
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = write_run(os.path.join(tmp, "gpu-results"))  # data/sweep_*.json, gpu.txt
+            for name in ("steps.jsonl", "build.log", "summary.txt", "rows/gpu.txt", "rows/13_rows/rows_sweep.json",
+                         "rows/13_rows/sweep.log", "accuracy_study.txt", "accuracy/errors.jsonl", "multigpu.jsonl",
+                         "multigpu.err"):
+                write(os.path.join(folder, name), "{}\n")
+            kinds = publish.kinds_of(folder)
+            self.assertEqual(kinds, ["sweep", "suite", "rows", "accuracy", "multigpu"])
+            root = os.path.join(tmp, "repo")
+            by_kind = {kind: [folder] for kind in kinds}
+            with contextlib.redirect_stdout(io.StringIO()):
+                publish.copy_in(by_kind, root)
+            files = {kind: sorted(os.path.relpath(os.path.join(d, f), found[0]) for d, _, names in os.walk(found[0])
+                                  for f in names) for kind, found in by_kind.items()}
+            self.assertEqual(files, {
+                "sweep": ["run.json", "sweep_float.json", "sweep_int.json"], "suite": ["gpu.txt", "steps.jsonl"],
+                "rows": ["rows/13_rows/rows_sweep.json", "rows/gpu.txt"],
+                "accuracy": ["accuracy/errors.jsonl", "accuracy_study.txt", "gpu.txt"],
+                "multigpu": ["gpu.txt", "multigpu.jsonl"]})
+            for kind, found in by_kind.items():
+                self.assertEqual(found, [os.path.join(root, "docs", "data", kind, "run1")])
+                self.assertEqual(publish.kinds_of(found[0]), [kind])
 
 
 class SmallNAndTuning(RepoCopy):

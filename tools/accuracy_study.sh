@@ -10,8 +10,8 @@
 #   ncu_09_single_pass_float.csv, ncu_12_accuracy_float.csv  Nsight Compute, 2^24 floats,
 #                                                            the metrics of gpu_suite.sh's ncu
 #                                                            step (skipped without ncu)
-# tools/publish.py RESULTS turns them into 12's README block, docs/tuning.md's 12
-# section and the plots.
+# tools/publish.py RESULTS copies them to docs/data/accuracy/run1 and turns them into 12's
+# README block, docs/tuning.md's 12 section and the plots.
 # Prints one summary line; exits with accuracy_study's exit code.
 set -u
 cd "$(dirname "$0")/.."

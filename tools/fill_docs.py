@@ -3,17 +3,14 @@
 
 fill_suite(dirs): 04's and 06's step tables and 09's small-n tables, combined over the runs that have their
 files; from the first run that has theirs, 00's CPU table, the ncu, SASS, sanitizer and pitfalls outputs and
-docs/tuning.md's tables. multigpu_block(dir): chapter 11's. publish_data(dirs): each sweep run to
-docs/data/runK. Every block opens with results.caption (the machines, from the run files, never typed here);
-a block whose files no run has is left as it was, and one line says so. ROOT is the repository written
-(publish.py sets it).
+docs/tuning.md's tables. multigpu_block(dirs): chapter 11's and 17's on several GPUs. Both return what they
+wrote ("PAGE (MARKER)", as results.write_blocks). Every block opens with results.caption (the machines, from
+the run files, never typed here); a block whose files no run has is left as it was, and one line says so. ROOT
+is the repository written (publish.py sets it).
 """
 import glob
-import json
 import os
 import re
-import shutil
-import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -21,7 +18,7 @@ ROOT = os.path.dirname(HERE)  # publish.py --root changes it (tests fill a copy 
 sys.path.insert(0, HERE)
 import ncu_table  # noqa: E402
 import results  # noqa: E402
-from results import differs, power_label, read_jsonl, reps_of, table, value_range  # noqa: E402
+from results import differs, median_over_machines, power_label, read_jsonl, reps_of, table, value_range  # noqa: E402
 
 def read(path):
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -37,11 +34,14 @@ def say(message):
 
 
 def fill(page, marker, facts, what, body):
-    """Fills the block MARKER of page (under ROOT): results.caption(facts, what), then body."""
+    """Fills the block MARKER of page (under ROOT): results.caption(facts, what), then body. Returns
+    ["PAGE (MARKER)"] where it filled the block, else []."""
     path = os.path.join(ROOT, page)
     text = results.caption(facts, what, path, ROOT) + "\n\n" + body.rstrip() + "\n"
-    if not os.path.exists(path) or not results.fill_file(path, marker, text):
-        say(f"no block {marker} in {page}; not filled")
+    if os.path.exists(path) and results.fill_file(path, marker, text):
+        return [f"{path} ({marker})"]
+    say(f"no block {marker} in {page}; not filled")
+    return []
 
 
 # ----------------------------------------------------------------------------- 04 and 06, one change at a time
@@ -71,8 +71,8 @@ def combine_steps(runs):
     for key in dict.fromkeys(key for rows in runs for key in rows):
         found = [rows[key] for rows in runs if key in rows]
         medians = [r["median"] for r in found]
-        combined[key] = {"median": statistics.median(medians), "min": min(r["min"] for r in found),
-                         "gbps": statistics.median(r["gbps"] for r in found), "ok": all(r["ok"] for r in found),
+        combined[key] = {"median": median_over_machines(medians), "min": min(r["min"] for r in found),
+                         "gbps": median_over_machines(r["gbps"] for r in found), "ok": all(r["ok"] for r in found),
                          "lo": min(medians), "hi": max(medians), "n_runs": len(found)}
     return combined
 
@@ -116,9 +116,11 @@ def steps_blocks(runs):
         for record in records for row in record["rows"]} for records in parsed])
     wrong = [" ".join(map(str, k)) for k, r in rows.items() if not r["ok"]]
     if wrong:
-        return say("steps.jsonl has WRONG results, step blocks left as they were: " + "; ".join(wrong))
+        say("steps.jsonl has WRONG results, step blocks left as they were: " + "; ".join(wrong))
+        return []
     records = [r for found in parsed for r in found]
     how = differs(reps_of(records), all(r.get("flush") for r in records), len(runs) < 2)
+    written = []
     for group, readme, vs in (("06", "06_warp_unroll", "vs 05"), ("04", "04_shared_tree", "vs above")):
         first = min((r for r in parsed[0] if r["steps"][:2] == group), key=lambda r: r["n"], default=None)
         if first is None:  # the launch shapes: the first run's
@@ -134,9 +136,11 @@ def steps_blocks(runs):
                     rows.get((group, key, dtype, n)), rows.get((group, base, dtype, n)), len(runs) >= 2)])
         header = ["kernel", "type"] + [f"{power_label(n)} {c}" for n in sizes
                                        for c in ("median µs", "min µs", "GB/s", vs)]
-        fill(f"{readme}/README.md", f"results:{group}_steps", [results.run_facts(d) for d in runs],
-             f"`tour --steps {group}`, the chapters' own kernels and {group}'s step variants ([steps.cu](steps.cu))"
-             + how, step_intro(group, first) + "\n\n" + table(header, "compact", cells))
+        written += fill(f"{readme}/README.md", f"results:{group}_steps", [results.run_facts(d) for d in runs],
+                        f"`tour --steps {group}`, the chapters' own kernels and {group}'s step variants "
+                        f"([steps.cu](steps.cu)){how}",
+                        step_intro(group, first) + "\n\n" + table(header, "compact", cells))
+    return written
 
 
 # ----------------------------------------------------------------------------- one run's outputs
@@ -146,54 +150,60 @@ def cpu_block(runs):
     rows = [d for d in read_jsonl(os.path.join(runs[0], "chapters.jsonl")) if d.get("chapter") == "00_cpu_baseline"]
     cells = [[power_label(d["n"]), m["name"], m["result"], f"{m['error']:.3g}", f"{m['ms']:.3f}", f"{m['gbps']:.1f}",
               "ok" if m["ok"] else "WRONG"] for d in rows for m in d["methods"]]
-    fill("00_cpu_baseline/README.md", "output:00_cpu_methods", [results.run_facts(runs[0])],
-         f"`00_cpu_baseline --n N --json` on the host's CPU, {rows[0]['threads']} threads{differs(reps_of(rows))}",
-         table(["n (int)", "method", "result", "error", "ms", "GB/s", "check"], "compact", cells)
-         + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"
-         + fenced(read(os.path.join(runs[0], "cpu_300M_float.txt"))))
+    return fill("00_cpu_baseline/README.md", "output:00_cpu_methods", [results.run_facts(runs[0])],
+                f"`00_cpu_baseline --n N --json` on the host's CPU, {rows[0]['threads']} threads"
+                f"{differs(reps_of(rows))}",
+                table(["n (int)", "method", "result", "error", "ms", "GB/s", "check"], "compact", cells)
+                + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"
+                + fenced(read(os.path.join(runs[0], "cpu_300M_float.txt"))))
 
 
 def sass(runs):
     """08's README: its global loads by width (sass_08.txt: "COUNT LOAD" per kind, from gpu_suite.sh)."""
     counts = re.findall(r"^\s*(\d+) (LDG\.E[.0-9A-Z]*)$", read(os.path.join(runs[0], "sass_08.txt")), re.M)
     command = "cuobjdump -sass build/release/bin/08_vectorized | grep -oE \"LDG\\.E[.0-9A-Z]*\" | sort | uniq -c"
-    fill("08_vectorized/README.md", "sass:08_vectorized", [results.run_facts(runs[0])],
-         "the build's SASS, all instantiations (int, float, double), both launches",
-         fenced(f"$ {command}\n" + "\n".join(f"{int(v):7d} {k}" for v, k in sorted(counts, key=lambda c: c[1]))))
+    loads = "\n".join(f"{int(v):7d} {k}" for v, k in sorted(counts, key=lambda c: c[1]))
+    return fill("08_vectorized/README.md", "sass:08_vectorized", [results.run_facts(runs[0])],
+                "the build's SASS, all instantiations (int, float, double), both launches",
+                fenced(f"$ {command}\n" + loads))
 
 
 def pitfalls(runs):
     """docs/pitfalls.md's outputs, one per "### N." section of pitfalls.txt, and 06's sanitizer output."""
     facts, text = [results.run_facts(runs[0])], read(os.path.join(runs[0], "pitfalls.txt"))
-    sections = re.split(r"^### (\d)\. .*$", text, flags=re.M)
+    sections, written = re.split(r"^### (\d)\. .*$", text, flags=re.M), []
     for number, body in zip(sections[1::2], sections[2::2]):
-        fill("docs/pitfalls.md", f"output:{number}", facts, "the commands above (tools/pitfalls.sh), one run",
-             fenced("\n".join(line[:400] for line in body.strip().splitlines())))
+        written += fill("docs/pitfalls.md", f"output:{number}", facts, "the commands above (tools/pitfalls.sh), one "
+                        "run", fenced("\n".join(line[:400] for line in body.strip().splitlines())))
     found = [re.search(rf"(\$ compute-sanitizer --tool {tool} \S+06_warp_unroll --n.*?)(?={end}|\Z)", text, re.S)
              for tool, end in (("racecheck", r"\n\$ "), ("synccheck", r"\n\$ |\n###"))]
     if all(found):
-        fill("06_warp_unroll/README.md", "sanitize:06_warp_unroll", facts,
-             "racecheck and synccheck on the chapter's kernel (its sanitizer tests, in "
-             "[tests/CMakeLists.txt](../tests/CMakeLists.txt), run them at awkward sizes)",
-             fenced("\n\n".join(m.group(1).strip() for m in found)))
+        written += fill("06_warp_unroll/README.md", "sanitize:06_warp_unroll", facts,
+                        "racecheck and synccheck on the chapter's kernel (its sanitizer tests, in "
+                        "[tests/CMakeLists.txt](../tests/CMakeLists.txt), run them at awkward sizes)",
+                        fenced("\n\n".join(m.group(1).strip() for m in found)))
+    return written
 
 
 def ncu_blocks(runs):
     """docs/profiling.md: the first launch of every chapter; each chapter's README: all its launches; 04's too:
     the bank conflicts of its first launch, with sequential addressing and with the strided index."""
-    facts, chapters = [results.run_facts(runs[0])], ncu_table.chapter_tables(runs[0])
+    facts, chapters, written = [results.run_facts(runs[0])], ncu_table.chapter_tables(runs[0]), []
     for chapter, launches in chapters.items():
         if os.path.exists(os.path.join(ROOT, chapter, "README.md")):
-            fill(f"{chapter}/README.md", f"ncu:{chapter}", facts, "`ncu` with [these metrics](../docs/profiling.md"
-                 f"#nsight-compute-one-command-per-chapter) on `build/release/bin/{chapter} --n 2^24 --reps 1 "
-                 "--no-flush`, one run", ncu_table.table(launches, ncu_table.columns_for(chapter, launches)))
+            written += fill(f"{chapter}/README.md", f"ncu:{chapter}", facts, "`ncu` with [these metrics]"
+                            f"(../docs/profiling.md#nsight-compute-one-command-per-chapter) on `build/release/bin/"
+                            f"{chapter} --n 2^24 --reps 1 --no-flush`, one run",
+                            ncu_table.table(launches, ncu_table.columns_for(chapter, launches)))
     first = {chapter: found[0] for chapter, found in chapters.items()}
-    fill("docs/profiling.md", "ncu:all", facts, "the command above on each chapter, its first launch, one run",
-         ncu_table.table([dict(launch, **{"Kernel Name": f"{c}: {ncu_table.short_kernel(launch['Kernel Name'])}"})
-                          for c, launch in first.items()]).replace("`", "").replace("| cub::", "| 10_cub: cub::"))
+    launches = [dict(launch, **{"Kernel Name": f"{c}: {ncu_table.short_kernel(launch['Kernel Name'])}"})
+                for c, launch in first.items()]
+    written += fill("docs/profiling.md", "ncu:all", facts, "the command above on each chapter, its first launch, "
+                    "one run", ncu_table.table(launches).replace("`", "").replace("| cub::", "| 10_cub: cub::"))
     trees = [("04_shared_tree", "sequential addressing"), ("04_shared_tree_strided", "strided index")]
     if not all(chapter in first for chapter, _ in trees):
-        return say("no ncu_04_shared_tree{,_strided}.csv with launches; 04's bank conflicts left as they were")
+        say("no ncu_04_shared_tree{,_strided}.csv with launches; 04's bank conflicts left as they were")
+        return written
     metrics = ["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
                "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "gpu__time_duration.sum"]
     rows = []
@@ -202,10 +212,10 @@ def ncu_blocks(runs):
         rows.append([f"`{ncu_table.short_kernel(first[chapter]['Kernel Name'])}` (first launch)", tree,
                      f"{ld:,.0f}", f"{st:,.0f}", f"{ns / 1000:.1f}"])
     command = f"ncu --metrics {','.join(metrics)} build/release/bin/04_shared_tree --n 2^24 --reps 1 --no-flush"
-    fill("04_shared_tree/README.md", "ncu:04_bank_conflicts", facts,
-         f"`{command}` for the first row, the same with `--variant strided` added for the second, ints, one run",
-         table(["kernel", "tree", "smem load bank conflicts", "smem store bank conflicts", "time µs"], "compact",
-               rows))
+    return written + fill("04_shared_tree/README.md", "ncu:04_bank_conflicts", facts,
+                          f"`{command}` for the first row, the same with `--variant strided` added for the second, "
+                          "ints, one run", table(["kernel", "tree", "smem load bank conflicts",
+                                                  "smem store bank conflicts", "time µs"], "compact", rows))
 
 
 def single_pass(runs):
@@ -214,10 +224,10 @@ def single_pass(runs):
     times, sizes = {}, sorted({d["n"] for d in records})
     for d in records:
         times.setdefault(d["variant"], {})[d["n"]] = f"{d['median_us']:.2f}" if d["ok"] else "wrong"
-    fill("docs/tuning.md", "results:tuning_single_pass", [results.run_facts(runs[0])],
-         f"`tune_single_pass`, µs{differs(reps_of(records))}", table(
-             ["variant"] + [power_label(n) for n in sizes], "compact",
-             [[name] + [row.get(n, "—") for n in sizes] for name, row in times.items()]))
+    return fill("docs/tuning.md", "results:tuning_single_pass", [results.run_facts(runs[0])],
+                f"`tune_single_pass`, µs{differs(reps_of(records))}", table(
+                    ["variant"] + [power_label(n) for n in sizes], "compact",
+                    [[name] + [row.get(n, "—") for n in sizes] for name, row in times.items()]))
 
 
 def block_sizes(runs):
@@ -226,11 +236,12 @@ def block_sizes(runs):
     times, blocks, sizes = {}, sorted({d["block"] for d in records}), sorted({d["n"] for d in records})
     for d in records:
         times.setdefault(d["chapter"], {})[(d["block"], d["n"])] = f"{d['ms'] * 1000:.1f}"
-    fill("docs/tuning.md", "results:tuning_blocks", [results.run_facts(runs[0])],
-         "the chapters' `--json` runs at each block size, µs"
-         + differs(reps_of(records), all(d.get("flush", True) for d in records)),
-         table(["chapter"] + [f"B={b}, {power_label(n)}" for n in sizes for b in blocks], "compact",
-               [[c] + [row.get((b, n), "—") for n in sizes for b in blocks] for c, row in sorted(times.items())]))
+    return fill("docs/tuning.md", "results:tuning_blocks", [results.run_facts(runs[0])],
+                "the chapters' `--json` runs at each block size, µs"
+                + differs(reps_of(records), all(d.get("flush", True) for d in records)),
+                table(["chapter"] + [f"B={b}, {power_label(n)}" for n in sizes for b in blocks], "compact",
+                      [[c] + [row.get((b, n), "—") for n in sizes for b in blocks]
+                       for c, row in sorted(times.items())]))
 
 
 # ----------------------------------------------------------------------------- 09 at small n
@@ -260,7 +271,7 @@ def small_n(runs):
     def med(n, job):
         if job == "floor":
             return min(med(n, j) for m, j in times if m == n and j.startswith("floor"))
-        return statistics.median(times[(n, job)])
+        return median_over_machines(times[(n, job)])
 
     def how(sizes):
         """", median of 100 (30 from 2^24 up)": the repetitions at these sizes, smallest first."""
@@ -271,11 +282,11 @@ def small_n(runs):
     facts, sizes = [results.run_facts(run) for run in runs], [1 << 12, 1 << 16, 1 << 20]
     rows = [["09's default shape (grid × block)"] + [shapes[(n, "09 default")] for n in sizes]]
     rows += [[label] + [f"{med(n, job):.2f}" for n in sizes] for label, job in BREAKDOWN]
-    fill("09_single_pass/README.md", "results:09_small_n", facts,
-         f"`tune_small_n` ([bench/small_n.cu](bench/small_n.cu)), int sums, µs{how(sizes)}",
-         table(["ints", "2^12", "2^16", "2^20"], "compact", rows) + "\n\nAt 2^12 the default grid is one block, which "
-         "writes the result without a ticket: its steps 2 and 3 are skipped by 09 itself, while the cut-short "
-         "kernels above still run them.")
+    written = fill("09_single_pass/README.md", "results:09_small_n", facts,
+                   f"`tune_small_n` ([bench/small_n.cu](bench/small_n.cu)), int sums, µs{how(sizes)}",
+                   table(["ints", "2^12", "2^16", "2^20"], "compact", rows) + "\n\nAt 2^12 the default grid is one "
+                   "block, which writes the result without a ticket: its steps 2 and 3 are skipped by 09 itself, "
+                   "while the cut-short kernels above still run them.")
     rows = []
     for n in sorted({n for n, _ in times}):
         best = min([j for m, j in times if m == n and j.startswith("09 B=")] + ["09 default"], key=lambda j: med(n, j))
@@ -285,10 +296,11 @@ def small_n(runs):
             found = f"{shapes[(n, best)]} ({per_thread} vector{'s' if per_thread != 1 else ''} per thread)"
         rows.append([power_label(n), shapes[(n, "09 default")], f"{med(n, '09 default'):.2f}", found,
                      f"{med(n, best):.2f}"])
-    fill("docs/tuning.md", "results:09_shape", facts, "`tune_small_n`, 09 at 256 and 1024 threads per block, each "
-         "with grids for 1, 2, 4 or 8 16-byte vectors per thread (at most one full wave; a shape that repeats the "
-         f"default is timed once), int sums, µs{how(reps)}",
-         table(["ints", "default grid × block", "default µs", "fastest shape found", "its µs"], "compact", rows))
+    return written + fill("docs/tuning.md", "results:09_shape", facts, "`tune_small_n`, 09 at 256 and 1024 threads "
+                          "per block, each with grids for 1, 2, 4 or 8 16-byte vectors per thread (at most one full "
+                          f"wave; a shape that repeats the default is timed once), int sums, µs{how(reps)}",
+                          table(["ints", "default grid × block", "default µs", "fastest shape found", "its µs"],
+                                "compact", rows))
 
 
 # ----------------------------------------------------------------------------- chapter 11
@@ -366,11 +378,11 @@ def multigpu_block(dirs):
                 two.append(pair)
         if not one:
             continue
-        ms1, ms2 = statistics.median(r["ms"] for r in one), statistics.median(r["ms"] for r in two)
+        ms1, ms2 = median_over_machines(r["ms"] for r in one), median_over_machines(r["ms"] for r in two)
         speeds = [a["ms"] / b["ms"] for a, b in zip(one, two)]
         label = dtype + ("" if mode == "one process" else f" ({mode})")
-        rows.append([label, power_label(n), f"{ms1:.3f}", f"{statistics.median(r['gbps'] for r in one):.0f}",
-                     f"{ms2:.3f}", f"{statistics.median(r['gbps'] for r in two):.0f}",
+        rows.append([label, power_label(n), f"{ms1:.3f}", f"{median_over_machines(r['gbps'] for r in one):.0f}",
+                     f"{ms2:.3f}", f"{median_over_machines(r['gbps'] for r in two):.0f}",
                      value_range(speeds, "{:.2f}") + "×", value_range([50 * x for x in speeds], "{:.1f}") + "%"])
     parts = [table(["type", "N", "1 GPU ms", "1 GPU GB/s", "2 GPUs ms", "2 GPUs GB/s", "speed-up",
                     "parallel efficiency"], "compact", rows)]
@@ -386,16 +398,17 @@ def multigpu_block(dirs):
     passed = re.search(r"\d+% tests passed.*", first("ctest_multigpu.log"))
     if passed:
         parts.append("`ctest --preset multigpu` on the first machine: " + passed.group(0) + ".")
-    fill("11_multi_gpu/README.md", "results:11_multi_gpu", all_facts,
-         f"`11_multi_gpu --json` sums of the default random input ({between}), "
-         f"every total verified against the CPU reference on every GPU{how}", "\n\n".join(parts))
+    written = fill("11_multi_gpu/README.md", "results:11_multi_gpu", all_facts,
+                   f"`11_multi_gpu --json` sums of the default random input ({between}), "
+                   f"every total verified against the CPU reference on every GPU{how}", "\n\n".join(parts))
     # When rank 1 goes silent before the all-reduce: the ranks' own lines, without Open MPI's MPI_Abort banner.
     silent = first("multigpu_mpi_silent_peer.txt")
     if silent:
-        fill("11_multi_gpu/README.md", "output:11_silent_peer", all_facts[:1], "`REDUCTION_TEST_FAIL=1:allreduce "
-             "REDUCTION_NCCL_TIMEOUT=10 mpirun -np 2 build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`",
-             fenced("\n".join(line for line in silent.splitlines() if line.startswith("11_multi_gpu_mpi:"))))
-    reproducible_on_gpus_block(dirs, all_facts)
+        written += fill("11_multi_gpu/README.md", "output:11_silent_peer", all_facts[:1],
+                        "`REDUCTION_TEST_FAIL=1:allreduce REDUCTION_NCCL_TIMEOUT=10 mpirun -np 2 "
+                        "build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`",
+                        fenced("\n".join(line for line in silent.splitlines() if line.startswith("11_multi_gpu_mpi:"))))
+    return written + reproducible_on_gpus_block(dirs, all_facts)
 
 
 def reproducible_on_gpus_block(dirs, all_facts):
@@ -404,7 +417,7 @@ def reproducible_on_gpus_block(dirs, all_facts):
     have = [(f, facts) for f, facts in zip(files, all_facts) if os.path.exists(f)]
     if not have:
         say("no reproducible_gpus.jsonl among the multigpu runs: 17's results:17_on_gpus left as it was")
-        return
+        return []
     runs = []  # per machine: {(job, data, n, gpus): record}
     heads = []
     for path, _ in have:
@@ -422,10 +435,10 @@ def reproducible_on_gpus_block(dirs, all_facts):
                    if k[0] == "17_reproducible" and k[1:3] == (data, n))
         speeds = [a / b for a, b in zip(ms("17_reproducible", 1), ms("17_reproducible", 2))]
         ratio = [a / b for a, b in zip(ms("17_reproducible", 2), ms("11_multi_gpu", 2))]
-        rows.append([data, power_label(n), f"{statistics.median(ms('11_multi_gpu', 1)):.3f}",
-                     f"{statistics.median(ms('11_multi_gpu', 2)):.3f}",
-                     f"{statistics.median(ms('17_reproducible', 1)):.3f}",
-                     f"{statistics.median(ms('17_reproducible', 2)):.3f}", value_range(speeds, "{:.2f}") + "×",
+        rows.append([data, power_label(n), f"{median_over_machines(ms('11_multi_gpu', 1)):.3f}",
+                     f"{median_over_machines(ms('11_multi_gpu', 2)):.3f}",
+                     f"{median_over_machines(ms('17_reproducible', 1)):.3f}",
+                     f"{median_over_machines(ms('17_reproducible', 2)):.3f}", value_range(speeds, "{:.2f}") + "×",
                      value_range(ratio, "{:.2f}") + "×", "yes" if same else "**no**"])
     facts = [f for _, f in have]
     reps = reps_of(heads)
@@ -435,37 +448,10 @@ def reproducible_on_gpus_block(dirs, all_facts):
                    "17 / 11 on 2 GPUs", "17's bits as on 1 GPU"], "compact", rows)]
     if len(runs) > 1:
         body.append("ms: the median of the machines' medians; speed-up and 17 / 11: the range of the machines' own.")
-    fill("17_reproducible/README.md", "results:17_on_gpus", facts, what, "\n\n".join(body))
+    return fill("17_reproducible/README.md", "results:17_on_gpus", facts, what, "\n\n".join(body))
 
 
-# ----------------------------------------------------------------------------- docs/data and the suite's blocks
-
-def publish_data(dirs):
-    """docs/data/runK/: each run's sweep files and its facts (run.json: GPU, driver, CUDA, date, hashed
-    GPU ids); removes what an earlier publication left that these runs do not replace. Returns the folders."""
-    data, targets = os.path.join(ROOT, "docs", "data"), []
-    for k, run_dir in enumerate(dirs, 1):
-        target = os.path.join(data, f"run{k}")
-        os.makedirs(target, exist_ok=True)
-        sources = glob.glob(os.path.join(results.sweep_dir(run_dir), "sweep_*.json"))
-        for old in glob.glob(os.path.join(target, "sweep_*.json")):
-            if os.path.basename(old) not in {os.path.basename(s) for s in sources}:
-                os.remove(old)
-                print("fill_docs: removed", os.path.relpath(old, ROOT))
-        for source in sources:
-            shutil.copy(source, target)
-        facts = results.run_facts(run_dir, results.load_all(run_dir))
-        with open(os.path.join(target, "run.json"), "w", encoding="utf-8") as f:
-            json.dump({key: facts.get(key) for key in ("gpu", "driver", "cuda", "date", "memory", "gpus", "gpu_ids")},
-                      f, indent=1)
-            f.write("\n")
-        targets.append(target)
-    for stale in glob.glob(os.path.join(data, "run*")):  # docs/data/runK: a sweep run's files, nothing else
-        if re.fullmatch(r"run\d+", os.path.basename(stale)) and int(os.path.basename(stale)[3:]) > len(dirs):
-            shutil.rmtree(stale)
-            print("fill_docs: removed", os.path.relpath(stale, ROOT))
-    return targets
-
+# ----------------------------------------------------------------------------- the suite's blocks
 
 # Each writer of fill_suite and the files it needs (glob patterns): the runs that have them all are its input.
 SUITE = [(steps_blocks, "steps.jsonl"), (small_n, "tune_small_n.jsonl"), (sass, "sass_08.txt"),
@@ -474,10 +460,12 @@ SUITE = [(steps_blocks, "steps.jsonl"), (small_n, "tune_small_n.jsonl"), (sass, 
 
 
 def fill_suite(dirs):
-    """Every block of a gpu_suite run's own files (see the docstring)."""
+    """Every block of a gpu_suite run's own files (see the docstring). Returns what it wrote."""
+    written = []
     for write, names in SUITE:
         runs = [d for d in dirs if all(glob.glob(os.path.join(d, name)) for name in names.split())]
         if runs:
-            write(runs)
+            written += write(runs)
         else:
             say(f"no run has {names}; the blocks of {write.__name__} left as they were")
+    return written

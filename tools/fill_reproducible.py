@@ -2,19 +2,24 @@
 """fill_reproducible.py: 17_reproducible's table and docs/tuning.md's 17 block sizes and fixed cost (publish), for
 tools/publish.py,
 from bench_reproducible's output (17_reproducible/bench/bench.cu), one file per separately started machine
-(docs/data/reproducible/runK.jsonl).
+(docs/data/reproducible/runK/run.jsonl).
 """
 import json
 import os
-import statistics
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import results  # noqa: E402
-from results import differs, power_label as power, reps_of  # noqa: E402
+from results import differs, median_over_machines as median, power_label as power, reps_of  # noqa: E402
 
 SEVENTEEN, NINE, CUB, FLOOR = "17_reproducible", "09_single_pass", "cub_gpu_to_gpu", "read-only floor"
+RUN_FILE = "run.jsonl"  # bench_reproducible's output in a run folder (docs/data/reproducible/runK)
+
+
+def run_file(path):
+    """A run's bench_reproducible output: path itself, or a run folder's run.jsonl."""
+    return os.path.join(path, RUN_FILE) if os.path.isdir(path) else path
 
 
 def is_run(path):
@@ -36,7 +41,7 @@ def load(paths):
     by (shape_of_n, job), its bit counts by (data, n, job)."""
     machines = []
     for path in paths:
-        head, *lines = results.read_jsonl(path)
+        head, *lines = results.read_jsonl(run_file(path))
         timed = {(r["data"], r["n"], r["job"]): r for r in lines
                  if "median_us" in r and not r.get("block_sweep") and not r.get("fixed_cost")}
         sweep = {(r["n"], r["block"]): r for r in lines if r.get("block_sweep")}
@@ -71,19 +76,19 @@ def readme_block(machines, root):
             def times(job):
                 return [m["timed"][(data, n, job)]["median_us"] for m in machines]
             nine, seventeen, floor = times(NINE), times(SEVENTEEN), times(FLOOR)
-            cells = [data if n == sizes[0] else "", power(n), fmt_us(statistics.median(nine)),
-                     fmt_us(statistics.median(seventeen))]
+            cells = [data if n == sizes[0] else "", power(n), fmt_us(median(nine)),
+                     fmt_us(median(seventeen))]
             if has_cub:
                 cub = times(CUB)
                 bad = [m["timed"][(data, n, CUB)]["result"] for m in machines if m["timed"][(data, n, CUB)]["ok"] is False]
-                cells.append(fmt_us(statistics.median(cub)) + (" ✗" if bad else ""))
+                cells.append(fmt_us(median(cub)) + (" ✗" if bad else ""))
                 if bad:
                     said = bad[0] + " on every machine" if len(set(bad)) == 1 and len(bad) == len(machines) else \
                         ", ".join(bad)
                     wrong.append(f"{data} at {power(n)} ({said}; the exact sum {exact_value(machines, data, n)})")
-            cells += [fmt_us(statistics.median(floor)),
+            cells += [fmt_us(median(floor)),
                       results.value_range([s / t for s, t in zip(seventeen, nine)], "{:.2f}") + "×",
-                      f"{statistics.median(100 * f / s for f, s in zip(floor, seventeen)):.0f} %"]
+                      f"{median(100 * f / s for f, s in zip(floor, seventeen)):.0f} %"]
             if has_cub:
                 cells.append(results.value_range([c / s for c, s in zip(cub, seventeen)], "{:.1f}") + "×")
             exact = all(m["bits"][(data, n, SEVENTEEN)]["exact"] for m in machines)
@@ -120,10 +125,10 @@ def tuning_block(machines, root):
     lines = []
     for n in sizes:
         nine = [m["timed"][(data, n, NINE)]["median_us"] for m in machines]
-        cells = [power(n), fmt_us(statistics.median(nine))]
+        cells = [power(n), fmt_us(median(nine))]
         for b in blocks:
             t = [s[(n, b)]["median_us"] for s in sweeps]
-            cells.append(f"{fmt_us(statistics.median(t))} ({results.value_range([x / y for x, y in zip(t, nine)], '{:.2f}')}×)")
+            cells.append(f"{fmt_us(median(t))} ({results.value_range([x / y for x, y in zip(t, nine)], '{:.2f}')}×)")
         default = {m["timed"][(data, n, SEVENTEEN)]["block"] for m in machines}
         cells.append(" / ".join(map(str, sorted(default))))
         lines.append(cells)
@@ -155,10 +160,10 @@ def fixed_block(machines, root):
         rows = {m["fixed"][(n, SEVENTEEN)]["n"] for m in machines}
         blocks = " / ".join(f"{m['timed'][(data, n, job)]['block']} × {m['timed'][(data, n, job)]['grid']}"
                             for job in (NINE, SEVENTEEN) for m in machines[:1])
-        lines.append([power(n), blocks, fmt_us(statistics.median(nine)), fmt_us(statistics.median(seventeen)),
-                      fmt_us(statistics.median(gap)), " / ".join(str(r) for r in sorted(rows)),
-                      fmt_us(statistics.median(few_nine)), fmt_us(statistics.median(few_seventeen)),
-                      fmt_us(statistics.median(fixed)),
+        lines.append([power(n), blocks, fmt_us(median(nine)), fmt_us(median(seventeen)),
+                      fmt_us(median(gap)), " / ".join(str(r) for r in sorted(rows)),
+                      fmt_us(median(few_nine)), fmt_us(median(few_seventeen)),
+                      fmt_us(median(fixed)),
                       results.value_range([100 * f / g for f, g in zip(fixed, gap)], "{:.0f}") + " %"])
     page = os.path.join(root, "docs", "tuning.md")
     what = (f"`bench_reproducible` ([bench/bench.cu](../17_reproducible/bench/bench.cu)), {data}, 09 and 17 at "
@@ -171,8 +176,8 @@ def fixed_block(machines, root):
 
 
 def publish(paths, root):
-    """17's README table and docs/tuning.md's block sizes and fixed cost from bench_reproducible's files (is_run),
-    one per machine. Returns what it wrote."""
+    """17's README table and docs/tuning.md's block sizes and fixed cost from bench_reproducible's files (is_run) or
+    run folders (run_file), one per machine. Returns what it wrote."""
     machines = load(paths)
     readme, text = readme_block(machines, root)
     tuning, sizes = tuning_block(machines, root)

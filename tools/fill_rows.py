@@ -9,12 +9,11 @@ the machines of each machine's median. Plots: docs/images/rows_crossover_{type}.
 
 import json
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import (DataError, caption, describe_runs, differs, machine, power_label, read_jsonl,  # noqa: E402
-                     rel_link, table, write_blocks)
+from results import (DataError, caption, describe_runs, differs, machine, median_over_machines,  # noqa: E402
+                     power_label, read_jsonl, rel_link, table, write_blocks)
 import chapters  # noqa: E402
 import plots  # noqa: E402
 
@@ -83,7 +82,7 @@ def combine(sweeps):
         if len(same) == len(sweeps):  # not a point that some machine did not measure
             row = dict(same[0], ok=all(r["ok"] for r in same), run_ms=[r["ms"] for r in same],
                        run_gbps=[r["gbps"] for r in same])
-            row.update({key: statistics.median(r[key] for r in same)
+            row.update({key: median_over_machines(r[key] for r in same)
                         for key in ("ms", "gbps", "percent_of_floor") if key in row})
             combined["rows"].append(row)
             combined["table"].setdefault((row["type"], row["k"]), {})[(row["method"], row["op"])] = row

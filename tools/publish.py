@@ -6,16 +6,26 @@
     python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K    the tour's --json rows for the sweep's
 
 Each INPUT is recognized by what it holds (kinds_of: sweep, suite, rows, accuracy, reproducible, multigpu;
-several may share a folder, and a folder of them such as docs/data stands for them). BLOCKS says which block
-of which page each kind fills; a kind not among the inputs leaves its blocks as they were, said in one line.
-Sweep runs from outside docs/data are copied to docs/data/runK. A suspect sweep point (results.check) makes
-it refuse and list them unless --allow-suspect, which publishes them marked †; runs already in docs/data keep
-their marks. Exit codes: 0 written; 1 suspect points (nothing written); 2 bad usage or unreadable data.
+several may share a folder, and a folder of them such as docs/data stands for them). docs/data holds every
+published run, one folder per kind and run: docs/data/KIND/runK, with the run files its blocks read (RUN_FILES).
+Runs of a kind given from outside docs/data replace that kind's runs there: docs/data/KIND becomes the runs
+given, in their order, as run1, run2, ... (to add a machine's run to those published, give them all:
+docs/data/KIND/run1 ... and the new one). So `publish.py docs/data` always writes the same pages again. BLOCKS
+says which block of which page each kind fills; each block written is said on one line ("wrote PAGE (MARKER)"),
+and a kind not among the inputs leaves its blocks as they were, said in one line. A suspect sweep point
+(results.check) among runs from outside docs/data makes it refuse and list them unless --allow-suspect, which
+publishes them marked †; runs already in docs/data keep their marks. Exit codes: 0 written; 1 suspect points
+(nothing written or copied); 2 bad usage or unreadable data.
 """
 import argparse
 import glob
+import hashlib
+import json
 import os
+import re
+import shutil
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -29,6 +39,7 @@ import results  # noqa: E402
 SWEEP_CHAPTERS = chapters.folders("cpu", "array")  # the tour's rows: chapters.txt
 NCU_CHAPTERS = chapters.folders("ncu")
 TUNING = "docs/tuning.md"
+DATA = os.path.join("docs", "data")  # under the repository written (--root)
 
 # Every generated block: (page, marker, the function that writes it, the run files it reads).
 BLOCKS = [
@@ -74,8 +85,20 @@ BLOCKS = [
 # Besides the blocks: docs/images/results_{int,float}.svg
 # from the sweep; rows_crossover_*.svg, rows_split_*.svg from rows; accuracy_error_*.svg from accuracy.
 
-SUITE_FILES = ("gpu.txt", "steps.jsonl", "chapters.jsonl", "sass_08.txt", "pitfalls.txt", "tune_single_pass.jsonl",
-               "blocks.jsonl", "tune_small_n.jsonl")
+SUITE_FILES = [name for _, names in fill_docs.SUITE for name in names.split()]  # what fill_suite's writers read
+
+# The files of a run that are copied to docs/data/KIND/runK (glob patterns, where the tools write them: rows/ and
+# accuracy/ stay folders of the run). Besides: a sweep's sweep_*.json, from its data/ too, and its facts as
+# run.json (copy_run); bench_reproducible's output as run.jsonl.
+RUN_FILES = {
+    "suite": ["gpu.txt"] + SUITE_FILES,
+    "rows": ["rows/gpu.txt", "rows/example.txt", "rows/*/rows_sweep.json", "rows/*/rows_sweep.csv",
+             "rows/*/argmax_copy.jsonl"],
+    "accuracy": ["gpu.txt", "accuracy_study.txt", "accuracy/*.jsonl", "accuracy/device.json", "accuracy/study.log",
+                 "accuracy/ncu_*.csv"],
+    "multigpu": ["gpu.txt", "gpu_x2.txt", "topo.txt", "multigpu*.jsonl", "multigpu*.txt", "reproducible_gpus.jsonl",
+                 "ctest_multigpu.log"],
+}
 
 
 def kinds_of(path):
@@ -83,13 +106,19 @@ def kinds_of(path):
     if os.path.isfile(path):
         return ["reproducible"] if fill_reproducible.is_run(path) else []
 
-    def has(*names):
-        return os.path.exists(os.path.join(path, *names))
+    def has(pattern):
+        return bool(glob.glob(os.path.join(path, pattern)))
     found = {"sweep": glob.glob(os.path.join(results.sweep_dir(path), "sweep_*.json")),
-             "suite": any(has(f) for f in SUITE_FILES) or glob.glob(os.path.join(path, "ncu_*.csv")),
-             "rows": os.path.isdir(os.path.join(path, "rows")), "accuracy": has("accuracy", "errors.jsonl"),
+             "suite": any(has(name) for name in SUITE_FILES), "rows": has("rows/*/rows_sweep.json"),
+             "accuracy": has("accuracy/errors.jsonl"),
+             "reproducible": fill_reproducible.is_run(fill_reproducible.run_file(path)),
              "multigpu": has("multigpu.jsonl")}
     return [kind for kind, yes in found.items() if yes]
+
+
+def run_order(path):
+    """The key that sorts run folders by their numbers: run2 before run10."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path)]
 
 
 def classify(paths):
@@ -102,7 +131,8 @@ def classify(paths):
         path = os.path.abspath(todo.pop(0))
         kinds = kinds_of(path)
         if not kinds and os.path.isdir(path):
-            inside = sorted(os.path.join(path, name) for name in os.listdir(path) if not name.startswith("."))
+            inside = sorted((os.path.join(path, name) for name in os.listdir(path) if not name.startswith(".")),
+                            key=run_order)
             if any(kinds_of(p) or os.path.isdir(p) for p in inside):
                 todo[:0] = inside  # docs/data: its run folders and files
                 continue
@@ -117,6 +147,69 @@ def declared(root, kind):
     """The (absolute page, marker) pairs of BLOCKS that the inputs of this kind fill."""
     return {(os.path.join(root, page), marker) for page, marker, _, needs in BLOCKS
             if needs.split(":")[0].split(" ")[0] == kind}
+
+
+def in_data(path, root):
+    """Whether path lies in docs/data (runs published before)."""
+    return os.path.abspath(path).startswith(os.path.join(root, DATA) + os.sep)
+
+
+def data_runs(root, kind):
+    """The runs of a kind in docs/data: docs/data/KIND/runK, in the order of K."""
+    found = glob.glob(os.path.join(root, DATA, kind, "run*"))
+    return sorted((p for p in found if re.fullmatch(r"run\d+", os.path.basename(p))), key=run_order)
+
+
+def copy_file(source, target):
+    """Copies a file; in a gpu*.txt (nvidia-smi's view of the machine) each GPU's UUID becomes a hash of it: the
+    pages only tell different GPUs apart (results.parse_gpu_txt), and no UUID is published."""
+    if not re.fullmatch(r"gpu.*\.txt", os.path.basename(source)):
+        shutil.copy(source, target)
+        return
+    with open(source, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    hashed = re.sub(r"\bGPU-[\w-]+", lambda m: "sha256:" + hashlib.sha256(m.group().encode()).hexdigest()[:12], text)
+    with open(target, "w", encoding="utf-8") as f:
+        f.write(hashed)
+
+
+def copy_run(kind, path, target):
+    """Copies a run of this kind (a folder; reproducible: also a file) to target, docs/data/KIND/runK: RUN_FILES;
+    a sweep's sweep_*.json and its facts as run.json (GPU, driver, CUDA, date, hashed GPU ids); bench_reproducible's
+    output as run.jsonl."""
+    os.makedirs(target)
+    if kind == "reproducible":
+        shutil.copy(fill_reproducible.run_file(path), os.path.join(target, fill_reproducible.RUN_FILE))
+    if kind == "sweep":
+        for source in glob.glob(os.path.join(results.sweep_dir(path), "sweep_*.json")):
+            shutil.copy(source, target)
+        facts = results.run_facts(path, results.load_all(path))
+        with open(os.path.join(target, "run.json"), "w", encoding="utf-8") as f:
+            json.dump({key: facts.get(key) for key in ("gpu", "driver", "cuda", "date", "memory", "gpus", "gpu_ids")},
+                      f, indent=1)
+            f.write("\n")
+    for pattern in RUN_FILES.get(kind, []):
+        for source in glob.glob(os.path.join(path, pattern)):
+            copy = os.path.join(target, os.path.relpath(source, path))
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
+            copy_file(source, copy)
+
+
+def copy_in(by_kind, root):
+    """For each kind given a run from outside docs/data: docs/data/KIND becomes the runs given, in their order, as
+    run1, run2, ... (copy_run; those there before are removed), and the kind's input those copies."""
+    for kind, paths in by_kind.items():
+        if all(in_data(path, root) for path in paths):
+            continue
+        target = os.path.join(root, DATA, kind)
+        with tempfile.TemporaryDirectory() as tmp:  # first the copies: a given run may lie in the folder replaced
+            for k, path in enumerate(paths, 1):
+                copy_run(kind, path, os.path.join(tmp, f"run{k}"))
+            shutil.rmtree(target, ignore_errors=True)
+            shutil.copytree(tmp, target)
+        by_kind[kind] = data_runs(root, kind)
+        print(f"publish: docs/data/{kind} holds the {plural(len(paths), 'run')} given: "
+              + ", ".join(os.path.relpath(run, root) for run in by_kind[kind]))
 
 
 def plural(count, word):
@@ -136,33 +229,23 @@ def publish(paths, root, allow_suspect=False):
     if any(given for _, given in unknown):
         return 2  # a mistyped or wrong input: nothing is written
     sweeps = by_kind.get("sweep", [])
-    committed = bool(sweeps) and all(d.startswith(os.path.join(root, "docs", "data") + os.sep) for d in sweeps)
-    runs = []  # the sweep runs, loaded once: results.py's pages and the blocks that compare chapters
-    if sweeps:
-        try:
-            runs = results.load_runs(sweeps)
-            suspects = results.check(runs)
-        except results.DataError as e:
-            print(f"publish: {e}", file=sys.stderr)
-            return 2
-        if suspects and not (allow_suspect or committed):
-            print(f"publish: {plural(len(suspects), 'suspect point')}; nothing written. Measure them again "
-                  "(tools/gpu_suite.sh sweep does), or publish them marked with --allow-suspect:", file=sys.stderr)
-            for s in suspects:
-                print("  " + results.describe_suspect(s), file=sys.stderr)
-            return 1
+    try:
+        suspects = results.check(results.load_runs(sweeps)) if sweeps else []
+    except results.DataError as e:  # such as runs of different GPU models: nothing copied or written
+        print(f"publish: {e}", file=sys.stderr)
+        return 2
+    if suspects and not allow_suspect and not all(in_data(d, root) for d in sweeps):
+        print(f"publish: {plural(len(suspects), 'suspect point')}; nothing written. Measure them again "
+              "(tools/gpu_suite.sh sweep does), or publish them marked with --allow-suspect:", file=sys.stderr)
+        for s in suspects:
+            print("  " + results.describe_suspect(s), file=sys.stderr)
+        return 1
+    copy_in(by_kind, root)
     fill_docs.ROOT = root
-
-    def sweep(dirs):
-        pages = sorted((p, m) for p, m, function, needs in BLOCKS
-                       if needs == "sweep" and function.startswith("results."))
-        results.update(dirs if committed else fill_docs.publish_data(dirs), root, pages)
-        return []
-
-    jobs = {"sweep": sweep, "suite": fill_docs.fill_suite, "rows": lambda dirs: fill_rows.fill(dirs, root),
-            "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
-            "reproducible": lambda files: fill_reproducible.publish(files, root),
-            "multigpu": lambda dirs: fill_docs.multigpu_block(dirs)}
+    pages = sorted((p, m) for p, m, function, needs in BLOCKS if needs == "sweep" and function.startswith("results."))
+    jobs = {"sweep": lambda dirs: results.update(dirs, root, pages), "suite": fill_docs.fill_suite,
+            "rows": lambda dirs: fill_rows.fill(dirs, root), "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
+            "reproducible": lambda runs: fill_reproducible.publish(runs, root), "multigpu": fill_docs.multigpu_block}
     status = 0
     for kind, job in jobs.items():
         if kind not in by_kind:
@@ -172,7 +255,7 @@ def publish(paths, root, allow_suspect=False):
             continue
         results.DECLARED = declared(root, kind)
         try:
-            for written in job(by_kind[kind]) or []:  # "PAGE (MARKER)" of the writers that say what they wrote
+            for written in job(by_kind[kind]):  # a plot's path or "PAGE (MARKER)"
                 print("wrote", os.path.relpath(written, root))
         except (results.DataError, ValueError, KeyError) as e:
             print(f"publish: {kind}: {e}", file=sys.stderr)

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """The tour's sweeps of one or more runs -> docs/results.md's blocks, the plots results_{int,float}.svg and the
 README blocks results:main and results:NN_name; and what every page writer shares (fill_file, write_blocks,
-table, and a block's first line: caption, describe_runs, run_facts, machine, differs).
+table, median_over_machines, and a block's first line: caption, describe_runs, run_facts, machine, differs).
 
 A run folder holds sweep_{int,float}.json (`tour --sweep`), directly or in data/ (tools/gpu_suite.sh), and
-the run's facts: gpu.txt or run.json (docs/data/runK). Each run is one separately started machine; a point's
-published time is the median over the runs of each run's median. check() finds the suspect points (the noise
+the run's facts: gpu.txt or run.json (docs/data/sweep/runK). Each run is one separately started machine; a
+point's published time is the median over the runs of each run's median (median_over_machines). check() finds the suspect points (the noise
 model below); remeasure() puts the tour's --json rows in place of a sweep's. tools/publish.py runs them.
 """
 
@@ -25,7 +25,7 @@ TABLE_POWERS = (16, 20, 24, 28, 30)
 MAIN_POWERS = (24, 28)
 CPU, FIRST_GPU, CUB = "00_cpu_baseline", "01_global_naive", "10_cub"
 FLOOR = "read-only floor"  # the tour's kernel that only reads the input: a yardstick, not a chapter
-REPRODUCE = "build/release/bin/tour --sweep --type int --out docs/data/run1"
+REPRODUCE = "build/release/bin/tour --sweep --type int --out docs/data/sweep/run1"
 SUSPECT_MARK = " †"
 WITHIN_MARK = "≈"
 LARGE_SPREAD = 10.0  # percent: a ratio against a time spread wider than this is printed as a range
@@ -222,6 +222,12 @@ def write_blocks(blocks, root, who):
     return written
 
 
+def median_over_machines(values):
+    """What every table publishes for a quantity measured on several separately started machines: the median
+    of the machines' values (each machine's own median time, GB/s, ratio ...); with two machines their mean."""
+    return statistics.median(values)
+
+
 def load_runs(run_dirs):
     """Every run: [{"dir", "sweeps": {type: sweep}, "facts": {...}}], in the order given."""
     runs = []
@@ -247,7 +253,7 @@ def combine(runs):
         if not present:
             continue
         sweeps = [run["sweeps"][dtype] for _, run in present]
-        peak = statistics.median(s["peak_gbps"] for s in sweeps)
+        peak = median_over_machines(s["peak_gbps"] for s in sweeps)
         points = {}  # (n, chapter) -> each run's row, in the order first seen
         for slot, sweep in enumerate(sweeps):
             for row in sweep["rows"]:
@@ -256,7 +262,7 @@ def combine(runs):
         for (n, chapter), per_run in sorted(points.items(), key=lambda item: item[0][0]):
             found = [r for r in per_run if r is not None]
             times = [r["ms"] for r in found]
-            ms = statistics.median(times)
+            ms = median_over_machines(times)
             if len(found) == 1:
                 gbps = found[0]["gbps"]
             else:
@@ -265,7 +271,7 @@ def combine(runs):
             rows.append({
                 "n": n, "chapter": chapter, "ms": ms, "gbps": gbps,
                 "percent_of_peak": 0.0 if chapter == CPU or peak <= 0 else 100 * gbps / peak,
-                "ok": all(r["ok"] for r in found), "iqr_ms": statistics.median(iqrs) if iqrs else None,
+                "ok": all(r["ok"] for r in found), "iqr_ms": median_over_machines(iqrs) if iqrs else None,
                 "run_ms": [None if r is None else r["ms"] for r in per_run],
                 "lo": min(times), "hi": max(times), "n_runs": len(found),
                 "remeasured": [present[slot][0] + 1 for slot, r in enumerate(per_run) if r and r.get("remeasured")],
@@ -775,7 +781,8 @@ def plot(dtype, sweep, path):
 
 def update(data_dirs, root, blocks):
     """Writes the plots and the blocks [(page under root, marker)] from one or more runs, the
-    suspect points marked (publish.py has refused them unless --allow-suspect). Returns the suspect points."""
+    suspect points marked (publish.py has refused them unless --allow-suspect). Returns what it wrote: the
+    plots' paths and "PAGE (MARKER)" of each block, as write_blocks does."""
     import plots
     runs = load_runs(data_dirs)
     sweeps = combine(runs)
@@ -805,8 +812,6 @@ def update(data_dirs, root, blocks):
                 warnings.append(f"{os.path.relpath(path, root)}: no block {marker}")
         except ValueError as e:
             warnings.append(f"{os.path.relpath(path, root)}: {e}")
-    for w in written:
-        print("wrote", os.path.relpath(w, root))
     for w in warnings:
         print("warning:", w, file=sys.stderr)
     bad = [f"{t} {r['chapter']} at N = {r['n']}" for t, s in sweeps.items() for r in s["rows"] if not r["ok"]]
@@ -816,7 +821,7 @@ def update(data_dirs, root, blocks):
         print(f"warning: {len(suspects)} suspect point(s) published with the mark †:", file=sys.stderr)
         for s in suspects:
             print("  " + describe_suspect(s), file=sys.stderr)
-    return suspects
+    return written
 
 
 def remeasure(run_dir, tour_files, attempt=1):

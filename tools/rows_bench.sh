@@ -12,7 +12,8 @@
 #                           with the copy unit of commit ae396f5, which read each thread's winning
 #                           vector again instead of keeping a copy (docs/tuning.md); needs git
 # and prints one summary line (appended to "$RESULTS/summary.txt" too). Then, on any
-# machine: python3 tools/publish.py RUN_1 RUN_2 RUN_3 fills the READMEs and draws the plots.
+# machine: python3 tools/publish.py RUN_1 RUN_2 RUN_3 copies them to docs/data/rows/runK, fills the READMEs
+# and draws the plots.
 # BIN is where the programs are (default build/release/bin); they are built if missing.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
