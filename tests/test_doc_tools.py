@@ -883,6 +883,24 @@ class Reproducible(unittest.TestCase):
         self.assertEqual(run("publish.py", "--root", self.root).returncode, 2)
 
 
+class BuildTime(RepoCopy):
+    def test_the_readme_says_the_wait_from_a_clone_to_04(self):
+        runs = []
+        for k, build in enumerate((10.0, 30.0, 20.0), 1):
+            runs.append(os.path.join(self.tmp.name, f"b{k}"))
+            write(os.path.join(runs[-1], "build_time.json"), json.dumps(
+                {"what": "fresh clone to a built 04_shared_tree", "cpu": "Test CPU", "cores": 3, "nvcc": "77.7",
+                 "date": "2031-02-03", "architectures": "42", "clone_s": 1.0, "configure_s": 4.0,
+                 "build_s": build, "total_s": build + 5.0}) + "\n")
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("\nwrote README.md (results:build_time)\n", result.stdout)
+        text = block(read(os.path.join(self.root, "README.md")), "results:build_time")
+        self.assertIn("on 3 cores of an Test CPU without a GPU, nvcc 77.7, for one GPU architecture (sm_42) and "
+                      "without the tests: 25 s (configure 4 s, build 20 s); the median of 3 runs, 2031-02-03", text)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.root, "docs", "data", "build"))), ["run1", "run2", "run3"])
+
+
 class Layout(unittest.TestCase):
     def test_docs_data_holds_a_folder_per_kind_and_in_it_the_runs(self):
         import publish
@@ -890,7 +908,7 @@ class Layout(unittest.TestCase):
         by_kind, unknown = publish.classify([data])
         self.assertEqual(unknown, [])
         self.assertEqual(sorted(by_kind), sorted(os.listdir(data)))
-        self.assertEqual(set(by_kind), {"sweep", "suite", "rows", "accuracy", "reproducible", "multigpu"})
+        self.assertEqual(set(by_kind), {"sweep", "suite", "rows", "accuracy", "reproducible", "multigpu", "build"})
         for kind, runs in by_kind.items():  # each run found as its own kind only, numbered from 1
             self.assertEqual(runs, publish.data_runs(REPO, kind))
             self.assertEqual(sorted(os.listdir(os.path.join(data, kind))), sorted(f"run{k}" for k in

@@ -3,12 +3,13 @@
 
 fill_suite(dirs): 04's and 06's step tables and 09's small-n tables, combined over the runs that have their
 files; from the first run that has theirs, 00's CPU table, the ncu, SASS, sanitizer and pitfalls outputs and
-docs/tuning.md's tables. multigpu_block(dirs): chapter 11's and 17's on several GPUs. Both return what they
-wrote ("PAGE (MARKER)", as results.write_blocks). Every block opens with results.caption (the machines, from
+docs/tuning.md's tables. multigpu_block(dirs): chapter 11's and 17's on several GPUs. build_time_block(dirs):
+the README's wait from a fresh clone to a built 04. All return what they wrote ("PAGE (MARKER)", as results.write_blocks). Every block opens with results.caption (the machines, from
 the run files, never typed here); a block whose files no run has is left as it was, and one line says so. ROOT
 is the repository written (publish.py sets it).
 """
 import glob
+import json
 import os
 import re
 import sys
@@ -333,6 +334,24 @@ def large_run_sentence(text):
     one = f"; one {name.group(1)} has {memory.group(1)} GiB" if memory and name else ""
     return (f"More than one GPU's memory in total ({count} {dtype}s = {total:.1f} GiB, "
             f"{total / shards:.1f} GiB per GPU{one}):")
+
+
+def build_time_block(dirs):
+    """The README's time from a fresh clone to a built 04 (tools/build_time.sh: build_time.json per run): the
+    median of the runs of each step, the machine and the date from the files."""
+    runs = [json.loads(read(os.path.join(d, "build_time.json"))) for d in dirs]
+    first = runs[0]
+
+    def seconds(key):
+        return f"{median_over_machines(r[key] for r in runs):.0f} s"
+    how = "one run" if len(runs) == 1 else f"the median of {len(runs)} runs"
+    text = (f"From a fresh clone (of a local copy: no download) to a built 04, on {first['cores']} cores of an "
+            f"{first['cpu']} without a GPU, nvcc {first['nvcc']}, for one GPU architecture (sm_"
+            f"{first['architectures']}) and without the tests: {seconds('total_s')} (configure "
+            f"{seconds('configure_s')}, build {seconds('build_s')}); {how}, {first['date']} "
+            "([tools/build_time.sh](tools/build_time.sh)). The run itself is not timed there: it needs the GPU.\n")
+    path = os.path.join(ROOT, "README.md")
+    return [f"{path} (results:build_time)"] if results.fill_file(path, "results:build_time", text) else []
 
 
 def multigpu_block(dirs):

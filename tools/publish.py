@@ -5,7 +5,7 @@
     python3 tools/publish.py check RUN... [--list]     suspect points, exit 1 if any; --list: "TYPE N REPS"
     python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K    the tour's --json rows for the sweep's
 
-Each INPUT is recognized by what it holds (kinds_of: sweep, suite, rows, accuracy, reproducible, multigpu;
+Each INPUT is recognized by what it holds (kinds_of: sweep, suite, rows, accuracy, reproducible, multigpu, build;
 several may share a folder, and a folder of them such as docs/data stands for them). docs/data holds every
 published run, one folder per kind and run: docs/data/KIND/runK, with the run files its blocks read (RUN_FILES).
 Runs of a kind given from outside docs/data replace that kind's runs there: docs/data/KIND becomes the runs
@@ -81,6 +81,7 @@ BLOCKS = [
     ("11_multi_gpu/README.md", "output:11_silent_peer", "fill_docs.multigpu_block",
      "multigpu: multigpu_mpi_silent_peer.txt"),
     ("17_reproducible/README.md", "results:17_on_gpus", "fill_docs.multigpu_block", "multigpu: reproducible_gpus.jsonl"),
+    ("README.md", "results:build_time", "fill_docs.build_time_block", "build"),
 ]
 # Besides the blocks: docs/images/results_{int,float}.svg
 # from the sweep; rows_crossover_*.svg, rows_split_*.svg from rows; accuracy_error_*.svg from accuracy.
@@ -98,6 +99,7 @@ RUN_FILES = {
                  "accuracy/ncu_*.csv"],
     "multigpu": ["gpu.txt", "gpu_x2.txt", "topo.txt", "multigpu*.jsonl", "multigpu*.txt", "reproducible_gpus.jsonl",
                  "ctest_multigpu.log"],
+    "build": ["build_time.json"],
 }
 
 
@@ -112,7 +114,7 @@ def kinds_of(path):
              "suite": any(has(name) for name in SUITE_FILES), "rows": has("rows/*/rows_sweep.json"),
              "accuracy": has("accuracy/errors.jsonl"),
              "reproducible": fill_reproducible.is_run(fill_reproducible.run_file(path)),
-             "multigpu": has("multigpu.jsonl")}
+             "multigpu": has("multigpu.jsonl"), "build": has("build_time.json")}
     return [kind for kind, yes in found.items() if yes]
 
 
@@ -245,7 +247,8 @@ def publish(paths, root, allow_suspect=False):
     pages = sorted((p, m) for p, m, function, needs in BLOCKS if needs == "sweep" and function.startswith("results."))
     jobs = {"sweep": lambda dirs: results.update(dirs, root, pages), "suite": fill_docs.fill_suite,
             "rows": lambda dirs: fill_rows.fill(dirs, root), "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
-            "reproducible": lambda runs: fill_reproducible.publish(runs, root), "multigpu": fill_docs.multigpu_block}
+            "reproducible": lambda runs: fill_reproducible.publish(runs, root), "multigpu": fill_docs.multigpu_block,
+            "build": fill_docs.build_time_block}
     status = 0
     for kind, job in jobs.items():
         if kind not in by_kind:
