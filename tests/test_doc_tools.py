@@ -883,6 +883,16 @@ class Reproducible(unittest.TestCase):
         self.assertEqual(run("publish.py", "--root", self.root).returncode, 2)
 
 
+class CpuNamed(unittest.TestCase):
+    def test_00s_captions_name_the_cpu_where_the_runs_recorded_it(self):
+        facts = results.parse_gpu_txt(GPU_TXT.format(driver="999.1.2", uuid="GPU-a", cuda="77.7", date="2031-02-03")
+                                      + "cpu: Test CPU 9000\n")
+        self.assertEqual(facts["cpu"], "Test CPU 9000")
+        self.assertEqual(results.cpu_note([facts, dict(facts)]), "00 on the host's CPU, Test CPU 9000")
+        self.assertEqual(results.cpu_note([facts, {"gpu": "Test GPU"}]),
+                         "00 on the host's CPU (its model not recorded in these runs)")
+
+
 class BuildTime(RepoCopy):
     def test_the_readme_says_the_wait_from_a_clone_to_04(self):
         runs = []

@@ -151,8 +151,10 @@ def cpu_block(runs):
     rows = [d for d in read_jsonl(os.path.join(runs[0], "chapters.jsonl")) if d.get("chapter") == "00_cpu_baseline"]
     cells = [[power_label(d["n"]), m["name"], m["result"], f"{m['error']:.3g}", f"{m['ms']:.3f}", f"{m['gbps']:.1f}",
               "ok" if m["ok"] else "WRONG"] for d in rows for m in d["methods"]]
-    return fill("00_cpu_baseline/README.md", "output:00_cpu_methods", [results.run_facts(runs[0])],
-                f"`00_cpu_baseline --n N --json` on the host's CPU, {rows[0]['threads']} threads"
+    facts = results.run_facts(runs[0])
+    model = facts.get("cpu", "its model not recorded in this run")
+    return fill("00_cpu_baseline/README.md", "output:00_cpu_methods", [facts],
+                f"`00_cpu_baseline --n N --json` on the host's CPU ({model}), {rows[0]['threads']} threads"
                 f"{differs(reps_of(rows))}",
                 table(["n (int)", "method", "result", "error", "ms", "GB/s", "check"], "compact", cells)
                 + "\n\nThe float stall, `--n 300000001 --type float --reps 3`:\n\n"

@@ -187,7 +187,8 @@ def copy_run(kind, path, target):
             shutil.copy(source, target)
         facts = results.run_facts(path, results.load_all(path))
         with open(os.path.join(target, "run.json"), "w", encoding="utf-8") as f:
-            json.dump({key: facts.get(key) for key in ("gpu", "driver", "cuda", "date", "memory", "gpus", "gpu_ids")},
+            json.dump({key: facts.get(key) for key in ("gpu", "driver", "cuda", "cpu", "date", "memory", "gpus",
+                                                       "gpu_ids")},
                       f, indent=1)
             f.write("\n")
     for pattern in RUN_FILES.get(kind, []):

@@ -114,8 +114,8 @@ def load_all(data_dir):
 
 
 def parse_gpu_txt(text):
-    """tools/gpu_suite.sh's gpu.txt (nvidia-smi's CSV with its header, `nvcc --version`, "date: YYYY-MM-DD")
-    -> what it finds of gpu, driver, memory, cuda, date, gpu_ids (one per GPU, hashed), gpus."""
+    """tools/gpu_suite.sh's gpu.txt (nvidia-smi's CSV with its header, `nvcc --version`, "cpu: MODEL", "date:
+    YYYY-MM-DD") -> what it finds of gpu, driver, memory, cuda, cpu, date, gpu_ids (one per GPU, hashed), gpus."""
     facts, lines = {}, text.splitlines()
     for i, line in enumerate(lines):
         columns = [c.strip().split(" ")[0] for c in line.split(",")]
@@ -134,7 +134,8 @@ def parse_gpu_txt(text):
             if ids:
                 facts["gpu_ids"] = ids
         break
-    for key, pattern in (("cuda", r"release (\d+\.\d+)"), ("date", r"^date: (\d{4}-\d\d-\d\d)")):
+    for key, pattern in (("cuda", r"release (\d+\.\d+)"), ("date", r"^date: (\d{4}-\d\d-\d\d)"),
+                         ("cpu", r"^cpu: (\S.*?)\s*$")):
         m = re.search(pattern, text, re.M)
         if m:
             facts[key] = m.group(1)
@@ -175,6 +176,13 @@ def run_facts(run_dir, sweeps=None):
         facts["date"] = file_date(date_file)
     facts["dir"] = run_dir
     return facts
+
+
+def cpu_note(facts):
+    """What 00's times ran on, for the captions of tables that hold them: the host's CPU of the machines."""
+    if facts and all(f.get("cpu") for f in facts):
+        return "00 on the host's CPU, " + " / ".join(dict.fromkeys(f["cpu"] for f in facts))
+    return "00 on the host's CPU (its model not recorded in these runs)"
 
 
 def caption(facts, what, page, root):
@@ -620,7 +628,7 @@ def main_block(sweeps, root, readme, suspects=()):
     sweep = sweeps[dtype]
     page = rel_link(readme, os.path.join(root, "docs", "results.md"))
     out = [caption(sweep["runs"], f"`{dtype}` sums by `tour --sweep`{method_note(sweep)}; peak "
-                   f"{sweep['peak_gbps']:.0f} GB/s", readme, root) + " \"vs previous\" is the speed-up over the "
+                   f"{sweep['peak_gbps']:.0f} GB/s; {cpu_note(sweep['runs'])}", readme, root) + " \"vs previous\" is the speed-up over the "
            f"row above, \"vs 01\" over chapter 01. Every size and `float`: [docs/results.md]({page}).", ""]
     out += notes(sweep["rows"], marks)
     wide = False
@@ -669,7 +677,8 @@ def chapter_block(chapter, sweeps, root, readme, suspects=()):
     dtype, sweep = next(iter(present.items()))
     points = sweep["table"][chapter]
     page = rel_link(readme, os.path.join(root, "docs", "results.md"))
-    out = [caption(sweep["runs"], f"`{dtype}` sums by `tour --sweep`{method_note(sweep)}", readme, root)
+    on_cpu = f"; {cpu_note(sweep['runs'])}" if chapter == CPU else ""
+    out = [caption(sweep["runs"], f"`{dtype}` sums by `tour --sweep`{method_note(sweep)}{on_cpu}", readme, root)
            + f" `float` and every size: [docs/results.md]({page}).", ""]
     out += notes(points.values(), any((dtype, chapter, n) in marks for n in points))
     # The chapter before it in reading order, leaving out CUB and, for the GPU chapters but the first, the CPU.
