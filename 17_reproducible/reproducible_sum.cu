@@ -6,7 +6,7 @@
 // is a whole number of 2^-150, so the sum is an integer, the same in any order. Each
 // thread keeps that integer in its own column of shared memory, one 64-bit row per sign
 // and 32 binades (powers of two), and adds each float into the row its top four bits
-// name: a multiply-add whatever the value, so the time does not depend on the data.
+// name: a multiply-add whatever the value, so no kind of data takes a slower path.
 // Each block adds its columns, then its total into the scratch with integer atomics; the
 // block that draws 09's last ticket rounds once: the correctly rounded sum.
 //
