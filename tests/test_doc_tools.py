@@ -894,6 +894,16 @@ class CpuNamed(unittest.TestCase):
 
 
 class BuildTime(RepoCopy):
+    def test_a_missing_or_unwritable_output_is_a_usage_error(self):
+        script = os.path.join(TOOLS, "build_time.sh")
+        result = subprocess.run(["bash", script], capture_output=True, text=True)
+        self.assertEqual((result.returncode, result.stdout), (2, ""))
+        self.assertIn("usage: tools/build_time.sh OUT.json", result.stderr)
+        result = subprocess.run(["bash", script, os.path.join(self.tmp.name, "nowhere", "b.json")],
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("build_time.sh: no folder", result.stderr)
+
     def test_the_readme_says_the_wait_from_a_clone_to_04(self):
         runs = []
         for k, build in enumerate((10.0, 30.0, 20.0), 1):

@@ -4,6 +4,14 @@
 # (release preset, one GPU architecture, no tests) and build of that one target, each timed.
 # Run it on an idle machine; the README's figure is tools/publish.py's from docs/data/build.
 set -euo pipefail
+if [ $# -ne 1 ]; then
+  echo "usage: tools/build_time.sh OUT.json (the file to write; its folder must exist)" >&2
+  exit 2
+fi
+if [ ! -d "$(dirname "$1")" ]; then
+  echo "build_time.sh: no folder $(dirname "$1") for $1" >&2
+  exit 2
+fi
 out=$(realpath -m "$1")
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)

@@ -158,8 +158,8 @@ def fixed_block(machines, root):
         gap = [s - t for s, t in zip(seventeen, nine)]
         fixed = [s - t for s, t in zip(few_seventeen, few_nine)]
         rows = {m["fixed"][(n, SEVENTEEN)]["n"] for m in machines}
-        blocks = " / ".join(f"{m['timed'][(data, n, job)]['block']} × {m['timed'][(data, n, job)]['grid']}"
-                            for job in (NINE, SEVENTEEN) for m in machines[:1])
+        shape = {job: machines[0]["timed"][(data, n, job)] for job in (NINE, SEVENTEEN)}  # the first machine's
+        blocks = " / ".join(f"{shape[job]['block']} × {shape[job]['grid']}" for job in (NINE, SEVENTEEN))
         lines.append([power(n), blocks, fmt_us(median(nine)), fmt_us(median(seventeen)),
                       fmt_us(median(gap)), " / ".join(str(r) for r in sorted(rows)),
                       fmt_us(median(few_nine)), fmt_us(median(few_seventeen)),

@@ -19,7 +19,6 @@ publishes them marked †; runs already in docs/data keep their marks. Exit code
 """
 import argparse
 import glob
-import hashlib
 import json
 import os
 import re
@@ -170,7 +169,7 @@ def copy_file(source, target):
         return
     with open(source, encoding="utf-8", errors="replace") as f:
         text = f.read()
-    hashed = re.sub(r"\bGPU-[\w-]+", lambda m: "sha256:" + hashlib.sha256(m.group().encode()).hexdigest()[:12], text)
+    hashed = re.sub(r"\bGPU-[\w-]+", lambda m: "sha256:" + results.gpu_id(m.group()), text)
     with open(target, "w", encoding="utf-8") as f:
         f.write(hashed)
 

@@ -25,7 +25,7 @@ TABLE_POWERS = (16, 20, 24, 28, 30)
 MAIN_POWERS = (24, 28)
 CPU, FIRST_GPU, CUB = "00_cpu_baseline", "01_global_naive", "10_cub"
 FLOOR = "read-only floor"  # the tour's kernel that only reads the input: a yardstick, not a chapter
-REPRODUCE = "build/release/bin/tour --sweep --type int --out docs/data/sweep/run1"
+REPRODUCE = "build/release/bin/tour --sweep --type int --out build/sweep"
 SUSPECT_MARK = " †"
 WITHIN_MARK = "≈"
 LARGE_SPREAD = 10.0  # percent: a ratio against a time spread wider than this is printed as a range
@@ -113,6 +113,11 @@ def load_all(data_dir):
     return sweeps
 
 
+def gpu_id(uuid):
+    """A GPU's UUID as the docs keep it: a short hash, enough to tell GPUs apart, never the UUID."""
+    return hashlib.sha256(uuid.encode()).hexdigest()[:12]
+
+
 def parse_gpu_txt(text):
     """tools/gpu_suite.sh's gpu.txt (nvidia-smi's CSV with its header, `nvcc --version`, "cpu: MODEL", "date:
     YYYY-MM-DD") -> what it finds of gpu, driver, memory, cuda, cpu, date, gpu_ids (one per GPU, hashed), gpus."""
@@ -130,7 +135,7 @@ def parse_gpu_txt(text):
         if gpus:
             facts.update(gpu=gpus[0].get("name"), driver=gpus[0].get("driver_version"),
                          memory=gpus[0].get("memory.total"), gpus=len(gpus))
-            ids = [hashlib.sha256(g["uuid"].encode()).hexdigest()[:12] for g in gpus if g.get("uuid")]
+            ids = [gpu_id(g["uuid"]) for g in gpus if g.get("uuid")]
             if ids:
                 facts["gpu_ids"] = ids
         break

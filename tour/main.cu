@@ -3,7 +3,7 @@
 //   tour                      one table for N = 2^24 ints (the README's first command)
 //   tour --n 2^28 --type float
 //   tour --json               the same as one JSON object: device, n, type, every row
-//   tour --sweep --out docs/data/sweep/run1   N = 2^10 .. 2^30, every chapter: sweep_int.csv and sweep_int.json
+//   tour --sweep --out build/sweep   N = 2^10 .. 2^30, every chapter: sweep_int.csv and sweep_int.json
 //   tour --steps 04           one chapter's changes one at a time: 03, 04's step variants, 04
 //   tour --steps 06 --n 2^28 --type float --json
 //
