@@ -330,9 +330,11 @@ cudaError_t default_grid(std::size_t n, int block, int* grid) {
   return status;
 }
 
-// 09's blocks: one block up to 1024 threads' worth of trips, 256 threads while the input is
-// under one 1024-thread block's trips for every two SMs, then the largest of 1024, 512 and
-// 256 whose columns fit the device's shared memory (1024 on an H100: docs/tuning.md).
+// 09's rule, with 512 threads where 09 takes 256: one block up to 1024 threads' worth of
+// trips, 512 threads while the input is under one 1024-thread block's trips for every two
+// SMs (17's blocks add 17 rows with their warps: 16 warps take two rounds, 8 take three),
+// then 1024; each the largest of it, 512 and 256 whose columns fit the device's shared
+// memory (docs/tuning.md: the block sweep).
 cudaError_t default_shape(std::size_t n, int* block, int* grid) {
   const std::size_t threads = ceil_div(std::max<std::size_t>(n, 1), kElementsPerThread);
   int device = 0, sm_count = 0, shared = 0;
@@ -342,7 +344,7 @@ cudaError_t default_shape(std::size_t n, int* block, int* grid) {
   int large = 1024;
   while (large > kDefaultBlock && shared_bytes(large) + 8 * 1024 > std::size_t(shared)) large /= 2;
   *block = threads <= 1024 ? static_cast<int>(ceil_div(threads, 32) * 32)
-                           : threads < std::size_t(1024) * sm_count / 2 ? kDefaultBlock : large;
+                           : threads < std::size_t(1024) * sm_count / 2 ? std::min(512, large) : large;
   *grid = 1;
   return status != cudaSuccess || threads <= 1024 ? status : default_grid(n, *block, grid);
 }

@@ -41,7 +41,8 @@ constexpr int kDefaultBlock = 256;  // fits every GPU's 48 KB (default_shape pic
 constexpr int kLimbs = 10;
 struct State { long long limb[kLimbs]; unsigned flags; };
 
-// 09's launch shape for n elements on the current device; the scratch one call needs.
+// 09's launch shape for n elements on the current device, with 512 threads where 09 takes
+// 256 (docs/tuning.md); the scratch one call needs.
 cudaError_t default_shape(std::size_t n, int* block, int* grid);
 cudaError_t default_grid(std::size_t n, int block, int* grid);
 std::size_t scratch_bytes(std::size_t n, int block, int grid);

@@ -851,26 +851,77 @@ class Reproducible(unittest.TestCase):
         result = run("publish.py", first, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(os.listdir(data), ["run1"])
-        self.assertEqual(read(os.path.join(data, "run1", "run.jsonl")), read(first))
+        self.assertEqual(read(os.path.join(data, "run1", "reproducible.jsonl")), read(first))
         self.assertIn("| uniform [0, 1) | 2^16 | 10.0 | 12.0 |", read(readme))
         # Another run alone replaces it.
         result = run("publish.py", second, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(os.listdir(data), ["run1"])
-        self.assertEqual(read(os.path.join(data, "run1", "run.jsonl")), read(second))
+        self.assertEqual(read(os.path.join(data, "run1", "reproducible.jsonl")), read(second))
         self.assertIn("| uniform [0, 1) | 2^16 | 10.0 | 16.0 |", read(readme))
         # The published run and a new one, given together: run1 and run2, the table the median of both.
         result = run("publish.py", os.path.join(data, "run1"), first, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("\nwrote 17_reproducible/README.md (results:17_reproducible)\n", result.stdout)
         self.assertEqual(sorted(os.listdir(data)), ["run1", "run2"])
-        self.assertEqual(read(os.path.join(data, "run2", "run.jsonl")), read(first))
+        self.assertEqual(read(os.path.join(data, "run2", "reproducible.jsonl")), read(first))
         self.assertIn("| uniform [0, 1) | 2^16 | 10.0 | 14.0 | 28.0 | 9.0 | 1.20–1.60× |", read(readme))
         # docs/data gives the same pages again.
         pages = read(readme), read(os.path.join(self.root, "docs", "tuning.md"))
         result = run("publish.py", os.path.join(self.root, "docs", "data"), "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual((read(readme), read(os.path.join(self.root, "docs", "tuning.md"))), pages)
+
+    def test_a_run_folder_on_two_gpus_fills_the_table_on_gpus_and_the_profile(self):
+        folders = [os.path.join(self.tmp.name, f"results{k}") for k in (1, 2)]
+        with open(os.path.join(self.root, "17_reproducible", "README.md"), "a", encoding="utf-8") as f:
+            f.write("<!-- results:17_on_gpus -->\n<!-- /results -->\n")
+        with open(os.path.join(self.root, "docs", "tuning.md"), "a", encoding="utf-8") as f:
+            f.write("<!-- results:17_profile -->\n<!-- /results -->\n")
+        for k, folder in enumerate(folders):  # as gpu_suite.sh's reproducible step leaves them
+            reproducible_run(os.path.join(folder, "reproducible.jsonl"), 1.2)
+            write(os.path.join(folder, "gpu_x2.txt"), GPU_TXT.format(driver="999.1.2", uuid=f"GPU-x{k}", cuda="77.7",
+                                                                      date="2031-02-03"))
+            lines = [{"device": "Test GPU", "cuda_runtime": 77070, "date": "2031-02-03", "gpus_visible": 2, "reps": 7}]
+            for job, one in (("11_multi_gpu", 4.0), ("17_reproducible", 4.4 + k)):
+                for gpus in (1, 2):
+                    lines.append({"job": job, "gpus": gpus, "n": 1 << 30, "data": "uniform [0, 1)",
+                                  "median_ms": one / gpus, "same_on_every_gpu": True, "same_as_one_gpu": True})
+            write(os.path.join(folder, "reproducible_gpus.jsonl"), "".join(json.dumps(x) + "\n" for x in lines))
+        # Nsight Compute's raw CSV (two header rows, then a launch a row) on the first machine only.
+        names = ["ID", "Kernel Name", "Grid Size", "Block Size", "gpu__time_duration.sum",
+                 "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
+                 "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
+                 "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio"]
+        for chapter, ns, barrier in (("09_single_pass", 5000, 1.0), ("17_reproducible", 8000, 6.0)):
+            rows = [names, ["", "", "", "", "ns", "", "", ""],
+                    ["0", f"void {chapter}_kernel<float>(const float *)", "(16, 1, 1)", "(256, 1, 1)", str(ns),
+                     str(barrier), "3.0", "0.2"]]
+            write(os.path.join(folders[0], f"per_call_{chapter}_16.csv"),
+                  "".join(",".join(f'"{c}"' for c in row) + "\n" for row in rows))
+        result = run("publish.py", *folders, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("\nwrote 17_reproducible/README.md (results:17_on_gpus)\n", result.stdout)
+        self.assertIn("\nwrote docs/tuning.md (results:17_profile)\n", result.stdout)
+        data = os.path.join(self.root, "docs", "data", "reproducible")
+        self.assertEqual(sorted(os.listdir(os.path.join(data, "run1"))),
+                         ["gpu_x2.txt", "per_call_09_single_pass_16.csv", "per_call_17_reproducible_16.csv",
+                          "reproducible.jsonl", "reproducible_gpus.jsonl"])
+        self.assertNotIn("GPU-x0", read(os.path.join(data, "run1", "gpu_x2.txt")))
+        on_gpus = block(read(os.path.join(self.root, "17_reproducible", "README.md")), "results:17_on_gpus")
+        self.assertIn("On 2 × Test GPU, CUDA 77.7, driver 999.1.2; 2 runs on 2 different GPUs, 2031-02-03: "
+                      "`bench_reproducible_gpus`", on_gpus)
+        # 17 on 1 GPU: 4.4 and 5.4 ms (median 4.9), on 2: 2.2 and 2.7; 11 on 2: 2.0.
+        self.assertIn("| uniform [0, 1) | 2^30 | 4.000 | 2.000 | 4.900 | 2.450 | 2.00× | 1.10–1.35× | yes |", on_gpus)
+        profile = block(read(os.path.join(self.root, "docs", "tuning.md")), "results:17_profile")
+        self.assertIn("one run", profile)
+        # The stall reasons shown: those that made up a tenth of some kernel's wait, the largest share first
+        # (long scoreboard: 3.0 of 09's 4.2, barrier: 6.0 of 17's 9.2); branch resolving (at most 0.2 / 4.2) left
+        # out; a metric the CSV lacks is a dash.
+        self.assertIn("| DRAM % of peak | stall: long scoreboard | stall: barrier |", profile)
+        self.assertNotIn("branch", profile)
+        self.assertIn("| 2^16 | 09_single_pass | 256 × 16 | 5.0 | — | — | — | — | 3.0 | 1.0 |", profile)
+        self.assertIn("| 2^16 | 17_reproducible | 256 × 16 | 8.0 | — | — | — | — | 3.0 | 6.0 |", profile)
 
     def test_missing_or_bad_runs_are_a_usage_error(self):
         self.assertEqual(run("publish.py", os.path.join(self.root, "nowhere.jsonl"),

@@ -3,7 +3,7 @@
 
 fill_suite(dirs): 04's and 06's step tables and 09's small-n tables, combined over the runs that have their
 files; from the first run that has theirs, 00's CPU table, the ncu, SASS, sanitizer and pitfalls outputs and
-docs/tuning.md's tables. multigpu_block(dirs): chapter 11's and 17's on several GPUs. build_time_block(dirs):
+docs/tuning.md's tables. multigpu_block(dirs): chapter 11 on several GPUs. build_time_block(dirs):
 the README's wait from a fresh clone to a built 04. All return what they wrote ("PAGE (MARKER)", as results.write_blocks). Every block opens with results.caption (the machines, from
 the run files, never typed here); a block whose files no run has is left as it was, and one line says so. ROOT
 is the repository written (publish.py sets it).
@@ -358,9 +358,9 @@ def build_time_block(dirs):
 
 def multigpu_block(dirs):
     """11's README: scaling from 1 to 2 GPUs (the median of the machines' medians, and the range of their
-    speed-ups), the run larger than one GPU, the MPI runs; and 17's README: 17 on 1 and 2 GPUs beside 11 on the
-    same data (reproducible_gpus.jsonl). One folder per separately started machine (tools/gpu_suite.sh multigpu
-    on the first, scaling on the others); DataError when a folder lacks gpu_x2.txt/gpu.txt or multigpu.jsonl."""
+    speed-ups), the run larger than one GPU, the MPI runs. One folder per separately started machine
+    (tools/gpu_suite.sh multigpu on the first, scaling on the others); DataError when a folder lacks
+    gpu_x2.txt/gpu.txt or multigpu.jsonl."""
     def text_of(folder, name):  # "" where the file is missing
         path = os.path.join(folder, name)
         return read(path) if os.path.exists(path) else ""
@@ -429,47 +429,7 @@ def multigpu_block(dirs):
                         "`REDUCTION_TEST_FAIL=1:allreduce REDUCTION_NCCL_TIMEOUT=10 mpirun -np 2 "
                         "build/release/bin/11_multi_gpu_mpi --n 2^30 --type float`",
                         fenced("\n".join(line for line in silent.splitlines() if line.startswith("11_multi_gpu_mpi:"))))
-    return written + reproducible_on_gpus_block(dirs, all_facts)
-
-
-def reproducible_on_gpus_block(dirs, all_facts):
-    """17's README: bench_reproducible_gpus's runs (reproducible_gpus.jsonl, one per machine that has one)."""
-    files = [os.path.join(d, "reproducible_gpus.jsonl") for d in dirs]
-    have = [(f, facts) for f, facts in zip(files, all_facts) if os.path.exists(f)]
-    if not have:
-        say("no reproducible_gpus.jsonl among the multigpu runs: 17's results:17_on_gpus left as it was")
-        return []
-    runs = []  # per machine: {(job, data, n, gpus): record}
-    heads = []
-    for path, _ in have:
-        head, *lines = read_jsonl(path)
-        heads.append(head)
-        runs.append({(r["job"], r["data"], r["n"], r["gpus"]): r for r in lines})
-    keys = list(dict.fromkeys((d, n) for t in runs for (_, d, n, _) in t))
-    rows = []
-    for data, n in keys:
-        def ms(job, gpus):
-            return [t[(job, data, n, gpus)]["median_ms"] for t in runs if (job, data, n, gpus) in t]
-        if not ms("17_reproducible", 2):
-            continue
-        same = all(t[k].get("same_as_one_gpu") and t[k].get("same_on_every_gpu") for t in runs for k in t
-                   if k[0] == "17_reproducible" and k[1:3] == (data, n))
-        speeds = [a / b for a, b in zip(ms("17_reproducible", 1), ms("17_reproducible", 2))]
-        ratio = [a / b for a, b in zip(ms("17_reproducible", 2), ms("11_multi_gpu", 2))]
-        rows.append([data, power_label(n), f"{median_over_machines(ms('11_multi_gpu', 1)):.3f}",
-                     f"{median_over_machines(ms('11_multi_gpu', 2)):.3f}",
-                     f"{median_over_machines(ms('17_reproducible', 1)):.3f}",
-                     f"{median_over_machines(ms('17_reproducible', 2)):.3f}", value_range(speeds, "{:.2f}") + "×",
-                     value_range(ratio, "{:.2f}") + "×", "yes" if same else "**no**"])
-    facts = [f for _, f in have]
-    reps = reps_of(heads)
-    what = ("`bench_reproducible_gpus` ([bench/bench_on_gpus.cu](bench/bench_on_gpus.cu)), float sums, the slowest "
-            "GPU's time" + differs(reps, one_run=len(runs) < 2))
-    body = [table(["data", "n", "11, 1 GPU ms", "11, 2 GPUs ms", "17, 1 GPU ms", "17, 2 GPUs ms", "17 speed-up",
-                   "17 / 11 on 2 GPUs", "17's bits as on 1 GPU"], "compact", rows)]
-    if len(runs) > 1:
-        body.append("ms: the median of the machines' medians; speed-up and 17 / 11: the range of the machines' own.")
-    return fill("17_reproducible/README.md", "results:17_on_gpus", facts, what, "\n\n".join(body))
+    return written
 
 
 # ----------------------------------------------------------------------------- the suite's blocks

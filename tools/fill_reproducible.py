@@ -1,24 +1,31 @@
 #!/usr/bin/env python3
-"""fill_reproducible.py: 17_reproducible's table and docs/tuning.md's 17 block sizes and fixed cost (publish), for
-tools/publish.py,
-from bench_reproducible's output (17_reproducible/bench/bench.cu), one file per separately started machine
-(docs/data/reproducible/runK/run.jsonl).
+"""fill_reproducible.py: 17_reproducible's tables and docs/tuning.md's 17 block sizes, fixed cost and profile
+(publish), for tools/publish.py, from `tools/gpu_suite.sh reproducible` runs, one folder per separately started
+machine (docs/data/reproducible/runK):
+  reproducible.jsonl       bench_reproducible's output (17_reproducible/bench/bench.cu); a file of it alone is a
+                           run too
+  reproducible_gpus.jsonl  bench_reproducible_gpus's (bench/bench_on_gpus.cu), with gpu_x2.txt: on 2+ GPUs
+  per_call_*.csv           Nsight Compute on 09 and 17 at 2^16 and 2^20 (the first run that has them)
 """
+import glob
 import json
 import os
+import re
 import struct
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ncu_table  # noqa: E402
 import results  # noqa: E402
 from results import differs, median_over_machines as median, power_label as power, reps_of  # noqa: E402
 
 SEVENTEEN, NINE, CUB, FLOOR = "17_reproducible", "09_single_pass", "cub_gpu_to_gpu", "read-only floor"
-RUN_FILE = "run.jsonl"  # bench_reproducible's output in a run folder (docs/data/reproducible/runK)
+RUN_FILE = "reproducible.jsonl"  # bench_reproducible's output in a run folder (docs/data/reproducible/runK)
+GPUS_FILE = "reproducible_gpus.jsonl"  # bench_reproducible_gpus's, beside gpu_x2.txt
 
 
 def run_file(path):
-    """A run's bench_reproducible output: path itself, or a run folder's run.jsonl."""
+    """A run's bench_reproducible output: path itself, or a run folder's reproducible.jsonl."""
     return os.path.join(path, RUN_FILE) if os.path.isdir(path) else path
 
 
@@ -175,12 +182,124 @@ def fixed_block(machines, root):
     return page, "\n\n".join(out)
 
 
+def on_gpus_block(paths, root):
+    """17's README: bench_reproducible_gpus's runs (reproducible_gpus.jsonl and gpu_x2.txt, one per run folder that
+    has them): 11 and 17 on 1 and 2 GPUs, the medians of the machines' medians, 17's speed-up and 17 / 11 on 2 GPUs
+    (their ranges), and whether 17's bits were those of one GPU on every GPU of every machine."""
+    page = os.path.join(root, "17_reproducible", "README.md")
+    have = [p for p in paths if os.path.isdir(p) and os.path.exists(os.path.join(p, GPUS_FILE))
+            and os.path.exists(os.path.join(p, "gpu_x2.txt"))]
+    if not have:
+        return page, None
+    runs, heads, facts = [], [], []  # per machine: {(job, data, n, gpus): record}
+    for folder in have:
+        head, *lines = results.read_jsonl(os.path.join(folder, GPUS_FILE))
+        heads.append(head)
+        runs.append({(r["job"], r["data"], r["n"], r["gpus"]): r for r in lines})
+        with open(os.path.join(folder, "gpu_x2.txt"), encoding="utf-8", errors="replace") as f:
+            found = results.parse_gpu_txt(f.read())
+        found["gpu"] = f"{max(r['gpus'] for r in lines)} × {found.get('gpu') or head['device']}"
+        facts.append(found)
+    rows = []
+    for data, n in dict.fromkeys((d, n) for t in runs for (_, d, n, _) in t):
+        def ms(job, gpus):
+            return [t[(job, data, n, gpus)]["median_ms"] for t in runs if (job, data, n, gpus) in t]
+        if not ms(SEVENTEEN, 2):
+            continue
+        same = all(t[k].get("same_as_one_gpu") and t[k].get("same_on_every_gpu") for t in runs for k in t
+                   if k[0] == SEVENTEEN and k[1:3] == (data, n))
+        speeds = [a / b for a, b in zip(ms(SEVENTEEN, 1), ms(SEVENTEEN, 2))]
+        ratio = [a / b for a, b in zip(ms(SEVENTEEN, 2), ms("11_multi_gpu", 2))]
+        rows.append([data, power(n), f"{median(ms('11_multi_gpu', 1)):.3f}", f"{median(ms('11_multi_gpu', 2)):.3f}",
+                     f"{median(ms(SEVENTEEN, 1)):.3f}", f"{median(ms(SEVENTEEN, 2)):.3f}",
+                     results.value_range(speeds, "{:.2f}") + "×", results.value_range(ratio, "{:.2f}") + "×",
+                     "yes" if same else "**no**"])
+    what = ("`bench_reproducible_gpus` ([bench/bench_on_gpus.cu](bench/bench_on_gpus.cu)), float sums, the slowest "
+            "GPU's time" + differs(reps_of(heads), one_run=len(runs) < 2))
+    out = [results.caption(facts, what, page, root),
+           results.table(["data", "n", "11, 1 GPU ms", "11, 2 GPUs ms", "17, 1 GPU ms", "17, 2 GPUs ms",
+                          "17 speed-up", "17 / 11 on 2 GPUs", "17's bits as on 1 GPU"], "compact", rows)]
+    if len(runs) > 1:
+        out.append("ms: the median of the machines' medians; speed-up and 17 / 11: the range of the machines' own.")
+    return page, "\n\n".join(out)
+
+
+# The Nsight Compute sections tools/gpu_suite.sh's `reproducible` step collects (`python3 fill_reproducible.py`
+# prints them), and the profile's columns: their raw metric names and labels.
+PROFILE_SECTIONS = ["SpeedOfLight", "Occupancy", "LaunchStats", "SchedulerStats", "InstructionStats", "WarpStateStats"]
+PROFILE_COLUMNS = [
+    ("gpu__time_duration.sum", "time µs", lambda v: f"{v / 1000:.1f}"),
+    ("sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy %", lambda v: f"{v:.0f}"),
+    ("smsp__inst_executed.sum", "warp instructions", lambda v: f"{v:,.0f}"),
+    ("smsp__issue_active.avg.pct_of_peak_sustained_active", "issue slots busy %", lambda v: f"{v:.1f}"),
+    ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM % of peak", lambda v: f"{v:.1f}"),
+]
+# Where the warps wait: the stall reasons of the WarpStateStats section, cycles per issued instruction.
+STALL = re.compile(r"^smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio$")
+
+
+def profile_block(paths, root):
+    """docs/tuning.md: Nsight Compute on 09 and 17 where most of 17's time is paid per call (per_call_*.csv of
+    the first run folder that has them, one run): each kernel's time, occupancy, instructions and issue, and
+    the stall reasons that make up most of the cycles between its instructions."""
+    page = os.path.join(root, "docs", "tuning.md")
+    folder = next((p for p in paths if os.path.isdir(p) and glob.glob(os.path.join(p, "per_call_*.csv"))), None)
+    if folder is None:
+        return page, None
+    profiles = []  # (log2 n, chapter, the first launch of its kernel)
+    for path in glob.glob(os.path.join(folder, "per_call_*.csv")):
+        chapter, log2 = re.match(r"per_call_(\w+?)_(\d+)\.csv$", os.path.basename(path)).groups()
+        launches = ncu_table.read_launches(path)
+        if launches:
+            profiles.append((int(log2), chapter, launches[0]))
+    if not profiles:
+        return page, None
+    profiles.sort()
+    stalls = {}  # reason: the largest share of any kernel's cycles between instructions
+    for _, _, rec in profiles:
+        values = {m.group(1): ncu_table.number(v) or 0 for k, v in rec.items() for m in [STALL.match(k)] if m}
+        total = sum(values.values())
+        for reason, v in values.items():
+            stalls[reason] = max(stalls.get(reason, 0), v / total if total else 0)
+    shown = sorted((r for r, share in stalls.items() if share >= 0.1), key=lambda r: -stalls[r])
+    rows = []
+    for log2, chapter, rec in profiles:
+        grid, block = (rec.get(k, "").strip("()").split(",")[0].strip() for k in ("Grid Size", "Block Size"))
+        cells = [power(1 << log2), chapter, f"{block} × {grid}"]
+        stall = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+        for key, fmt in [(key, fmt) for key, _, fmt in PROFILE_COLUMNS] + [(stall.format(r), "{:.1f}".format)
+                                                                           for r in shown]:
+            value = ncu_table.number(rec.get(key, ""))
+            cells.append("—" if value is None else fmt(value))  # not measured
+        rows.append(cells)
+    facts = results.run_facts(folder)
+    if not facts.get("gpu"):
+        head = results.read_jsonl(run_file(folder))[0]
+        facts = {"gpu": head["device"], "date": head["date"],
+                 "cuda": f"{head['cuda_runtime'] // 1000}.{head['cuda_runtime'] % 1000 // 10}"}
+    what = (f"`ncu {' '.join('--section ' + s for s in PROFILE_SECTIONS)}` on `09_single_pass --type float` and "
+            "`17_reproducible` at `--n N --reps 1 --no-flush` (the first launch), one run")
+    header = ["n", "chapter", "block × grid"] + [label for _, label, _ in PROFILE_COLUMNS] + \
+        [f"stall: {r.replace('_', ' ')}" for r in shown]
+    out = [results.caption([facts], what, page, root), results.table(header, "compact", rows),
+           "Stall columns: the cycles a warp waited per instruction it issued, for each reason that made up a "
+           "tenth or more of any kernel's wait (Nsight Compute's WarpStateStats section)."]
+    return page, "\n\n".join(out)
+
+
 def publish(paths, root):
-    """17's README table and docs/tuning.md's block sizes and fixed cost from bench_reproducible's files (is_run) or
-    run folders (run_file), one per machine. Returns what it wrote."""
+    """17's README tables and docs/tuning.md's block sizes, fixed cost and profile from bench_reproducible's files
+    (is_run) or run folders (run_file), one per machine. Returns what it wrote."""
     machines = load(paths)
     readme, text = readme_block(machines, root)
     tuning, sizes = tuning_block(machines, root)
     _, fixed = fixed_block(machines, root)
+    _, on_gpus = on_gpus_block(paths, root)
+    _, profile = profile_block(paths, root)
     return results.write_blocks([(readme, "results:17_reproducible", text), (tuning, "results:17_blocks", sizes),
-                                 (tuning, "results:17_fixed", fixed)], root, "fill_reproducible")
+                                 (tuning, "results:17_fixed", fixed), (readme, "results:17_on_gpus", on_gpus),
+                                 (tuning, "results:17_profile", profile)], root, "fill_reproducible")
+
+
+if __name__ == "__main__":  # the sections to collect (tools/gpu_suite.sh reproducible)
+    print(" ".join("--section " + section for section in PROFILE_SECTIONS))

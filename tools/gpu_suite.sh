@@ -24,9 +24,12 @@
 #   multigpu  chapter 11 on 2+ GPUs: ctest --preset multigpu (the sanitizer on 11 and on 17 on
 #             several GPUs among them), the run larger than one GPU, MPI runs (one rank per GPU,
 #             two ranks placed as two nodes, a rank that stops answering)
-#   scaling   11 and 17 at 1 and 2 GPUs, 2^30 and 2^32 (multigpu.jsonl, reproducible_gpus.jsonl),
-#             configuring and building only their targets where no build step ran (the second and
-#             third machines of a published table)
+#   scaling   11 at 1 and 2 GPUs, 2^30 and 2^32 (multigpu.jsonl), configuring and building only its
+#             target where no build step ran (the second and third machines of a published table)
+#   reproducible  17's tables: bench_reproducible (reproducible.jsonl; CUB's gpu_to_gpu beside it when
+#             CCCL names a CCCL 3.1+ checkout), with 2+ GPUs bench_reproducible_gpus
+#             (reproducible_gpus.jsonl, gpu_x2.txt), Nsight Compute on 09 and 17 at 2^16 and 2^20
+#             (per_call_*.csv); builds its targets
 # The run's facts for the docs (tools/publish.py reads them; nothing is typed there):
 # gpu.txt (GPU, driver, memory, UUID, nvcc --version, the CPU model, the date), written before the first step.
 set -u
@@ -57,8 +60,8 @@ gpu_facts() {
   } >"$1" 2>&1
 }
 
-# scaling: 11 (int and float) and 17 (bench_reproducible_gpus) at 1 and 2 GPUs, 2^30 and 2^32;
-# topo.txt (nvidia-smi topo -m) and gpu_x2.txt for the "measured on" lines.
+# scaling: 11 (int and float) at 1 and 2 GPUs, 2^30 and 2^32; topo.txt (nvidia-smi topo -m) and
+# gpu_x2.txt for the "measured on" lines.
 scaling() {
   gpu_facts "$RESULTS/gpu_x2.txt"
   nvidia-smi topo -m >"$RESULTS/topo.txt" 2>&1
@@ -72,8 +75,6 @@ scaling() {
       done
     done
   done
-  $BIN/bench_reproducible_gpus >"$RESULTS/reproducible_gpus.jsonl" 2>"$RESULTS/reproducible_gpus.err"
-  note "bench_reproducible_gpus: exit $? (1: a 17 total whose bits differ between GPUs or from one GPU)"
 }
 
 # chapters KIND|FLAG...: the programs of those chapters of chapters.txt (the only list of them).
@@ -249,12 +250,36 @@ for step in "$@"; do
       ;;
     scaling)
       export NCCL_NVLS_ENABLE=0
-      if [ ! -x $BIN/bench_reproducible_gpus ]; then
+      if [ ! -x $BIN/11_multi_gpu ]; then
         cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1 &&
-          cmake --build --preset release --target 11_multi_gpu bench_reproducible_gpus >"$RESULTS/build.log" 2>&1
-        note "build 11_multi_gpu bench_reproducible_gpus: exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
+          cmake --build --preset release --target 11_multi_gpu >"$RESULTS/build.log" 2>&1
+        note "build 11_multi_gpu: exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
       fi
       scaling
+      ;;
+    reproducible)
+      gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
+      targets=(bench_reproducible 09_single_pass 17_reproducible)
+      [ "$gpus" -ge 2 ] && targets+=(bench_reproducible_gpus)
+      cmake --preset release "${gtest_arg[@]}" ${CCCL:+-DREDUCTION_CCCL_INCLUDE="$CCCL"} >>"$RESULTS/configure.log" 2>&1 &&
+        cmake --build --preset release --target "${targets[@]}" >>"$RESULTS/build.log" 2>&1
+      note "build ${targets[*]}: exit $? ($(grep -c warning "$RESULTS/build.log") warnings in build.log)"
+      $BIN/bench_reproducible >"$RESULTS/reproducible.jsonl" 2>"$RESULTS/reproducible.err"
+      note "bench_reproducible: exit $? (${CCCL:+CUB gpu_to_gpu from $CCCL}${CCCL:-no CCCL: no CUB gpu_to_gpu column})"
+      if [ "$gpus" -ge 2 ]; then
+        gpu_facts "$RESULTS/gpu_x2.txt"
+        NCCL_NVLS_ENABLE=0 $BIN/bench_reproducible_gpus >"$RESULTS/reproducible_gpus.jsonl" 2>>"$RESULTS/reproducible.err"
+        note "bench_reproducible_gpus: exit $? (1: a 17 total whose bits differ between GPUs or from one GPU)"
+      fi
+      # Where most of 17's extra time is paid per call (docs/tuning.md, "What every call pays").
+      sections=$(python3 tools/fill_reproducible.py)
+      for n in 16 20; do
+        for exe in 09_single_pass 17_reproducible; do
+          ncu $sections --csv --page raw --clock-control none $BIN/$exe --n 2^$n --type float --reps 1 --no-flush \
+            >"$RESULTS/per_call_${exe}_$n.csv" 2>>"$RESULTS/per_call.err"
+          note "ncu $exe --n 2^$n: exit $?"
+        done
+      done
       ;;
     *)
       note "unknown step $step"

@@ -79,7 +79,9 @@ BLOCKS = [
     ("11_multi_gpu/README.md", "results:11_multi_gpu", "fill_docs.multigpu_block", "multigpu"),
     ("11_multi_gpu/README.md", "output:11_silent_peer", "fill_docs.multigpu_block",
      "multigpu: multigpu_mpi_silent_peer.txt"),
-    ("17_reproducible/README.md", "results:17_on_gpus", "fill_docs.multigpu_block", "multigpu: reproducible_gpus.jsonl"),
+    ("17_reproducible/README.md", "results:17_on_gpus", "fill_reproducible.publish",
+     "reproducible: reproducible_gpus.jsonl, gpu_x2.txt"),
+    (TUNING, "results:17_profile", "fill_reproducible.publish", "reproducible: per_call_*.csv"),
     ("README.md", "results:build_time", "fill_docs.build_time_block", "build"),
 ]
 # Besides the blocks: docs/images/results_{int,float}.svg
@@ -89,15 +91,15 @@ SUITE_FILES = [name for _, names in fill_docs.SUITE for name in names.split()]  
 
 # The files of a run that are copied to docs/data/KIND/runK (glob patterns, where the tools write them: rows/ and
 # accuracy/ stay folders of the run). Besides: a sweep's sweep_*.json, from its data/ too, and its facts as
-# run.json (copy_run); bench_reproducible's output as run.jsonl.
+# run.json (copy_run); bench_reproducible's output as reproducible.jsonl.
 RUN_FILES = {
     "suite": ["gpu.txt"] + SUITE_FILES,
     "rows": ["rows/gpu.txt", "rows/example.txt", "rows/*/rows_sweep.json", "rows/*/rows_sweep.csv",
              "rows/*/argmax_copy.jsonl"],
     "accuracy": ["gpu.txt", "accuracy_study.txt", "accuracy/*.jsonl", "accuracy/device.json", "accuracy/study.log",
                  "accuracy/ncu_*.csv"],
-    "multigpu": ["gpu.txt", "gpu_x2.txt", "topo.txt", "multigpu*.jsonl", "multigpu*.txt", "reproducible_gpus.jsonl",
-                 "ctest_multigpu.log"],
+    "multigpu": ["gpu.txt", "gpu_x2.txt", "topo.txt", "multigpu*.jsonl", "multigpu*.txt", "ctest_multigpu.log"],
+    "reproducible": ["reproducible_gpus.jsonl", "gpu_x2.txt", "per_call_*.csv"],
     "build": ["build_time.json"],
 }
 
@@ -177,7 +179,7 @@ def copy_file(source, target):
 def copy_run(kind, path, target):
     """Copies a run of this kind (a folder; reproducible: also a file) to target, docs/data/KIND/runK: RUN_FILES;
     a sweep's sweep_*.json and its facts as run.json (GPU, driver, CUDA, date, hashed GPU ids); bench_reproducible's
-    output as run.jsonl."""
+    output as reproducible.jsonl."""
     os.makedirs(target)
     if kind == "reproducible":
         shutil.copy(fill_reproducible.run_file(path), os.path.join(target, fill_reproducible.RUN_FILE))
