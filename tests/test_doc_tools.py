@@ -878,7 +878,7 @@ class Reproducible(unittest.TestCase):
             f.write("<!-- results:17_on_gpus -->\n<!-- /results -->\n")
         with open(os.path.join(self.root, "docs", "tuning.md"), "a", encoding="utf-8") as f:
             f.write("<!-- results:17_profile -->\n<!-- /results -->\n")
-        for k, folder in enumerate(folders):  # as gpu_suite.sh's reproducible step leaves them
+        for k, folder in enumerate(folders):  # as gpu_suite.sh's reproducible and reproducible_gpus steps leave them
             reproducible_run(os.path.join(folder, "reproducible.jsonl"), 1.2)
             write(os.path.join(folder, "gpu_x2.txt"), GPU_TXT.format(driver="999.1.2", uuid=f"GPU-x{k}", cuda="77.7",
                                                                       date="2031-02-03"))
@@ -892,22 +892,25 @@ class Reproducible(unittest.TestCase):
         names = ["ID", "Kernel Name", "Grid Size", "Block Size", "gpu__time_duration.sum",
                  "smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio",
                  "smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio",
-                 "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio"]
+                 "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio",
+                 "smsp__average_warps_issue_stalled_selected_per_issue_active.ratio"]
         for chapter, ns, barrier in (("09_single_pass", 5000, 1.0), ("17_reproducible", 8000, 6.0)):
-            rows = [names, ["", "", "", "", "ns", "", "", ""],
+            rows = [names, ["", "", "", "", "ns", "", "", "", ""],
                     ["0", f"void {chapter}_kernel<float>(const float *)", "(16, 1, 1)", "(256, 1, 1)", str(ns),
-                     str(barrier), "3.0", "0.2"]]
+                     str(barrier), "3.0", "0.2", "1.0"]]
             write(os.path.join(folders[0], f"per_call_{chapter}_16.csv"),
                   "".join(",".join(f'"{c}"' for c in row) + "\n" for row in rows))
         result = run("publish.py", *folders, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn("\nwrote 17_reproducible/README.md (results:17_on_gpus)\n", result.stdout)
         self.assertIn("\nwrote docs/tuning.md (results:17_profile)\n", result.stdout)
-        data = os.path.join(self.root, "docs", "data", "reproducible")
-        self.assertEqual(sorted(os.listdir(os.path.join(data, "run1"))),
-                         ["gpu_x2.txt", "per_call_09_single_pass_16.csv", "per_call_17_reproducible_16.csv",
-                          "reproducible.jsonl", "reproducible_gpus.jsonl"])
-        self.assertNotIn("GPU-x0", read(os.path.join(data, "run1", "gpu_x2.txt")))
+        # Two kinds in each folder, each copied to its own folder of docs/data.
+        data = os.path.join(self.root, "docs", "data")
+        self.assertEqual(sorted(os.listdir(os.path.join(data, "reproducible", "run1"))),
+                         ["per_call_09_single_pass_16.csv", "per_call_17_reproducible_16.csv", "reproducible.jsonl"])
+        self.assertEqual(sorted(os.listdir(os.path.join(data, "reproducible_gpus", "run2"))),
+                         ["gpu_x2.txt", "reproducible_gpus.jsonl"])
+        self.assertNotIn("GPU-x0", read(os.path.join(data, "reproducible_gpus", "run1", "gpu_x2.txt")))
         on_gpus = block(read(os.path.join(self.root, "17_reproducible", "README.md")), "results:17_on_gpus")
         self.assertIn("On 2 × Test GPU, CUDA 77.7, driver 999.1.2; 2 runs on 2 different GPUs, 2031-02-03: "
                       "`bench_reproducible_gpus`", on_gpus)
@@ -917,11 +920,12 @@ class Reproducible(unittest.TestCase):
         self.assertIn("one run", profile)
         # The stall reasons shown: those that made up a tenth of some kernel's wait, the largest share first
         # (long scoreboard: 3.0 of 09's 4.2, barrier: 6.0 of 17's 9.2); branch resolving (at most 0.2 / 4.2) left
-        # out; a metric the CSV lacks is a dash.
-        self.assertIn("| DRAM % of peak | stall: long scoreboard | stall: barrier |", profile)
+        # out, and "selected" (the issue itself, not a wait); a metric the CSV lacks is a dash.
+        self.assertIn("| issue slots busy % | stall: long scoreboard | stall: barrier |", profile)
         self.assertNotIn("branch", profile)
-        self.assertIn("| 2^16 | 09_single_pass | 256 × 16 | 5.0 | — | — | — | — | 3.0 | 1.0 |", profile)
-        self.assertIn("| 2^16 | 17_reproducible | 256 × 16 | 8.0 | — | — | — | — | 3.0 | 6.0 |", profile)
+        self.assertNotIn("selected", profile)
+        self.assertIn("| 2^16 | 09_single_pass | 256 × 16 | 5.0 | — | — | — | 3.0 | 1.0 |", profile)
+        self.assertIn("| 2^16 | 17_reproducible | 256 × 16 | 8.0 | — | — | — | 3.0 | 6.0 |", profile)
 
     def test_missing_or_bad_runs_are_a_usage_error(self):
         self.assertEqual(run("publish.py", os.path.join(self.root, "nowhere.jsonl"),

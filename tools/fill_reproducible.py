@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""fill_reproducible.py: 17_reproducible's tables and docs/tuning.md's 17 block sizes, fixed cost and profile
-(publish), for tools/publish.py, from `tools/gpu_suite.sh reproducible` runs, one folder per separately started
-machine (docs/data/reproducible/runK):
-  reproducible.jsonl       bench_reproducible's output (17_reproducible/bench/bench.cu); a file of it alone is a
-                           run too
-  reproducible_gpus.jsonl  bench_reproducible_gpus's (bench/bench_on_gpus.cu), with gpu_x2.txt: on 2+ GPUs
-  per_call_*.csv           Nsight Compute on 09 and 17 at 2^16 and 2^20 (the first run that has them)
+"""fill_reproducible.py: 17_reproducible's tables and docs/tuning.md's 17 block sizes, fixed cost and profile, for
+tools/publish.py, one folder per separately started machine:
+  publish          `tools/gpu_suite.sh reproducible` runs (docs/data/reproducible/runK): reproducible.jsonl,
+                   bench_reproducible's output (17_reproducible/bench/bench.cu; a file of it alone is a run too), and
+                   per_call_*.csv, Nsight Compute on 09 and 17 at 2^16 and 2^20 (the first run that has them)
+  publish_on_gpus  `tools/gpu_suite.sh reproducible_gpus` runs (docs/data/reproducible_gpus/runK):
+                   reproducible_gpus.jsonl, bench_reproducible_gpus's output (bench/bench_on_gpus.cu), and gpu_x2.txt
 """
 import glob
 import json
@@ -21,7 +21,7 @@ from results import differs, median_over_machines as median, power_label as powe
 
 SEVENTEEN, NINE, CUB, FLOOR = "17_reproducible", "09_single_pass", "cub_gpu_to_gpu", "read-only floor"
 RUN_FILE = "reproducible.jsonl"  # bench_reproducible's output in a run folder (docs/data/reproducible/runK)
-GPUS_FILE = "reproducible_gpus.jsonl"  # bench_reproducible_gpus's, beside gpu_x2.txt
+GPUS_FILE = "reproducible_gpus.jsonl"  # bench_reproducible_gpus's, beside gpu_x2.txt (docs/data/reproducible_gpus/runK)
 
 
 def run_file(path):
@@ -183,16 +183,12 @@ def fixed_block(machines, root):
 
 
 def on_gpus_block(paths, root):
-    """17's README: bench_reproducible_gpus's runs (reproducible_gpus.jsonl and gpu_x2.txt, one per run folder that
-    has them): 11 and 17 on 1 and 2 GPUs, the medians of the machines' medians, 17's speed-up and 17 / 11 on 2 GPUs
+    """17's README: bench_reproducible_gpus's runs (reproducible_gpus.jsonl and gpu_x2.txt, a folder per machine):
+    11 and 17 on 1 and 2 GPUs, the medians of the machines' medians, 17's speed-up and 17 / 11 on 2 GPUs
     (their ranges), and whether 17's bits were those of one GPU on every GPU of every machine."""
     page = os.path.join(root, "17_reproducible", "README.md")
-    have = [p for p in paths if os.path.isdir(p) and os.path.exists(os.path.join(p, GPUS_FILE))
-            and os.path.exists(os.path.join(p, "gpu_x2.txt"))]
-    if not have:
-        return page, None
     runs, heads, facts = [], [], []  # per machine: {(job, data, n, gpus): record}
-    for folder in have:
+    for folder in paths:
         head, *lines = results.read_jsonl(os.path.join(folder, GPUS_FILE))
         heads.append(head)
         runs.append({(r["job"], r["data"], r["n"], r["gpus"]): r for r in lines})
@@ -232,10 +228,10 @@ PROFILE_COLUMNS = [
     ("sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy %", lambda v: f"{v:.0f}"),
     ("smsp__inst_executed.sum", "warp instructions", lambda v: f"{v:,.0f}"),
     ("smsp__issue_active.avg.pct_of_peak_sustained_active", "issue slots busy %", lambda v: f"{v:.1f}"),
-    ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM % of peak", lambda v: f"{v:.1f}"),
 ]
-# Where the warps wait: the stall reasons of the WarpStateStats section, cycles per issued instruction.
-STALL = re.compile(r"^smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio$")
+# Where the warps wait: the stall reasons of the WarpStateStats section, cycles per issued instruction ("selected"
+# is the issue itself, not a wait).
+STALL = re.compile(r"^smsp__average_warps_issue_stalled_(?!selected_)(\w+)_per_issue_active\.ratio$")
 
 
 def profile_block(paths, root):
@@ -294,11 +290,17 @@ def publish(paths, root):
     readme, text = readme_block(machines, root)
     tuning, sizes = tuning_block(machines, root)
     _, fixed = fixed_block(machines, root)
-    _, on_gpus = on_gpus_block(paths, root)
     _, profile = profile_block(paths, root)
     return results.write_blocks([(readme, "results:17_reproducible", text), (tuning, "results:17_blocks", sizes),
-                                 (tuning, "results:17_fixed", fixed), (readme, "results:17_on_gpus", on_gpus),
-                                 (tuning, "results:17_profile", profile)], root, "fill_reproducible")
+                                 (tuning, "results:17_fixed", fixed), (tuning, "results:17_profile", profile)],
+                                root, "fill_reproducible")
+
+
+def publish_on_gpus(paths, root):
+    """17's README table on several GPUs from reproducible_gpus run folders, one per machine. Returns what it
+    wrote."""
+    page, text = on_gpus_block(paths, root)
+    return results.write_blocks([(page, "results:17_on_gpus", text)], root, "fill_reproducible")
 
 
 if __name__ == "__main__":  # the sections to collect (tools/gpu_suite.sh reproducible)

@@ -26,10 +26,11 @@
 #             two ranks placed as two nodes, a rank that stops answering)
 #   scaling   11 at 1 and 2 GPUs, 2^30 and 2^32 (multigpu.jsonl), configuring and building only its
 #             target where no build step ran (the second and third machines of a published table)
-#   reproducible  17's tables: bench_reproducible (reproducible.jsonl; CUB's gpu_to_gpu beside it when
-#             CCCL names a CCCL 3.1+ checkout), with 2+ GPUs bench_reproducible_gpus
-#             (reproducible_gpus.jsonl, gpu_x2.txt), Nsight Compute on 09 and 17 at 2^16 and 2^20
-#             (per_call_*.csv); builds its targets
+#   reproducible  17's tables on one GPU: bench_reproducible (reproducible.jsonl; CUB's gpu_to_gpu
+#             beside it when CCCL names a CCCL 3.1+ checkout), Nsight Compute on 09 and 17 at 2^16 and
+#             2^20 (per_call_*.csv); builds its targets
+#   reproducible_gpus  17 on 1 and 2 GPUs beside 11: bench_reproducible_gpus (reproducible_gpus.jsonl,
+#             gpu_x2.txt); builds its target
 # The run's facts for the docs (tools/publish.py reads them; nothing is typed there):
 # gpu.txt (GPU, driver, memory, UUID, nvcc --version, the CPU model, the date), written before the first step.
 set -u
@@ -258,19 +259,13 @@ for step in "$@"; do
       scaling
       ;;
     reproducible)
-      gpus=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
-      targets=(bench_reproducible 09_single_pass 17_reproducible)
-      [ "$gpus" -ge 2 ] && targets+=(bench_reproducible_gpus)
       cmake --preset release "${gtest_arg[@]}" ${CCCL:+-DREDUCTION_CCCL_INCLUDE="$CCCL"} >>"$RESULTS/configure.log" 2>&1 &&
-        cmake --build --preset release --target "${targets[@]}" >>"$RESULTS/build.log" 2>&1
-      note "build ${targets[*]}: exit $? ($(grep -c warning "$RESULTS/build.log") warnings in build.log)"
+        cmake --build --preset release --target bench_reproducible 09_single_pass 17_reproducible \
+          >>"$RESULTS/build.log" 2>&1
+      note "build bench_reproducible 09_single_pass 17_reproducible: exit $?"
       $BIN/bench_reproducible >"$RESULTS/reproducible.jsonl" 2>"$RESULTS/reproducible.err"
-      note "bench_reproducible: exit $? (${CCCL:+CUB gpu_to_gpu from $CCCL}${CCCL:-no CCCL: no CUB gpu_to_gpu column})"
-      if [ "$gpus" -ge 2 ]; then
-        gpu_facts "$RESULTS/gpu_x2.txt"
-        NCCL_NVLS_ENABLE=0 $BIN/bench_reproducible_gpus >"$RESULTS/reproducible_gpus.jsonl" 2>>"$RESULTS/reproducible.err"
-        note "bench_reproducible_gpus: exit $? (1: a 17 total whose bits differ between GPUs or from one GPU)"
-      fi
+      note "bench_reproducible: exit $? ($([ -n "${CCCL:-}" ] && echo "CUB's gpu_to_gpu from $CCCL" ||
+        echo "no CCCL given: no CUB gpu_to_gpu column"))"
       # Where most of 17's extra time is paid per call (docs/tuning.md, "What every call pays").
       sections=$(python3 tools/fill_reproducible.py)
       for n in 16 20; do
@@ -280,6 +275,14 @@ for step in "$@"; do
           note "ncu $exe --n 2^$n: exit $?"
         done
       done
+      ;;
+    reproducible_gpus)
+      [ -f build/release/CMakeCache.txt ] || cmake --preset release "${gtest_arg[@]}" >>"$RESULTS/configure.log" 2>&1
+      cmake --build --preset release --target bench_reproducible_gpus >>"$RESULTS/build.log" 2>&1
+      note "build bench_reproducible_gpus: exit $? (built where CMake finds NCCL)"
+      gpu_facts "$RESULTS/gpu_x2.txt"
+      NCCL_NVLS_ENABLE=0 $BIN/bench_reproducible_gpus >"$RESULTS/reproducible_gpus.jsonl" 2>"$RESULTS/reproducible_gpus.err"
+      note "bench_reproducible_gpus: exit $? (1: a 17 total whose bits differ between GPUs or from one GPU)"
       ;;
     *)
       note "unknown step $step"

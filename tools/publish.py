@@ -5,10 +5,10 @@
     python3 tools/publish.py check RUN... [--list]     suspect points, exit 1 if any; --list: "TYPE N REPS"
     python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K    the tour's --json rows for the sweep's
 
-Each INPUT is recognized by what it holds (kinds_of: sweep, suite, rows, accuracy, reproducible, multigpu, build;
-several may share a folder, and a folder of them such as docs/data stands for them). docs/data holds every
-published run, one folder per kind and run: docs/data/KIND/runK, with the run files its blocks read (RUN_FILES).
-Runs of a kind given from outside docs/data replace that kind's runs there: docs/data/KIND becomes the runs
+Each INPUT is recognized by what it holds (kinds_of: sweep, suite, rows, accuracy, reproducible, reproducible_gpus,
+multigpu, build; several may share a folder, and a folder of them such as docs/data stands for them). docs/data
+holds every published run, one folder per kind and run: docs/data/KIND/runK, with the run files its blocks read
+(RUN_FILES). Runs of a kind given from outside docs/data replace that kind's runs there: docs/data/KIND becomes the runs
 given, in their order, as run1, run2, ... (to add a machine's run to those published, give them all:
 docs/data/KIND/run1 ... and the new one). So `publish.py docs/data` always writes the same pages again. BLOCKS
 says which block of which page each kind fills; each block written is said on one line ("wrote PAGE (MARKER)"),
@@ -79,8 +79,7 @@ BLOCKS = [
     ("11_multi_gpu/README.md", "results:11_multi_gpu", "fill_docs.multigpu_block", "multigpu"),
     ("11_multi_gpu/README.md", "output:11_silent_peer", "fill_docs.multigpu_block",
      "multigpu: multigpu_mpi_silent_peer.txt"),
-    ("17_reproducible/README.md", "results:17_on_gpus", "fill_reproducible.publish",
-     "reproducible: reproducible_gpus.jsonl, gpu_x2.txt"),
+    ("17_reproducible/README.md", "results:17_on_gpus", "fill_reproducible.publish_on_gpus", "reproducible_gpus"),
     (TUNING, "results:17_profile", "fill_reproducible.publish", "reproducible: per_call_*.csv"),
     ("README.md", "results:build_time", "fill_docs.build_time_block", "build"),
 ]
@@ -99,7 +98,8 @@ RUN_FILES = {
     "accuracy": ["gpu.txt", "accuracy_study.txt", "accuracy/*.jsonl", "accuracy/device.json", "accuracy/study.log",
                  "accuracy/ncu_*.csv"],
     "multigpu": ["gpu.txt", "gpu_x2.txt", "topo.txt", "multigpu*.jsonl", "multigpu*.txt", "ctest_multigpu.log"],
-    "reproducible": ["reproducible_gpus.jsonl", "gpu_x2.txt", "per_call_*.csv"],
+    "reproducible": ["per_call_*.csv"],
+    "reproducible_gpus": ["reproducible_gpus.jsonl", "gpu_x2.txt"],
     "build": ["build_time.json"],
 }
 
@@ -115,6 +115,7 @@ def kinds_of(path):
              "suite": any(has(name) for name in SUITE_FILES), "rows": has("rows/*/rows_sweep.json"),
              "accuracy": has("accuracy/errors.jsonl"),
              "reproducible": fill_reproducible.is_run(fill_reproducible.run_file(path)),
+             "reproducible_gpus": has(fill_reproducible.GPUS_FILE) and has("gpu_x2.txt"),
              "multigpu": has("multigpu.jsonl"), "build": has("build_time.json")}
     return [kind for kind, yes in found.items() if yes]
 
@@ -249,7 +250,9 @@ def publish(paths, root, allow_suspect=False):
     pages = sorted((p, m) for p, m, function, needs in BLOCKS if needs == "sweep" and function.startswith("results."))
     jobs = {"sweep": lambda dirs: results.update(dirs, root, pages), "suite": fill_docs.fill_suite,
             "rows": lambda dirs: fill_rows.fill(dirs, root), "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
-            "reproducible": lambda runs: fill_reproducible.publish(runs, root), "multigpu": fill_docs.multigpu_block,
+            "reproducible": lambda runs: fill_reproducible.publish(runs, root),
+            "reproducible_gpus": lambda runs: fill_reproducible.publish_on_gpus(runs, root),
+            "multigpu": fill_docs.multigpu_block,
             "build": fill_docs.build_time_block}
     status = 0
     for kind, job in jobs.items():
