@@ -983,8 +983,8 @@ class Layout(unittest.TestCase):
         by_kind, unknown = publish.classify([data])
         self.assertEqual(unknown, [])
         self.assertEqual(sorted(by_kind), sorted(os.listdir(data)))
-        self.assertEqual(set(by_kind), {"sweep", "suite", "rows", "accuracy", "reproducible", "reproducible_gpus", "multigpu",
-                                        "build"})
+        self.assertEqual(set(by_kind), {"sweep", "suite", "rows", "accuracy", "reproducible", "reproducible_gpus",
+                                        "multigpu", "build"})
         for kind, runs in by_kind.items():  # each run found as its own kind only, numbered from 1
             self.assertEqual(runs, publish.data_runs(REPO, kind))
             self.assertEqual(sorted(os.listdir(os.path.join(data, kind))), sorted(f"run{k}" for k in
