@@ -1,13 +1,15 @@
 // 09_single_pass as a program. The kernel is the copy unit (single_pass.cuh/.cu); this
-// file tells the common harness what it needs to run it: names, the launch shapes it
-// accepts, the operators it offers (--op sum|max|min), and the error bound of its
-// summation order. The harness does the rest: command line, input, timing, check.
+// file tells the common harness what it needs to run it and its two steps: names, the
+// launch shapes they accept, the operators 09 offers (--op sum|max|min), and the error
+// bound of their summation order. The harness does the rest: command line, input,
+// timing, check (and `tour --steps 09`: 08, each change and 09 side by side).
 #include <algorithm>
 #include <type_traits>
 
 #include "harness.h"
 #include "launch_rules.h"
 #include "single_pass.cuh"
+#include "vectorized.cuh"  // 08's copy unit: its launch shape, for the step ticket_only
 
 namespace {
 
@@ -23,6 +25,9 @@ constexpr auto launch_with = [](auto* input, std::size_t n, auto* result, void* 
 }  // namespace
 
 namespace reduction {
+
+Chapter vectorized_chapter();  // 08_vectorized/main.cu
+
 namespace {
 
 // 16-byte loads each thread issues per trip of thread_reduce: the copy unit's
@@ -53,7 +58,36 @@ Chapter single_pass_chapter() {
   one_launch.set_launcher(Op::Sum, launch_with<single_pass::Sum>);
   one_launch.set_launcher(Op::Max, launch_with<single_pass::Max>);
   one_launch.set_launcher(Op::Min, launch_with<single_pass::Min>);
-  return {one_launch.chapter, {one_launch}};
+
+  // 09's two changes, each alone on top of 08, with no new kernel: one chapter's kernel
+  // at the other's launch shape. Each is the description of the chapter whose kernel it
+  // runs (its launchers, shapes, scratch and error bound hold for that kernel).
+  // The ticket alone: 09's kernel at 08's shape (1024 or 768 threads, 08's grid: a wave,
+  // fewer blocks at small n). 08's grid may hold more blocks than 09's kernel keeps
+  // resident: the ticket waits for no other block, so any grid is right.
+  Variant ticket_only = one_launch;
+  ticket_only.name = "ticket_only";
+  ticket_only.step = true;
+  ticket_only.times_shape = true;
+  ticket_only.summary = "09's ticket alone: 09's kernel (one launch, the last block combines the partials) at 08's "
+                        "default shape (08's block and grid rule)";
+  ticket_only.default_block = vectorized::kDefaultBlock;
+  ticket_only.default_grid = vectorized::default_grid;
+  ticket_only.default_shape = vectorized::default_shape;
+
+  // The shape alone: 08's kernel (two launches; one when the grid is one block) at 09's
+  // shape per n (one block, blocks of 256, or a wave of 1024-thread blocks).
+  Variant shape_only = vectorized_chapter().main();
+  shape_only.chapter = one_launch.chapter;
+  shape_only.name = "shape_only";
+  shape_only.step = true;
+  shape_only.times_shape = true;
+  shape_only.summary = "09's shape alone: 08's kernel (two launches, sum only) at 09's default shape per n (09's "
+                       "block and grid rule)";
+  shape_only.default_block = single_pass::kDefaultBlock;
+  shape_only.default_grid = single_pass::default_grid;
+  shape_only.default_shape = single_pass::default_shape;
+  return {one_launch.chapter, {one_launch, ticket_only, shape_only}};
 }
 
 }  // namespace reduction

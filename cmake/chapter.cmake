@@ -1,6 +1,7 @@
-# add_reduction_chapter(<stem> [<extra source>...] [ROWS] [USES <NN_name>...]), called from a
-# chapter folder's CMakeLists.txt. The folder NN_name holds the copy unit <stem>.cuh +
-# <stem>.cu, main.cu and the extra sources (pitfalls.cu). This makes:
+# add_reduction_chapter(<stem> [<extra source>...] [ROWS] [USES <NN_name>...]
+#                       [STEPS_FROM <NN_name>...]), called from a chapter folder's
+# CMakeLists.txt. The folder NN_name holds the copy unit <stem>.cuh + <stem>.cu, main.cu
+# and the extra sources (pitfalls.cu). This makes:
 #   reduction_NN_name_kernels  the copy unit and the extras; no include path into
 #                              common/, so a repository header cannot creep in
 #   reduction_NN_name          main.cu's description of the chapter, without main(),
@@ -8,9 +9,12 @@
 #   NN_name                    the chapter's program
 # ROWS: a rows chapter (13-18), whose main.cu is written for common/rows_harness.h, not for
 # the single-array harness. USES: earlier chapters whose copy units the program also runs
-# (16's whole rule runs 15's and 14's); the copy unit itself never uses them.
+# (16's whole rule runs 15's and 14's); the copy unit itself never uses them. STEPS_FROM:
+# earlier chapters whose descriptions (their reduction_NN_name, which brings their copy
+# units) main.cu's step variants copy: 05, 08 and 09 time each change alone by running one
+# chapter's kernel at another chapter's launch rule.
 function(add_reduction_chapter stem)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "ROWS" "" "USES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "ROWS" "" "USES;STEPS_FROM")
   get_filename_component(dir ${CMAKE_CURRENT_SOURCE_DIR} NAME)
   add_library(reduction_${dir}_kernels STATIC ${stem}.cu ${arg_UNPARSED_ARGUMENTS})
   target_include_directories(reduction_${dir}_kernels PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
@@ -23,6 +27,9 @@ function(add_reduction_chapter stem)
   endif()
   foreach(other IN LISTS arg_USES)
     list(APPEND uses reduction_${other}_kernels)
+  endforeach()
+  foreach(other IN LISTS arg_STEPS_FROM)
+    list(APPEND uses reduction_${other})
   endforeach()
 
   add_library(reduction_${dir} STATIC main.cu)

@@ -4,8 +4,8 @@
 // knows nothing of this repository: free functions in a namespace named after the
 // chapter (reduce, scratch_bytes, default_grid, kDefaultBlock). The chapter's main.cu
 // describes it to the harness with a Chapter: its name and summary, and, for each
-// runnable version (the chapter's own kernel, then any step from steps.cu, each of the
-// chapter's changes made alone, and any pitfall from pitfalls.cu), a
+// runnable version (the chapter's own kernel, then any step, each of the chapter's changes
+// made alone, and any pitfall from pitfalls.cu), a
 // Variant that points at the copy unit's functions and adds what only the harness
 // needs: the launch shapes it accepts (with the message for the ones it does not), and
 // the chain length behind the float tolerance.
@@ -34,9 +34,14 @@ struct Variant {
   std::string chapter;  // "04_shared_tree"
   std::string name;     // "" for the chapter's own kernel, else the --variant name
   std::string summary;  // one line, printed by the program
-  // One change of the chapter made alone (steps.cu beside the copy unit), for
-  // `tour --steps NN`; false for the chapter's own kernel and its pitfalls.
+  // One change of the chapter made alone, for `tour --steps NN`: a kernel of steps.cu
+  // beside the copy unit (04, 06), or an existing copy unit's kernel at another chapter's
+  // launch rule (05, 08, 09); false for the chapter's own kernel and its pitfalls.
   bool step = false;
+  // A step whose change is the launch rule itself (05, 08, 09): `tour --steps` then runs
+  // every row at its own default shape, never at one grid shared by the rows, which would
+  // erase the very difference the step times.
+  bool times_shape = false;
   bool in_place = false;       // the launcher overwrites its input (01-03)
   bool chooses_shape = false;  // the library picks its own launch shape (CUB): no --block/--grid
   int default_block = 256;

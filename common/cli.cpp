@@ -104,8 +104,8 @@ std::string usage(const CliSpec& spec) {
     out << "  --sweep      run every chapter for N = 2^10 .. 2^30 (as far as the device's memory allows)\n"
         << "               and write sweep_T.csv and sweep_T.json, T the --type (sweep_int.csv, ...)\n"
         << "  --out DIR    folder for the --sweep files, created if missing (default: the current folder)\n"
-        << "  --steps NN   chapter NN's changes one at a time (04 or 06): the previous chapter, NN's step\n"
-        << "               variants and NN, interleaved at one --type and --n\n";
+        << "  --steps NN   chapter NN's changes one at a time (04, 05, 06, 08 or 09): the previous chapter,\n"
+        << "               NN's step variants and NN, interleaved at one --type and --n\n";
   }
   out << "\nexit codes: 0 verified, 1 wrong result, 2 bad usage or input, 3 no CUDA device or a CUDA error\n";
   return out.str();

@@ -259,8 +259,9 @@ INSTANTIATE_TEST_SUITE_P(OperatorChapters, OperatorTest,
                                             ::testing::Values(DType::Int, DType::Float, DType::Double)),
                          param_name);
 
-// The step variants (steps.cu beside 04's and 06's copy units: each change of the chapter
-// made alone, for `tour --steps`), checked as the chapters' own kernels are: every type,
+// The step variants (each change of the chapter made alone, for `tour --steps`: steps.cu
+// beside 04's and 06's copy units; in 05, 08 and 09 an existing kernel at another chapter's
+// launch rule), checked as the chapters' own kernels are: every type,
 // the awkward sizes (odd, smaller than a block, 2^24), every shape they accept, the
 // shapes they refuse, unaligned starts. Parameters: (chapter index, variant index, type).
 class StepVariantTest : public ::testing::TestWithParam<std::tuple<int, int, DType>> {
@@ -279,13 +280,17 @@ std::vector<std::tuple<int, int, DType>> step_variants() {
   return found;
 }
 
-TEST(StepVariants, ChaptersFourAndSixHaveThem) {  // no GPU needed: the list the tests below run over
+TEST(StepVariants, TheChaptersOfTwoChangesHaveThem) {  // no GPU needed: the list the tests below run over
   std::vector<std::string> names;
   for (const auto& [c, v, type] : step_variants()) {
     if (type == DType::Int) names.push_back(chapters()[c].variants[v].label());
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"04_shared_tree --variant one_each", "06_warp_unroll --variant tree_only",
-                                             "06_warp_unroll --variant loop_only"}));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "04_shared_tree --variant one_each", "05_pow2ceil --variant tree_only",
+                       "05_pow2ceil --variant grid_only", "06_warp_unroll --variant tree_only",
+                       "06_warp_unroll --variant loop_only", "08_vectorized --variant block_only",
+                       "08_vectorized --variant loads_only", "09_single_pass --variant ticket_only",
+                       "09_single_pass --variant shape_only"}));
 }
 
 TEST_P(StepVariantTest, MatchesReferenceAtAwkwardSizes) {
@@ -389,7 +394,8 @@ TEST_P(LargeN, FloatsPast2To31) {
 }
 
 // The step variants past 2^31 elements too (04's one_each indexes by block, as 03 does;
-// 06's tree_only and loop_only keep 06's grid-stride loops).
+// 06's tree_only and loop_only keep 06's grid-stride loops; the steps of 05, 08 and 09 run
+// the chapters' own kernels at other launch shapes).
 TEST(LargeNSteps, FloatsPast2To31) {
   REQUIRE_GPU();
   int checked = 0;
@@ -401,7 +407,7 @@ TEST(LargeNSteps, FloatsPast2To31) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 3);
+  EXPECT_EQ(checked, 9);
 }
 
 INSTANTIATE_TEST_SUITE_P(Chapters, LargeN, ::testing::Values("04", "05", "06", "07", "08", "09", "10", "12"),

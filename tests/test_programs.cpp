@@ -359,13 +359,15 @@ TEST(Programs, TourJsonIsOneObjectWithoutAGpu) {
   expect_usage_error("tour", "--sweep --json", "--json does not apply to --sweep");
 }
 
-// tour --steps NN: a chapter with step variants (04, 06). Anything else is refused with its
-// reason before the device is touched (exit 2); without a device it says so (exit 3).
+// tour --steps NN: a chapter with step variants (04, 05, 06, 08, 09). Anything else is
+// refused with its reason before the device is touched (exit 2); without a device it says so
+// (exit 3).
 TEST(Programs, TourStepsTakesOnlyAChapterWithSteps) {
   expect_usage_error("tour", "--steps", "--steps needs a value");
-  expect_usage_error("tour", "--steps 05", "05_pow2ceil has no step variants: --steps takes 04 or 06");
+  expect_usage_error("tour", "--steps 07", "07_warp_shuffle has no step variants: --steps takes 04, 05, 06, 08 or 09");
   expect_usage_error("tour", "--steps 03_interleaved", "03_interleaved has no step variants");
-  expect_usage_error("tour", "--steps 99", "--steps expects a chapter with step variants, 04 or 06, not '99'");
+  expect_usage_error("tour", "--steps 99",
+                     "--steps expects a chapter with step variants, 04, 05, 06, 08 or 09, not '99'");
   expect_usage_error("tour", "--steps 00_cpu_baseline", "not '00_cpu_baseline'");
   expect_usage_error("tour", "--steps 04_shared", "not '04_shared'");
   expect_usage_error("tour", "--steps 04 --sweep", "--steps and --sweep do not go together");
@@ -374,7 +376,7 @@ TEST(Programs, TourStepsTakesOnlyAChapterWithSteps) {
   expect_usage_error("tour", "--steps 04 --block 256", "the tour runs every chapter at its own default shape");
   expect_usage_error("tour", "--steps 04 --steps 06", "--steps given twice");
   expect_usage_error("tour", "--steps 04 --input /nonexistent/data.npy", "cannot open input file");
-  for (const char* chapter : {"04", "06_warp_unroll"}) {
+  for (const char* chapter : {"04", "05", "06_warp_unroll", "08", "09_single_pass"}) {
     const ProgramRun run = run_program("tour", std::string("--steps ") + chapter + " --n 1000 --reps 2 --json",
                                        "CUDA_VISIBLE_DEVICES= ");
     EXPECT_EQ(run.exit_code, 3) << chapter << "\n" << run.output;
@@ -386,14 +388,22 @@ TEST(Programs, TourStepsTakesOnlyAChapterWithSteps) {
 }
 
 // The step variants are --variants of their chapters, refusing what they cannot run as
-// the chapters do (one_each, like 03, derives its grid from n).
+// the chapters do (one_each, like 03, derives its grid from n; 05's grid_only runs 04's
+// kernel, which takes only a power-of-two block).
 TEST(Programs, StepVariantsAreVariantsOfTheirChapters) {
   expect_usage_error("04_shared_tree", "--variant nope", "--variant expects one of one_each|strided");
+  expect_usage_error("05_pow2ceil", "--variant nope", "--variant expects one of tree_only|grid_only");
   expect_usage_error("06_warp_unroll", "--variant nope", "--variant expects one of tree_only|loop_only|volatile");
+  expect_usage_error("08_vectorized", "--variant nope", "--variant expects one of block_only|loads_only");
+  expect_usage_error("09_single_pass", "--variant nope", "--variant expects one of ticket_only|shape_only");
   expect_usage_error("04_shared_tree", "--variant one_each --grid 10", "--grid does not apply");
   expect_usage_error("04_shared_tree", "--variant one_each --block 100", "power of two");
+  expect_usage_error("05_pow2ceil", "--variant grid_only --block 100", "runs 04's kernel");
   for (const std::string args : {"04_shared_tree --variant one_each", "06_warp_unroll --variant tree_only",
-                                 "06_warp_unroll --variant loop_only --block 100 --grid 7"}) {
+                                 "06_warp_unroll --variant loop_only --block 100 --grid 7",
+                                 "05_pow2ceil --variant tree_only --block 100", "05_pow2ceil --variant grid_only",
+                                 "08_vectorized --variant block_only", "08_vectorized --variant loads_only --block 40",
+                                 "09_single_pass --variant ticket_only", "09_single_pass --variant shape_only"}) {
     const std::string program = args.substr(0, args.find(' '));
     const ProgramRun run = run_program(program, args.substr(args.find(' ') + 1) + " --n 1000", "CUDA_VISIBLE_DEVICES= ");
     EXPECT_EQ(run.exit_code, 3) << args << "\n" << run.output;  // past the command line, to the device check

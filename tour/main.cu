@@ -5,7 +5,7 @@
 //   tour --json               the same as one JSON object: device, n, type, every row
 //   tour --sweep --out build/sweep   N = 2^10 .. 2^30, every chapter: sweep_int.csv and sweep_int.json
 //   tour --steps 04           one chapter's changes one at a time: 03, 04's step variants, 04
-//   tour --steps 06 --n 2^28 --type float --json
+//   tour --steps 06 --n 2^28 --type float --json   (--steps takes 04, 05, 06, 08 or 09)
 //
 // Each GPU chapter runs at its own default launch shape and is checked against the
 // CPU reference; CUB (chapter 10) is marked as the production yardstick; 12 (compensated
@@ -221,9 +221,13 @@ bool has_steps(const Chapter& chapter) {
 // The index of the chapter --steps names ("04" or "04_shared_tree"); UsageError when it
 // names none, or one without step variants.
 std::size_t steps_chapter(const std::vector<Chapter>& chapters, const std::string& name) {
-  std::string offered;
+  std::vector<std::string> ids;
   for (const Chapter& c : chapters) {
-    if (has_steps(c)) offered += (offered.empty() ? "" : " or ") + c.id.substr(0, 2);
+    if (has_steps(c)) ids.push_back(c.id.substr(0, 2));
+  }
+  std::string offered;  // "04, 05, 06, 08 or 09"
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    offered += (i == 0 ? "" : i + 1 == ids.size() ? " or " : ", ") + ids[i];
   }
   for (std::size_t i = 0; i < chapters.size(); ++i) {
     if (chapters[i].id != name && chapters[i].id.substr(0, 2) != name) continue;
@@ -235,20 +239,24 @@ std::size_t steps_chapter(const std::vector<Chapter>& chapters, const std::strin
   throw UsageError("--steps expects a chapter with step variants, " + offered + ", not '" + name + "'");
 }
 
-// What `tour --steps NN` measured: the rows in order, and the launch shape they share.
+// What `tour --steps NN` measured: the rows in order, and how their shapes relate.
 struct StepsRun {
-  std::vector<Measurement> rows;
+  std::vector<Measurement> rows;  // each with its own block and grid
   std::vector<const Variant*> variants;
-  int block = 0;
-  bool same_grid = false;  // every row at one grid (else each at its own default grid)
+  int block = 0;           // the chapter's own kernel's block: every row's when same_block
+  bool same_block = false;  // every row at one block size
+  bool same_grid = false;   // every row at one grid too (else each at its own default grid)
 };
 
 // The previous chapter's kernel, the chapter's step variants, the chapter's kernel:
 // their repetitions interleaved by the harness (Bench::run_interleaved), every row
-// checked against the reference. All at the chapter's default block size. When every
-// row takes a --grid they share one, the smallest of their default grids (each a full
-// wave of its own kernel), so the rows differ in the kernel alone; where a row derives
-// its grid from n (03 and 04's one_each: one block per B elements), each keeps its own.
+// checked against the reference. Each row runs at its own default shape, the one its
+// program runs without --block and --grid. When every row has the same block and takes a
+// --grid (06), the rows share one grid, the smallest of their default grids (each a full
+// wave of its own kernel), so that they differ in the kernel alone. Each row keeps its
+// own grid where a row derives it from n (03 and 04's one_each: one block per B
+// elements), or where a step times a launch rule (05, 08, 09: Variant::times_shape),
+// whose difference a shared grid would erase.
 template <typename T>
 StepsRun run_steps(const std::vector<T>& host, const Reference& ref, const Options& options, const DeviceInfo& device,
                    const std::vector<Chapter>& chapters, std::size_t index) {
@@ -259,22 +267,26 @@ StepsRun run_steps(const std::vector<T>& host, const Reference& ref, const Optio
     if (v.step) run.variants.push_back(&v);
   }
   run.variants.push_back(&chapter.main());
-  run.block = chapter.main().default_block;
-  run.same_grid = true;
-  for (const Variant* v : run.variants) run.same_grid = run.same_grid && v->check_shape(run.block, 1).empty();
 
   const std::size_t n = host.size();
   std::vector<typename Bench<T>::Job> jobs;
   int smallest_grid = INT_MAX;
-  bool in_place = false;
-  std::size_t scratch = 0;
+  bool in_place = false, times_shape = false;
   for (const Variant* v : run.variants) {
-    typename Bench<T>::Job job{v, Op::Sum, run.block, 0};
+    typename Bench<T>::Job job{v, Op::Sum, 0, 0};  // 0, 0: the variant's default shape
     resolve_shape(*v, n, job.block, job.grid);
     smallest_grid = std::min(smallest_grid, job.grid);
     in_place = in_place || v->in_place;
+    times_shape = times_shape || v->times_shape;
     jobs.push_back(job);
   }
+  run.block = jobs.back().block;
+  run.same_block = std::all_of(jobs.begin(), jobs.end(), [&](const auto& job) { return job.block == run.block; });
+  run.same_grid = run.same_block && !times_shape &&
+                  std::all_of(jobs.begin(), jobs.end(), [&](const auto& job) {
+                    return job.variant->check_shape(job.block, smallest_grid).empty();
+                  });
+  std::size_t scratch = 0;
   for (auto& job : jobs) {
     if (run.same_grid) job.grid = smallest_grid;
     scratch = std::max(scratch, job.variant->scratch_bytes(n, job.block, job.grid));
@@ -292,8 +304,12 @@ std::string describe_shape(const StepsRun& run) {
            " (the smallest of the rows' default grids, each a full wave of its own kernel), then one block over the "
            "partials";
   }
-  return "every row: " + std::to_string(run.block) + " threads and its own default grid (column \"grid\": for a "
-         "row that launches one block per " + std::to_string(run.block) + " elements, that of its first pass)";
+  if (run.same_block) {
+    return "every row: " + std::to_string(run.block) + " threads and its own default grid (column \"grid\": for a "
+           "row that launches one block per " + std::to_string(run.block) + " elements, that of its first pass)";
+  }
+  return "every row at its own default shape, the one its program runs without --block and --grid (columns "
+         "\"block\" and \"grid\": that of the first launch)";
 }
 
 void print_steps_table(const StepsRun& run, const Chapter& chapter, const DeviceInfo& device, const std::string& input,
@@ -347,8 +363,8 @@ void print_steps_json(const StepsRun& run, const Chapter& chapter, const DeviceI
       .str("type", dtype_name(options.type)).num("n", ref.n).num("seed", options.seed).str("input", options.input)
       .raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from)).num("reps", options.reps)
       .flag("flush", options.flush).raw("reference", json_number(expected_text(ref))).num("block", run.block)
-      .flag("same_grid", run.same_grid).str("shape", describe_shape(run)).raw("notes", json_list(notes))
-      .flag("ok", all_ok).raw("rows", json_list(items));
+      .flag("same_block", run.same_block).flag("same_grid", run.same_grid).str("shape", describe_shape(run))
+      .raw("notes", json_list(notes)).flag("ok", all_ok).raw("rows", json_list(items));
   std::printf("%s\n", json.text().c_str());
 }
 
