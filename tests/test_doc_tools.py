@@ -21,6 +21,9 @@
 - publish.py's BLOCKS and the docs agree: every generated block of every *.md is listed, and
   every listed block is in its page; a folder without some kinds of input says which blocks
   it left; every block written is said in a "wrote" line; 17's table from bench_reproducible files.
+- the step tables (`tour --steps NN`: steps.jsonl, a kind of run of its own): 04's and 06's in their own words,
+  05's, 08's and 09's with the launch shapes read from the records, over several runs; a README without the
+  block is passed over;
 - docs/data's layout: a folder per kind, runK in it, each run found as its kind alone; runs from
   outside docs/data (a tools/gpu_suite.sh folder, a bench_reproducible file, a multi-GPU run)
   replace their kind's runs there, as run1, run2, ... in the order given.
@@ -639,10 +642,103 @@ class FillDocs(RepoCopy):
         facts = json.loads(read(os.path.join(data, "sweep", "run1", "run.json")))
         self.assertEqual((facts["cuda"], facts["driver"], facts["date"]), ("77.7", "999.1.2", "2031-02-03"))
         self.assertNotIn("GPU-test-1", read(os.path.join(data, "sweep", "run1", "run.json")))
-        # The suite's files of the same folder: docs/data/suite/run1, its gpu.txt without the GPU's UUID.
+        # The suite's files of the same folder: docs/data/suite/run1, its gpu.txt without the GPU's UUID; the
+        # steps, a kind of their own: docs/data/steps/run1, with the same gpu.txt.
         self.assertEqual(sorted(os.listdir(os.path.join(data, "suite", "run1"))),
-                         ["chapters.jsonl", "cpu_300M_float.txt", "gpu.txt", "steps.jsonl"])
-        self.assertNotIn("GPU-test-1", read(os.path.join(data, "suite", "run1", "gpu.txt")))
+                         ["chapters.jsonl", "cpu_300M_float.txt", "gpu.txt"])
+        self.assertEqual(sorted(os.listdir(os.path.join(data, "steps", "run1"))), ["gpu.txt", "steps.jsonl"])
+        for kind in ("suite", "steps"):
+            self.assertNotIn("GPU-test-1", read(os.path.join(data, kind, "run1", "gpu.txt")))
+
+    def steps_run(self, name, factor, uuid):
+        """A made-up steps run (tools/gpu_suite.sh steps: gpu.txt, steps.jsonl) of 05, 08 and 09: four rows each,
+        the previous chapter's kernel, two steps, the chapter's; each row at its own shape (09's follow n)."""
+        path = os.path.join(self.tmp.name, name)
+        write(os.path.join(path, "gpu.txt"), GPU_TXT.format(driver="999.1.2", uuid=uuid, cuda="77.7",
+                                                            date="2031-02-03"))
+        # Per chapter: the rows (chapter, variant), and per N each row's (block, grid).
+        small = {1 << 16: [(512, 4), (512, 4), (128, 8), (128, 8)],
+                 1 << 20: [(512, 6), (512, 6), (128, 16), (128, 16)]}
+        groups = {
+            "05_pow2ceil": ([("04_shared_tree", ""), ("05_pow2ceil", "tree_only"), ("05_pow2ceil", "grid_only"),
+                             ("05_pow2ceil", "")],
+                            {n: [(128, 12), (128, 12), (128, 6), (128, 6)] for n in (N24, 1 << 28)}),
+            "08_vectorized": ([("07_warp_shuffle", ""), ("08_vectorized", "block_only"),
+                               ("08_vectorized", "loads_only"), ("08_vectorized", "")],
+                              {n: [(128, 6), (512, 3), (128, 9), (512, 3)] for n in (N24, 1 << 28)}),
+            "09_single_pass": ([("08_vectorized", ""), ("09_single_pass", "ticket_only"),
+                                ("09_single_pass", "shape_only"), ("09_single_pass", "")],
+                               {**small, 1 << 28: [(512, 3)] * 4})}
+        records = []
+        for folder, (rows, shapes) in groups.items():
+            for dtype in ("int", "float"):
+                for n, shape in shapes.items():
+                    records.append({
+                        "steps": folder, "device": "Test GPU", "sm_count": 3, "date": "2031-02-03", "type": dtype,
+                        "n": n, "reps": 11, "flush": True, "block": shape[-1][0], "same_block": False,
+                        "same_grid": False, "ok": True, "rows": [
+                            {"chapter": chapter, "variant": variant, "block": block_size, "grid": grid,
+                             "ms": factor * (40.0 - 2 * i) / 1000, "min_ms": (39.0 - 2 * i) / 1000, "iqr_ms": 0.0001,
+                             "gbps": 1300.0 + i, "ok": True}
+                            for i, ((chapter, variant), (block_size, grid)) in enumerate(zip(rows, shape))]})
+        write(os.path.join(path, "steps.jsonl"), "\n".join(json.dumps(r) for r in records) + "\n")
+        return path
+
+    def test_the_steps_of_05_08_and_09_are_written_from_their_records(self):
+        import publish
+        runs = [self.steps_run(f"steps{k}", factor, f"GPU-s{k}") for k, factor in enumerate((1.0, 1.02, 0.99))]
+        self.assertEqual(publish.kinds_of(runs[0]), ["steps"])  # a kind of its own, not the suite
+        readme05 = os.path.join(self.root, "05_pow2ceil", "README.md")
+        untouched = read(os.path.join(self.root, "04_shared_tree", "README.md"))
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        for folder in ("05_pow2ceil", "08_vectorized", "09_single_pass"):
+            self.assertEqual(result.stdout.count(f"\nwrote {folder}/README.md (results:{folder[:2]}_steps)\n"), 1,
+                             result.stdout)
+        self.assertEqual(read(os.path.join(self.root, "04_shared_tree", "README.md")), untouched)  # no 04 records
+        data = os.path.join(self.root, "docs", "data", "steps")
+        self.assertEqual(sorted(os.listdir(data)), ["run1", "run2", "run3"])
+        for k in (1, 2, 3):
+            self.assertEqual(sorted(os.listdir(os.path.join(data, f"run{k}"))), ["gpu.txt", "steps.jsonl"])
+            self.assertNotIn(f"GPU-s{k - 1}", read(os.path.join(data, f"run{k}", "gpu.txt")))
+        blocks = {c: block(read(os.path.join(self.root, folder, "README.md")), f"results:{c}_steps")
+                  for c, folder in (("05", "05_pow2ceil"), ("08", "08_vectorized"), ("09", "09_single_pass"))}
+        for c, text in blocks.items():
+            self.assertIn("On Test GPU, CUDA 77.7, driver 999.1.2; 3 runs on 3 different GPUs, 2031-02-03: "
+                          f"`tour --steps {c}`, the chapters' own kernels and {c}'s step variants "
+                          "([main.cu](main.cu)), median of 11 ([how these are measured]", text)
+            self.assertEqual(text.count(" | float | "), 4, c)
+        # The intro: each row's shape at the largest N, and at smaller N where one differs (09's rules follow n).
+        self.assertIn("05's changes, each alone on top of 04, then 05: each step runs one chapter's kernel at another "
+                      "chapter's launch rule, and every row runs at its own default shape", blocks["05"])
+        self.assertIn("At 2^28, 04 runs 12 blocks of 128, `tree_only` 12 blocks of 128, `grid_only` 6 blocks of 128 "
+                      "and 05 6 blocks of 128. \"vs 04\" is 04's median time over the row's.", blocks["05"])
+        self.assertIn("At 2^28, 07 runs 6 blocks of 128, `block_only` 3 blocks of 512, `loads_only` 9 blocks of 128 "
+                      "and 08 3 blocks of 512. \"vs 07\"", blocks["08"])
+        self.assertIn("At 2^16, 08 runs 4 blocks of 512, `ticket_only` 4 blocks of 512, `shape_only` 8 blocks of 128 "
+                      "and 09 8 blocks of 128. At 2^20, 08 runs 6 blocks of 512, `ticket_only` 6 blocks of 512, "
+                      "`shape_only` 16 blocks of 128 and 09 16 blocks of 128. At 2^28, 08 runs 3 blocks of 512,",
+                      blocks["09"])
+        self.assertNotIn("At 2^24", blocks["05"])  # the same shapes as at 2^28: said once
+        # The tables: the speed-up of every row over the first (the previous chapter), the medians of three runs.
+        self.assertIn("| kernel | type | 2^24 median µs | 2^24 min µs | 2^24 GB/s | 2^24 vs 04 | 2^28 median µs |",
+                      blocks["05"])
+        self.assertIn("| kernel | type | 2^16 median µs | 2^16 min µs | 2^16 GB/s | 2^16 vs 08 | 2^20 median µs |",
+                      blocks["09"])
+        self.assertIn("| `--variant grid_only`: 04's kernel at 05's grid rule (the occupancy calculator) | int | "
+                      "36.0 ±2.0% | 35.0 | 1302 | 1.11× |", blocks["05"])
+        self.assertIn("| `--variant block_only`: 07's kernel and grid rule at 08's block | int | 38.0 ±2.0% | 37.0 | "
+                      "1301 | 1.05× |", blocks["08"])
+        self.assertIn("| 09: one launch (the ticket) at 09's shape per n | float | 34.0 ±2.0% | 33.0 | 1303 | "
+                      "1.18× |", blocks["09"])
+        self.assertIn("| 05: both changes, 05's kernel at 05's grid rule | int |", blocks["05"])
+        # A README without the marker: its block is not written, and nothing fails.
+        write(readme05, read(readme05).replace(blocks["05"] + "<!-- /results -->\n", ""))
+        result = run("publish.py", *[os.path.join(data, f"run{k}") for k in (1, 2, 3)], "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("no block results:05_steps in 05_pow2ceil/README.md; not filled", result.stderr)
+        self.assertIn("\nwrote 09_single_pass/README.md (results:09_steps)\n", result.stdout)
+        self.assertNotIn("results:05_steps", read(readme05))
 
     def test_multigpu_facts_come_from_the_files(self):
         mg = os.path.join(self.tmp.name, "mg")
@@ -727,7 +823,7 @@ class FillDocs(RepoCopy):
         run_dir = write_run(os.path.join(self.tmp.name, "run"))
         result = run("publish.py", run_dir, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        for kind in ("rows", "accuracy", "reproducible", "multigpu"):
+        for kind in ("steps", "rows", "accuracy", "reproducible", "multigpu"):
             self.assertIn(f"publish: no {kind} run among the inputs; left as they were:", result.stdout)
         self.assertIn("results:17_reproducible", result.stdout)
 
@@ -983,8 +1079,8 @@ class Layout(unittest.TestCase):
         by_kind, unknown = publish.classify([data])
         self.assertEqual(unknown, [])
         self.assertEqual(sorted(by_kind), sorted(os.listdir(data)))
-        self.assertEqual(set(by_kind), {"sweep", "suite", "rows", "accuracy", "reproducible", "reproducible_gpus",
-                                        "multigpu", "build"})
+        self.assertEqual(set(by_kind), {"sweep", "suite", "steps", "rows", "accuracy", "reproducible",
+                                        "reproducible_gpus", "multigpu", "build"})
         for kind, runs in by_kind.items():  # each run found as its own kind only, numbered from 1
             self.assertEqual(runs, publish.data_runs(REPO, kind))
             self.assertEqual(sorted(os.listdir(os.path.join(data, kind))), sorted(f"run{k}" for k in
@@ -1001,7 +1097,7 @@ class Layout(unittest.TestCase):
                          "multigpu.err"):
                 write(os.path.join(folder, name), "{}\n")
             kinds = publish.kinds_of(folder)
-            self.assertEqual(kinds, ["sweep", "suite", "rows", "accuracy", "multigpu"])
+            self.assertEqual(kinds, ["sweep", "steps", "rows", "accuracy", "multigpu"])
             root = os.path.join(tmp, "repo")
             by_kind = {kind: [folder] for kind in kinds}
             with contextlib.redirect_stdout(io.StringIO()):
@@ -1009,7 +1105,7 @@ class Layout(unittest.TestCase):
             files = {kind: sorted(os.path.relpath(os.path.join(d, f), found[0]) for d, _, names in os.walk(found[0])
                                   for f in names) for kind, found in by_kind.items()}
             self.assertEqual(files, {
-                "sweep": ["run.json", "sweep_float.json", "sweep_int.json"], "suite": ["gpu.txt", "steps.jsonl"],
+                "sweep": ["run.json", "sweep_float.json", "sweep_int.json"], "steps": ["gpu.txt", "steps.jsonl"],
                 "rows": ["rows/13_rows/rows_sweep.json", "rows/gpu.txt"],
                 "accuracy": ["accuracy/errors.jsonl", "accuracy_study.txt", "gpu.txt"],
                 "multigpu": ["gpu.txt", "multigpu.jsonl"]})

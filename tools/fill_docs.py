@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """fill_docs.py: the blocks a gpu_suite run's own files fill, for tools/publish.py (its BLOCKS says which).
 
-fill_suite(dirs): 04's and 06's step tables and 09's small-n tables, combined over the runs that have their
-files; from the first run that has theirs, 00's CPU table, the ncu, SASS, sanitizer and pitfalls outputs and
-docs/tuning.md's tables. multigpu_block(dirs): chapter 11 on several GPUs. build_time_block(dirs):
-the README's wait from a fresh clone to a built 04. All return what they wrote ("PAGE (MARKER)", as results.write_blocks). Every block opens with results.caption (the machines, from
-the run files, never typed here); a block whose files no run has is left as it was, and one line says so. ROOT
-is the repository written (publish.py sets it).
+steps_blocks(dirs): the step table of every chapter in steps.jsonl (`tour --steps NN`), combined over the runs.
+fill_suite(dirs): 09's small-n tables, combined over the runs that have their files; from the first run that
+has theirs, 00's CPU table, the ncu, SASS, sanitizer and pitfalls outputs and docs/tuning.md's tables.
+multigpu_block(dirs): chapter 11 on several GPUs. build_time_block(dirs): the README's wait from a fresh clone
+to a built 04. All return what they wrote ("PAGE (MARKER)", as results.write_blocks). Every block opens with
+results.caption (the machines, from the run files, never typed here); a block whose files no run has is left as
+it was, and one line says so. ROOT is the repository written (publish.py sets it).
 """
 import glob
 import json
@@ -45,9 +46,11 @@ def fill(page, marker, facts, what, body):
     return []
 
 
-# ----------------------------------------------------------------------------- 04 and 06, one change at a time
+# ----------------------------------------------------------------------------- one change at a time
 
-# The rows of `tour --steps NN`, keyed "chapter" or "chapter_variant" (two-digit chapter).
+# The rows of `tour --steps NN`, keyed "chapter" or "chapter_variant" (two-digit chapter): what kernel, at what
+# launch shape. A chapter's own kernel has one label, as the last row of its own table and as the first of the
+# next chapter's (04's and 08's are both), except where OWN_ROW_LABELS gives its own table other words.
 STEP_LABELS = {
     "05": "05: one load per trip, 05's tree (a loop, a `__syncthreads()` per step)",
     "06_tree_only": "`--variant tree_only`: 05's loop + 06's tree (written out, warp 0 with `__syncwarp()`)",
@@ -57,7 +60,20 @@ STEP_LABELS = {
     "04_one_each": "`--variant one_each`, the step between: 04's tree in shared memory, one element per thread, "
                    "a launch per pass",
     "04": "04: grid-stride sums in registers + the shared-memory tree, two launches",
+    "05_tree_only": "`--variant tree_only`: 05's kernel (the `pow2ceil` tree) at 04's grid rule (threads per SM / B)",
+    "05_grid_only": "`--variant grid_only`: 04's kernel at 05's grid rule (the occupancy calculator)",
+    "07": "07: one element per load, 07's block and grid rule",
+    "08_block_only": "`--variant block_only`: 07's kernel and grid rule at 08's block",
+    "08_loads_only": "`--variant loads_only`: 08's kernel (16-byte loads, head and tail peeled) and grid rule at "
+                     "07's block",
+    "08": "08: 16-byte loads, two launches, 08's block and grid rule",
+    "09_ticket_only": "`--variant ticket_only`: 09's kernel (one launch, the ticket) at 08's block and grid rule",
+    "09_shape_only": "`--variant shape_only`: 08's kernel (two launches) at 09's shape per n",
+    "09": "09: one launch (the ticket) at 09's shape per n",
 }
+# 05 as the first row of 06's table (loops and trees) and as the last of its own (its tree and its grid rule).
+OWN_ROW_LABELS = {"05": "05: both changes, 05's kernel at 05's grid rule"}
+SOURCE = os.path.dirname(HERE)  # the repository these tools belong to (ROOT may be a copy of its Markdown only)
 
 
 def step_key(row):
@@ -78,8 +94,22 @@ def combine_steps(runs):
     return combined
 
 
-def step_intro(group, first):
-    """The launch shapes of a step table, from the record of its smallest N, and what its columns mean."""
+def row_name(key):
+    """How a step intro names a row: "04" or "`tree_only`"."""
+    return key if "_" not in key else f"`{key.split('_', 1)[1]}`"
+
+
+def row_shapes(record):
+    """The launch shapes of a record's rows, in words: "04 runs 1056 blocks of 256, `tree_only` ... and 05 ..."."""
+    shapes = [f"{row_name(step_key(r))}{' runs' * (i == 0)} {r['grid']} block{'s' * (r['grid'] != 1)} of "
+              f"{r['block']}" for i, r in enumerate(record["rows"])]
+    return ", ".join(shapes[:-1]) + " and " + shapes[-1]
+
+
+def step_intro(group, first, records):
+    """The launch shapes of a step table and what its columns mean. 04 and 06 (first: the record of its smallest
+    N): their own words. 05, 08, 09: generated from records (the first run's of this chapter), each row's shape at
+    the largest N, and at any other N where a shape differs."""
     block, grids = first["block"], [row["grid"] for row in first["rows"]]
     columns = " Min µs: the fastest repetition of any run; GB/s: the median of the runs'."
     if group == "06":
@@ -88,12 +118,22 @@ def step_intro(group, first):
                 f"threads, the smallest of the four kernels' default grids, each one full wave from the occupancy "
                 f"calculator, then one block over the partials). Grid: {grids[-1]} blocks of {block}{per_sm}, then "
                 "1 block. \"vs 05\" is 05's median time over the row's." + columns)
-    return ("From 03 to 04 in two steps: first the tree moves to shared memory (one element per thread, a "
-            "launch per pass, as in 03), then the grid-stride loop and the fixed grid arrive. 04's grid: "
-            f"{grids[-1]} blocks of {block}, then 1 block; 03 and the step between: one block per "
-            f"{block} elements in each launch ({grids[0]} in the first at {power_label(first['n'])}), a launch "
-            "per pass until one value is left. \"vs above\" is the median time of the row above over the row's."
-            + columns)
+    if group == "04":
+        return ("From 03 to 04 in two steps: first the tree moves to shared memory (one element per thread, a "
+                "launch per pass, as in 03), then the grid-stride loop and the fixed grid arrive. 04's grid: "
+                f"{grids[-1]} blocks of {block}, then 1 block; 03 and the step between: one block per "
+                f"{block} elements in each launch ({grids[0]} in the first at {power_label(first['n'])}), a launch "
+                "per pass until one value is left. \"vs above\" is the median time of the row above over the row's."
+                + columns)
+    base = step_key(first["rows"][0])
+    by_n = {r["n"]: row_shapes(r) for r in records}
+    largest = max(by_n)  # and the other sizes where a shape differs (a rule that follows n)
+    shapes = " ".join(f"At {power_label(n)}, {by_n[n]}." for n in sorted(by_n)
+                      if n == largest or by_n[n] != by_n[largest])
+    return (f"{group}'s changes, each alone on top of {base}, then {group}: each step runs one chapter's kernel at "
+            "another chapter's launch rule, and every row runs at its own default shape (the grid of its first "
+            f"launch; a second launch, where there is one, is one block). {shapes} \"vs {base}\" is {base}'s "
+            "median time over the row's." + columns)
 
 
 def step_cells(r, base, several):
@@ -109,8 +149,9 @@ def step_cells(r, base, several):
 
 
 def steps_blocks(runs):
-    """04 and 06: each change of the chapter timed alone by `tour --steps NN` (steps.jsonl), with the
-    speed-up of each step over the one it builds on (04: the row above; 06: 05), combined over the runs."""
+    """Each change of a chapter timed alone by `tour --steps NN` (steps.jsonl): for every chapter in the
+    records, its README's block results:NN_steps, with the speed-up of each row over the one it builds on (04:
+    the row above; the others: the first row, the previous chapter), combined over the runs."""
     parsed = [read_jsonl(os.path.join(d, "steps.jsonl")) for d in runs]  # each run's `tour --steps NN --json`
     rows = combine_steps([{(record["steps"][:2], step_key(row), record["type"], record["n"]): {
         "median": 1000 * row["ms"], "min": 1000 * row["min_ms"], "gbps": row["gbps"], "ok": row["ok"]}
@@ -122,25 +163,32 @@ def steps_blocks(runs):
     records = [r for found in parsed for r in found]
     how = differs(reps_of(records), all(r.get("flush") for r in records), len(runs) < 2)
     written = []
-    for group, readme, vs in (("06", "06_warp_unroll", "vs 05"), ("04", "04_shared_tree", "vs above")):
-        first = min((r for r in parsed[0] if r["steps"][:2] == group), key=lambda r: r["n"], default=None)
-        if first is None:  # the launch shapes: the first run's
+    for folder in sorted({r["steps"] for r in records}):
+        group = folder[:2]
+        mine = [r for r in parsed[0] if r["steps"] == folder]  # the launch shapes: the first run's
+        if not mine:
             say(f"no `tour --steps {group}` record in the first run's steps.jsonl; its step table left as it was")
             continue
+        first = min(mine, key=lambda r: r["n"])
         order = [step_key(row) for row in first["rows"]]
+        vs = "vs above" if group == "04" else f"vs {order[0]}"
         sizes = sorted({k[3] for k in rows if k[0] == group})
         cells = []
         for dtype in [t for t in ("int", "float", "double") if any(k[0] == group and k[2] == t for k in rows)]:
             for i, key in enumerate(order):
-                base = None if i == 0 else order[0] if group == "06" else order[i - 1]
-                cells.append([STEP_LABELS.get(key, key), dtype] + [c for n in sizes for c in step_cells(
+                base = None if i == 0 else order[i - 1] if group == "04" else order[0]
+                label = OWN_ROW_LABELS.get(key) if key == group else None
+                cells.append([label or STEP_LABELS.get(key, key), dtype] + [c for n in sizes for c in step_cells(
                     rows.get((group, key, dtype, n)), rows.get((group, base, dtype, n)), len(runs) >= 2)])
         header = ["kernel", "type"] + [f"{power_label(n)} {c}" for n in sizes
                                        for c in ("median µs", "min µs", "GB/s", vs)]
-        written += fill(f"{readme}/README.md", f"results:{group}_steps", [results.run_facts(d) for d in runs],
+        # Where the step variants live: steps.cu beside the copy unit (04, 06), else main.cu (05, 08, 09).
+        source = "steps.cu" if os.path.exists(os.path.join(SOURCE, folder, "steps.cu")) else "main.cu"
+        written += fill(f"{folder}/README.md", f"results:{group}_steps", [results.run_facts(d) for d in runs],
                         f"`tour --steps {group}`, the chapters' own kernels and {group}'s step variants "
-                        f"([steps.cu](steps.cu)){how}",
-                        step_intro(group, first) + "\n\n" + table(header, "compact", cells))
+                        f"([{source}]({source})){how}",
+                        step_intro(group, first, [r for r in mine if r["type"] == first["type"]]) + "\n\n"
+                        + table(header, "compact", cells))
     return written
 
 
@@ -435,7 +483,7 @@ def multigpu_block(dirs):
 # ----------------------------------------------------------------------------- the suite's blocks
 
 # Each writer of fill_suite and the files it needs (glob patterns): the runs that have them all are its input.
-SUITE = [(steps_blocks, "steps.jsonl"), (small_n, "tune_small_n.jsonl"), (sass, "sass_08.txt"),
+SUITE = [(small_n, "tune_small_n.jsonl"), (sass, "sass_08.txt"),
          (cpu_block, "chapters.jsonl cpu_300M_float.txt"), (pitfalls, "pitfalls.txt"), (ncu_blocks, "ncu_*.csv"),
          (single_pass, "tune_single_pass.jsonl"), (block_sizes, "blocks.jsonl")]
 

@@ -15,8 +15,9 @@
 #   ncu       Nsight Compute metrics for every chapter at 2^24 ints
 #   sass      cuobjdump -sass of 08: its global loads counted by kind (the 128-bit loads)
 #   tuning    docs/tuning.md: the single-pass bench, and 01-03 at every block size
-#   steps     tour --steps 04 and 06 (int and float, 2^24 and 2^28) -> steps.jsonl: 04's and 06's
-#             changes timed one at a time (their READMEs' step tables)
+#   steps     tour --steps NN for the chapters flagged steps in chapters.txt (int and float, 2^24
+#             and 2^28; 09 at 2^16, 2^20 and 2^28, where its changes matter at small n) ->
+#             steps.jsonl: each chapter's changes timed one at a time (its README's step table)
 #   pitfalls  the demonstrations of docs/pitfalls.md
 #   accuracy  bash tools/accuracy_study.sh
 #   rows      bash tools/rows_bench.sh
@@ -193,14 +194,19 @@ for step in "$@"; do
     steps)
       : >"$RESULTS/steps.jsonl"
       rc=0
-      for chapter in 04 06; do
+      runs=0
+      for exe in $(chapters steps); do
+        chapter=$(basename "$exe")
+        sizes="2^24 2^28"
+        [ "$chapter" = 09_single_pass ] && sizes="2^16 2^20 2^28"  # one launch and the shape per n: small n
         for type in int float; do
-          for n in 2^24 2^28; do
-            $BIN/tour --steps $chapter --type $type --n $n --json >>"$RESULTS/steps.jsonl" 2>>"$RESULTS/steps.err" || rc=$?
+          for n in $sizes; do
+            $BIN/tour --steps "$chapter" --type $type --n $n --json >>"$RESULTS/steps.jsonl" 2>>"$RESULTS/steps.err" || rc=$?
+            runs=$((runs + 1))
           done
         done
       done
-      note "steps: exit $rc ($(grep -c '"ok": true, "rows"' "$RESULTS/steps.jsonl") of 8 runs ok)"
+      note "steps: exit $rc ($(grep -c '"ok": true, "rows"' "$RESULTS/steps.jsonl") of $runs runs ok)"
       ;;
     pitfalls)
       bash tools/pitfalls.sh >"$RESULTS/pitfalls.txt" 2>&1

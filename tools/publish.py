@@ -5,17 +5,17 @@
     python3 tools/publish.py check RUN... [--list]     suspect points, exit 1 if any; --list: "TYPE N REPS"
     python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K    the tour's --json rows for the sweep's
 
-Each INPUT is recognized by what it holds (kinds_of: sweep, suite, rows, accuracy, reproducible, reproducible_gpus,
-multigpu, build; several may share a folder, and a folder of them such as docs/data stands for them). docs/data
-holds every published run, one folder per kind and run: docs/data/KIND/runK, with the run files its blocks read
-(RUN_FILES). Runs of a kind given from outside docs/data replace that kind's runs there: docs/data/KIND becomes the runs
-given, in their order, as run1, run2, ... (to add a machine's run to those published, give them all:
-docs/data/KIND/run1 ... and the new one). So `publish.py docs/data` always writes the same pages again. BLOCKS
-says which block of which page each kind fills; each block written is said on one line ("wrote PAGE (MARKER)"),
-and a kind not among the inputs leaves its blocks as they were, said in one line. A suspect sweep point
-(results.check) among runs from outside docs/data makes it refuse and list them unless --allow-suspect, which
-publishes them marked †; runs already in docs/data keep their marks. Exit codes: 0 written; 1 suspect points
-(nothing written or copied); 2 bad usage or unreadable data.
+Each INPUT is recognized by what it holds (kinds_of: sweep, suite, steps, rows, accuracy, reproducible,
+reproducible_gpus, multigpu, build; several may share a folder, and a folder of them such as docs/data stands for
+them). docs/data holds every published run, one folder per kind and run: docs/data/KIND/runK, with the run files its
+blocks read (RUN_FILES). Runs of a kind given from outside docs/data replace that kind's runs there: docs/data/KIND
+becomes the runs given, in their order, as run1, run2, ... (to add a machine's run to those published, give them
+all: docs/data/KIND/run1 ... and the new one). So `publish.py docs/data` always writes the same pages again. BLOCKS
+says which block of which page each kind fills; each block written is said on one line ("wrote PAGE (MARKER)"), and
+a kind not among the inputs leaves its blocks as they were, said in one line. A suspect sweep point (results.check)
+among runs from outside docs/data makes it refuse and list them unless --allow-suspect, which publishes them marked
+†; runs already in docs/data keep their marks. Exit codes: 0 written; 1 suspect points (nothing written or copied);
+2 bad usage or unreadable data.
 """
 import argparse
 import glob
@@ -37,6 +37,7 @@ import results  # noqa: E402
 
 SWEEP_CHAPTERS = chapters.folders("cpu", "array")  # the tour's rows: chapters.txt
 NCU_CHAPTERS = chapters.folders("ncu")
+STEPS_CHAPTERS = chapters.folders("steps")  # timed one change at a time by `tour --steps NN`
 TUNING = "docs/tuning.md"
 DATA = os.path.join("docs", "data")  # under the repository written (--root)
 
@@ -45,8 +46,8 @@ BLOCKS = [
     ("README.md", "results:main", "results.main_block", "sweep"),
     *[("docs/results.md", f"results:{k}", "results.page_block", "sweep") for k in results.PAGE_BLOCKS],
     *[(f"{c}/README.md", f"results:{c}", "results.chapter_block", "sweep") for c in SWEEP_CHAPTERS],
-    ("04_shared_tree/README.md", "results:04_steps", "fill_docs.steps_blocks", "suite: steps.jsonl"),
-    ("06_warp_unroll/README.md", "results:06_steps", "fill_docs.steps_blocks", "suite: steps.jsonl"),
+    *[(f"{c}/README.md", f"results:{c[:2]}_steps", "fill_docs.steps_blocks", "steps: steps.jsonl")
+      for c in STEPS_CHAPTERS],
     ("00_cpu_baseline/README.md", "output:00_cpu_methods", "fill_docs.cpu_block",
      "suite: chapters.jsonl, cpu_300M_float.txt"),
     ("04_shared_tree/README.md", "ncu:04_bank_conflicts", "fill_docs.ncu_blocks",
@@ -93,6 +94,7 @@ SUITE_FILES = [name for _, names in fill_docs.SUITE for name in names.split()]  
 # run.json (copy_run); bench_reproducible's output as reproducible.jsonl.
 RUN_FILES = {
     "suite": ["gpu.txt"] + SUITE_FILES,
+    "steps": ["gpu.txt", "steps.jsonl"],
     "rows": ["rows/gpu.txt", "rows/example.txt", "rows/*/rows_sweep.json", "rows/*/rows_sweep.csv",
              "rows/*/argmax_copy.jsonl"],
     "accuracy": ["gpu.txt", "accuracy_study.txt", "accuracy/*.jsonl", "accuracy/device.json", "accuracy/study.log",
@@ -112,7 +114,8 @@ def kinds_of(path):
     def has(pattern):
         return bool(glob.glob(os.path.join(path, pattern)))
     found = {"sweep": glob.glob(os.path.join(results.sweep_dir(path), "sweep_*.json")),
-             "suite": any(has(name) for name in SUITE_FILES), "rows": has("rows/*/rows_sweep.json"),
+             "suite": any(has(name) for name in SUITE_FILES), "steps": has("steps.jsonl"),
+             "rows": has("rows/*/rows_sweep.json"),
              "accuracy": has("accuracy/errors.jsonl"),
              "reproducible": fill_reproducible.is_run(fill_reproducible.run_file(path)),
              "reproducible_gpus": has(fill_reproducible.GPUS_FILE) and has("gpu_x2.txt"),
@@ -249,6 +252,7 @@ def publish(paths, root, allow_suspect=False):
     fill_docs.ROOT = root
     pages = sorted((p, m) for p, m, function, needs in BLOCKS if needs == "sweep" and function.startswith("results."))
     jobs = {"sweep": lambda dirs: results.update(dirs, root, pages), "suite": fill_docs.fill_suite,
+            "steps": fill_docs.steps_blocks,
             "rows": lambda dirs: fill_rows.fill(dirs, root), "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
             "reproducible": lambda runs: fill_reproducible.publish(runs, root),
             "reproducible_gpus": lambda runs: fill_reproducible.publish_on_gpus(runs, root),
