@@ -17,8 +17,8 @@
 #   tuning    docs/tuning.md: the single-pass bench, and 01-03 at every block size
 #   steps     tour --steps NN for the chapters flagged steps in chapters.txt (int and float, 2^24
 #             and 2^28; 09 at 2^16, 2^20 and 2^28, where its changes matter at small n) ->
-#             steps.jsonl: each chapter's changes timed one at a time (its README's step table); builds the tour
-#             where no build step ran
+#             steps.jsonl: each chapter's changes timed one at a time (its README's step table);
+#             builds the tour where no build step ran
 #   pitfalls  the demonstrations of docs/pitfalls.md
 #   accuracy  bash tools/accuracy_study.sh
 #   rows      bash tools/rows_bench.sh
