@@ -16,7 +16,7 @@
 #   sass      cuobjdump -sass of 08: its global loads counted by kind (the 128-bit loads)
 #   tuning    docs/tuning.md: the single-pass bench, and 01-03 at every block size
 #   steps     tour --steps NN for the chapters flagged steps in chapters.txt (int and float, 2^24
-#             and 2^28; 09 at 2^16, 2^20 and 2^28, where its changes matter at small n) ->
+#             and 2^28; 09 int at 2^16, 2^20 and 2^28, where its changes matter) ->
 #             steps.jsonl: each chapter's changes timed one at a time (its README's step table);
 #             builds the tour where no build step ran
 #   pitfalls  the demonstrations of docs/pitfalls.md
@@ -203,9 +203,10 @@ for step in "$@"; do
       runs=0
       for exe in $(chapters steps); do
         chapter=$(basename "$exe")
-        sizes="2^24 2^28"
-        [ "$chapter" = 09_single_pass ] && sizes="2^16 2^20 2^28"  # one launch and the shape per n: small n
-        for type in int float; do
+        sizes="2^24 2^28" types="int float"
+        # 09's changes (one launch, the shape per n) matter at small n, and not by type: ints, as 09's tables
+        [ "$chapter" = 09_single_pass ] && sizes="2^16 2^20 2^28" types=int
+        for type in $types; do
           for n in $sizes; do
             $BIN/tour --steps "$chapter" --type $type --n $n --json >>"$RESULTS/steps.jsonl" 2>>"$RESULTS/steps.err" || rc=$?
             runs=$((runs + 1))
