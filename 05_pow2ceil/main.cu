@@ -39,21 +39,14 @@ Chapter pow2ceil_chapter() {
   // at the other's grid rule. Each is the description of the chapter whose kernel it runs
   // (its launchers, shapes, scratch and error bound hold for that kernel), with the
   // other's default grid. At the default 256 threads both kernels run the same tree.
-  Variant tree_only = any_size;
-  tree_only.name = "tree_only";
-  tree_only.step = true;
-  tree_only.times_shape = true;
-  tree_only.summary = "05's tree alone: 05's kernel (the pow2ceil tree) at 04's default grid, SMs x (threads per SM "
-                      "/ B) blocks";
+  Variant tree_only = shape_step(any_size, any_size.chapter, "tree_only",
+                                 "05's tree alone: 05's kernel (the pow2ceil tree) at 04's default grid, SMs x "
+                                 "(threads per SM / B) blocks");
   tree_only.default_grid = shared_tree::default_grid;
 
-  Variant grid_only = shared_tree_chapter().main();
-  grid_only.chapter = any_size.chapter;
-  grid_only.name = "grid_only";
-  grid_only.step = true;
-  grid_only.times_shape = true;
-  grid_only.summary = "05's grid alone: 04's kernel (a power-of-two block) at 05's default grid, SMs x the "
-                      "occupancy calculator's blocks per SM for 05's kernel";
+  Variant grid_only = shape_step(shared_tree_chapter().main(), any_size.chapter, "grid_only",
+                                 "05's grid alone: 04's kernel (a power-of-two block) at 05's default grid, SMs x "
+                                 "the occupancy calculator's blocks per SM for 05's kernel");
   grid_only.default_grid = pow2ceil::default_grid;
   grid_only.check_shape = [](int block, int /*grid*/) {  // 04's rule, said of this variant
     if (check_power_of_two_block(block).empty()) return std::string();

@@ -50,13 +50,10 @@ Chapter vectorized_chapter() {
   // default_shape picks on this GPU (1024; 768 where an SM holds 1536 threads). 07's
   // kernel has no __launch_bounds__(1024), but it needs far fewer registers per thread
   // than the 64 a 1024-thread block allows (nvcc -Xptxas -v), so such a block launches.
-  Variant block_only = warp_shuffle_chapter().main();
-  block_only.chapter = vector_loads.chapter;
-  block_only.name = "block_only";
-  block_only.step = true;
-  block_only.times_shape = true;
-  block_only.summary = "08's block alone: 07's kernel (one element per load, four in flight) and 07's grid rule, a "
-                       "full wave, at 08's default block (1024 threads, 768 where an SM holds 1536)";
+  Variant block_only = shape_step(warp_shuffle_chapter().main(), vector_loads.chapter, "block_only",
+                                  "08's block alone: 07's kernel (one element per load, four in flight) and 07's "
+                                  "grid rule, a full wave, at 08's default block (1024 threads, 768 where an SM "
+                                  "holds 1536)");
   block_only.default_block = vectorized::kDefaultBlock;
   block_only.default_shape = [](std::size_t n, int* block, int* grid) {
     int vectorized_grid = 0;  // 08's grid is for 08's kernel: only the block is kept
@@ -66,12 +63,9 @@ Chapter vectorized_chapter() {
 
   // The loads alone: 08's kernel and 08's grid rule (a wave, fewer blocks at small n), at
   // 07's block of 256 threads.
-  Variant loads_only = vector_loads;
-  loads_only.name = "loads_only";
-  loads_only.step = true;
-  loads_only.times_shape = true;
-  loads_only.summary = "08's loads alone: 08's kernel (16-byte loads, four in flight, head and tail peeled) and 08's "
-                       "grid rule, at 07's block of 256 threads";
+  Variant loads_only = shape_step(vector_loads, vector_loads.chapter, "loads_only",
+                                  "08's loads alone: 08's kernel (16-byte loads, four in flight, head and tail "
+                                  "peeled) and 08's grid rule, at 07's block of 256 threads");
   loads_only.default_block = warp_shuffle::kDefaultBlock;
   loads_only.default_shape = nullptr;  // 07's fixed block, 08's default_grid for it
   return {vector_loads.chapter, {vector_loads, block_only, loads_only}};

@@ -65,25 +65,18 @@ Chapter single_pass_chapter() {
   // The ticket alone: 09's kernel at 08's shape (1024 or 768 threads, 08's grid: a wave,
   // fewer blocks at small n). 08's grid may hold more blocks than 09's kernel keeps
   // resident: the ticket waits for no other block, so any grid is right.
-  Variant ticket_only = one_launch;
-  ticket_only.name = "ticket_only";
-  ticket_only.step = true;
-  ticket_only.times_shape = true;
-  ticket_only.summary = "09's ticket alone: 09's kernel (one launch, the last block combines the partials) at 08's "
-                        "default shape (08's block and grid rule)";
+  Variant ticket_only = shape_step(one_launch, one_launch.chapter, "ticket_only",
+                                   "09's ticket alone: 09's kernel (one launch, the last block combines the "
+                                   "partials) at 08's default shape (08's block and grid rule)");
   ticket_only.default_block = vectorized::kDefaultBlock;
   ticket_only.default_grid = vectorized::default_grid;
   ticket_only.default_shape = vectorized::default_shape;
 
   // The shape alone: 08's kernel (two launches; one when the grid is one block) at 09's
   // shape per n (one block, blocks of 256, or a wave of 1024-thread blocks).
-  Variant shape_only = vectorized_chapter().main();
-  shape_only.chapter = one_launch.chapter;
-  shape_only.name = "shape_only";
-  shape_only.step = true;
-  shape_only.times_shape = true;
-  shape_only.summary = "09's shape alone: 08's kernel (two launches, sum only) at 09's default shape per n (09's "
-                       "block and grid rule)";
+  Variant shape_only = shape_step(vectorized_chapter().main(), one_launch.chapter, "shape_only",
+                                  "09's shape alone: 08's kernel (two launches, sum only) at 09's default shape "
+                                  "per n (09's block and grid rule)");
   shape_only.default_block = single_pass::kDefaultBlock;
   shape_only.default_grid = single_pass::default_grid;
   shape_only.default_shape = single_pass::default_shape;

@@ -94,6 +94,20 @@ struct Variant {
   std::string label() const { return name.empty() ? chapter : chapter + " --variant " + name; }
 };
 
+// A step of `chapter` that times a launch rule (05, 08, 09): `kernel`, the description of
+// the chapter whose kernel it runs (its launchers, shapes, scratch and error bound stay
+// right for that kernel), under the step's name; the caller then sets the rule it times
+// (default_block, default_grid, default_shape).
+inline Variant shape_step(Variant kernel, const std::string& chapter, const std::string& name,
+                          const std::string& summary) {
+  kernel.chapter = chapter;
+  kernel.name = name;
+  kernel.summary = summary;
+  kernel.step = true;
+  kernel.times_shape = true;
+  return kernel;
+}
+
 // A chapter: its own kernel first, then any step and pitfall variants.
 struct Chapter {
   std::string id;
