@@ -16,7 +16,7 @@ Chapter reproducible_chapter() {
   exact.check_shape = [](int block, int /*grid*/) { return check_block_range(block); };
   exact.default_grid = reproducible_sum::default_grid;
   exact.default_shape = reproducible_sum::default_shape;  // the block too depends on n
-  exact.scratch_bytes = reproducible_sum::scratch_bytes;  // the ticket and one State per block
+  exact.scratch_bytes = reproducible_sum::scratch_bytes;  // the ticket and the 32 slots: one size for every shape
   // The result is the exact sum rounded once: |result - S| <= u |S|, which is the
   // harness's bound with a chain of one addition.
   exact.chain_length = [](std::size_t, int, int) { return std::size_t(1); };

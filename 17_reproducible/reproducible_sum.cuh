@@ -1,6 +1,7 @@
 // 17_reproducible: a float sum with the same bits on every launch shape, every input
 // alignment, every GPU and every split of the array: the exact sum, rounded once.
-// Still one launch, and the same time whatever the values (the README measures it against 09).
+// Still one launch, and the same instructions whatever the values (the README times it against
+// 09 on five kinds of data).
 // What changes since 09, and why, is at the top of reproducible_sum.cu.
 //
 // Use it in your code (input: n floats in device memory):

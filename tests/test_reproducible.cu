@@ -392,7 +392,7 @@ TEST(ReproducibleTiny, RandomTinyInputEveryShape) {
 // The refusals the header lists: each returns cudaErrorInvalidValue before any launch, so
 // nothing is written and cudaGetLastError() has nothing to report.
 
-// The scratch is the ticket and the State the blocks add into: one size for every launch
+// The scratch is the ticket and the slots the blocks add into: one size for every launch
 // shape. One byte short is refused, and so is reduce_state's; nothing is written anywhere.
 TEST(ReproducibleScratch, OneByteShortIsRefused) {
   REQUIRE_GPU();
