@@ -1079,7 +1079,7 @@ class Layout(unittest.TestCase):
         by_kind, unknown = publish.classify([data])
         self.assertEqual(unknown, [])
         self.assertEqual(sorted(by_kind), sorted(os.listdir(data)))
-        self.assertEqual(set(by_kind), {"sweep", "suite", "steps", "rows", "accuracy", "reproducible",
+        self.assertEqual(set(by_kind), {"sweep", "suite", "steps", "sass", "rows", "accuracy", "reproducible",
                                         "reproducible_gpus", "multigpu", "build"})
         for kind, runs in by_kind.items():  # each run found as its own kind only, numbered from 1
             self.assertEqual(runs, publish.data_runs(REPO, kind))

@@ -483,7 +483,7 @@ def multigpu_block(dirs):
 # ----------------------------------------------------------------------------- the suite's blocks
 
 # Each writer of fill_suite and the files it needs (glob patterns): the runs that have them all are its input.
-SUITE = [(small_n, "tune_small_n.jsonl"), (sass, "sass_08.txt"),
+SUITE = [(small_n, "tune_small_n.jsonl"),
          (cpu_block, "chapters.jsonl cpu_300M_float.txt"), (pitfalls, "pitfalls.txt"), (ncu_blocks, "ncu_*.csv"),
          (single_pass, "tune_single_pass.jsonl"), (block_sizes, "blocks.jsonl")]
 

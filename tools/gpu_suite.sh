@@ -13,7 +13,8 @@
 #             (tools/publish.py check) measured again with the tour, up to twice
 #   chapters  every chapter's --json at the seeds' settings (2^24 and 2^28 ints)
 #   ncu       Nsight Compute metrics for every chapter at 2^24 ints
-#   sass      cuobjdump -sass of 08: its global loads counted by kind (the 128-bit loads)
+#   sass      cuobjdump -sass of 08: its global loads counted by kind (the 128-bit loads); builds 08
+#             where no build step ran
 #   tuning    docs/tuning.md: the single-pass bench, and 01-03 at every block size
 #   steps     tour --steps NN for the chapters flagged steps in chapters.txt (int and float, 2^24
 #             and 2^28; 09 int at 2^16, 2^20 and 2^28, where its changes matter) ->
@@ -177,6 +178,11 @@ for step in "$@"; do
       note "ncu 04 strided: exit $?"
       ;;
     sass)
+      if [ ! -x $BIN/08_vectorized ]; then  # a machine that only reads the SASS
+        [ -f build/release/CMakeCache.txt ] || cmake --preset release "${gtest_arg[@]}" >>"$RESULTS/configure.log" 2>&1
+        cmake --build --preset release --target 08_vectorized >>"$RESULTS/build.log" 2>&1
+        note "build 08_vectorized: exit $?"
+      fi
       # The global loads of 08's SASS, counted (the command 08's README shows).
       cuobjdump -sass $BIN/08_vectorized | grep -oE "LDG\.E[.0-9A-Z]*" | sort | uniq -c >"$RESULTS/sass_08.txt"
       note "sass 08: $(grep -c 'LDG' "$RESULTS/sass_08.txt") kinds of global load: $(tr -s ' \n' ' ' <"$RESULTS/sass_08.txt")"

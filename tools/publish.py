@@ -5,7 +5,7 @@
     python3 tools/publish.py check RUN... [--list]     suspect points, exit 1 if any; --list: "TYPE N REPS"
     python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K    the tour's --json rows for the sweep's
 
-Each INPUT is recognized by what it holds (kinds_of: sweep, suite, steps, rows, accuracy, reproducible,
+Each INPUT is recognized by what it holds (kinds_of: sweep, suite, steps, sass, rows, accuracy, reproducible,
 reproducible_gpus, multigpu, build; several may share a folder, and a folder of them such as docs/data stands for
 them). docs/data holds every published run, one folder per kind and run: docs/data/KIND/runK, with the run files its
 blocks read (RUN_FILES). Runs of a kind given from outside docs/data replace that kind's runs there: docs/data/KIND
@@ -54,7 +54,7 @@ BLOCKS = [
      "suite: ncu_04_shared_tree{,_strided}.csv"),
     *[(f"{c}/README.md", f"ncu:{c}", "fill_docs.ncu_blocks", "suite: ncu_*.csv") for c in NCU_CHAPTERS],
     ("docs/profiling.md", "ncu:all", "fill_docs.ncu_blocks", "suite: ncu_*.csv"),
-    ("08_vectorized/README.md", "sass:08_vectorized", "fill_docs.sass", "suite: sass_08.txt"),
+    ("08_vectorized/README.md", "sass:08_vectorized", "fill_docs.sass", "sass"),
     *[("docs/pitfalls.md", f"output:{k}", "fill_docs.pitfalls", "suite: pitfalls.txt") for k in range(1, 7)],
     ("06_warp_unroll/README.md", "sanitize:06_warp_unroll", "fill_docs.pitfalls", "suite: pitfalls.txt"),
     (TUNING, "results:tuning_single_pass", "fill_docs.single_pass", "suite: tune_single_pass.jsonl"),
@@ -95,6 +95,7 @@ SUITE_FILES = [name for _, names in fill_docs.SUITE for name in names.split()]  
 RUN_FILES = {
     "suite": ["gpu.txt"] + SUITE_FILES,
     "steps": ["gpu.txt", "steps.jsonl"],
+    "sass": ["gpu.txt", "sass_08.txt"],
     "rows": ["rows/gpu.txt", "rows/example.txt", "rows/*/rows_sweep.json", "rows/*/rows_sweep.csv",
              "rows/*/argmax_copy.jsonl"],
     "accuracy": ["gpu.txt", "accuracy_study.txt", "accuracy/*.jsonl", "accuracy/device.json", "accuracy/study.log",
@@ -115,6 +116,7 @@ def kinds_of(path):
         return bool(glob.glob(os.path.join(path, pattern)))
     found = {"sweep": glob.glob(os.path.join(results.sweep_dir(path), "sweep_*.json")),
              "suite": any(has(name) for name in SUITE_FILES), "steps": has("steps.jsonl"),
+             "sass": has("sass_08.txt"),
              "rows": has("rows/*/rows_sweep.json"),
              "accuracy": has("accuracy/errors.jsonl"),
              "reproducible": fill_reproducible.is_run(fill_reproducible.run_file(path)),
@@ -252,7 +254,7 @@ def publish(paths, root, allow_suspect=False):
     fill_docs.ROOT = root
     pages = sorted((p, m) for p, m, function, needs in BLOCKS if needs == "sweep" and function.startswith("results."))
     jobs = {"sweep": lambda dirs: results.update(dirs, root, pages), "suite": fill_docs.fill_suite,
-            "steps": fill_docs.steps_blocks,
+            "steps": fill_docs.steps_blocks, "sass": fill_docs.sass,
             "rows": lambda dirs: fill_rows.fill(dirs, root), "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
             "reproducible": lambda runs: fill_reproducible.publish(runs, root),
             "reproducible_gpus": lambda runs: fill_reproducible.publish_on_gpus(runs, root),
