@@ -8,7 +8,8 @@
 (c) every README names its next chapter (or says it is the last) and links its answers;
 (d) every relative link of every Markdown page leads to a file, and its #anchor to a heading there;
 (e) chapters.txt, the only list of chapters, names every chapter folder, in order, and only folders;
-(f) the pieces of 06's kernel that its variants reuse (variant_parts.cuh) are the chapter's own lines.
+(f) the pieces of 06's kernel that its variants reuse (variant_parts.cuh) are the chapter's own lines;
+(g) a constant main.cu restates from its copy unit ("kName (file.cu), restated") has the copy unit's value.
 Whole-file diffs and diffs longer than 60 lines are refused by tools/snippets.py
 (tests/test_snippets.py runs it).
 
@@ -162,6 +163,27 @@ class Lessons(unittest.TestCase):
                 for line in mine:
                     self.assertIn(line, theirs[at:], f"{part}: this line is not {original}'s (in this order): {line}")
                     at = theirs.index(line, at) + 1
+
+    def test_a_constant_restated_in_main_has_the_copy_units_value(self):
+        # main.cu may restate a constant of its copy unit that the harness needs (the chain-length bound),
+        # saying so in a comment: "kName (file.cu), restated". The copy unit's value is the one that counts.
+        restated = re.compile(r"// (k\w+) \((\w+\.cu)\), restated.*\n\s*constexpr [\w:]+ \1 = (\w+);")
+        found = 0
+        for chapter in chapters():
+            path = os.path.join(REPO, chapter, "main.cu")
+            if not os.path.exists(path):
+                continue
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+            for name, unit, value in restated.findall(text):
+                found += 1
+                with self.subTest(chapter=chapter, constant=name), \
+                        open(os.path.join(REPO, chapter, unit), encoding="utf-8") as f:
+                    theirs = re.search(rf"constexpr [\w:]+ {name} = (\w+);", f.read())
+                    self.assertIsNotNone(theirs, f"{unit} defines no {name}, which {chapter}/main.cu restates")
+                    self.assertEqual(value, theirs.group(1), f"{chapter}/main.cu restates {name} as {value}, "
+                                     f"but {unit} has {theirs.group(1)}")
+        self.assertGreater(found, 0, "no restated constant found: the pattern no longer matches main.cu's comments")
 
     def test_every_readme_links_its_answers_and_the_next_chapter(self):
         names = chapters()
