@@ -268,11 +268,7 @@ def profile_block(paths, root):
             value = ncu_table.number(rec.get(key, ""))
             cells.append("—" if value is None else fmt(value))  # not measured
         rows.append(cells)
-    facts = results.run_facts(folder)
-    if not facts.get("gpu"):
-        head = results.read_jsonl(run_file(folder))[0]
-        facts = {"gpu": head["device"], "date": head["date"],
-                 "cuda": f"{head['cuda_runtime'] // 1000}.{head['cuda_runtime'] % 1000 // 10}"}
+    facts = facts_of(load([folder]))[0]  # the machine, as the bench's head says (17's other captions too)
     what = (f"`ncu {' '.join('--section ' + s for s in PROFILE_SECTIONS)}` on `09_single_pass --type float` and "
             "`17_reproducible` at `--n N --reps 1 --no-flush` (the first launch), one run")
     header = ["n", "chapter", "block × grid"] + [label for _, label, _ in PROFILE_COLUMNS] + \

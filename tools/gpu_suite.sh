@@ -64,6 +64,14 @@ gpu_facts() {
   } >"$1" 2>&1
 }
 
+# build_targets TARGET...: only these targets, configuring the release preset first where no step did
+# (the steps that run alone on a machine: the second and third machines of a published table).
+build_targets() {
+  [ -f build/release/CMakeCache.txt ] || cmake --preset release "${gtest_arg[@]}" >>"$RESULTS/configure.log" 2>&1
+  cmake --build --preset release --target "$@" >>"$RESULTS/build.log" 2>&1
+  note "build $*: exit $? ($(grep -c warning "$RESULTS/build.log") warnings in build.log)"
+}
+
 # scaling: 11 (int and float) at 1 and 2 GPUs, 2^30 and 2^32; topo.txt (nvidia-smi topo -m) and
 # gpu_x2.txt for the "measured on" lines.
 scaling() {
@@ -178,11 +186,7 @@ for step in "$@"; do
       note "ncu 04 strided: exit $?"
       ;;
     sass)
-      if [ ! -x $BIN/08_vectorized ]; then  # a machine that only reads the SASS
-        [ -f build/release/CMakeCache.txt ] || cmake --preset release "${gtest_arg[@]}" >>"$RESULTS/configure.log" 2>&1
-        cmake --build --preset release --target 08_vectorized >>"$RESULTS/build.log" 2>&1
-        note "build 08_vectorized: exit $?"
-      fi
+      [ -x $BIN/08_vectorized ] || build_targets 08_vectorized
       # The global loads of 08's SASS, counted (the command 08's README shows).
       cuobjdump -sass $BIN/08_vectorized | grep -oE "LDG\.E[.0-9A-Z]*" | sort | uniq -c >"$RESULTS/sass_08.txt"
       note "sass 08: $(grep -c 'LDG' "$RESULTS/sass_08.txt") kinds of global load: $(tr -s ' \n' ' ' <"$RESULTS/sass_08.txt")"
@@ -199,11 +203,7 @@ for step in "$@"; do
       note "blocks: $(grep -c '"ok": true' "$RESULTS/blocks.jsonl") ok"
       ;;
     steps)
-      if [ ! -x $BIN/tour ]; then  # a machine that only times the steps (the second and third of a table)
-        [ -f build/release/CMakeCache.txt ] || cmake --preset release "${gtest_arg[@]}" >>"$RESULTS/configure.log" 2>&1
-        cmake --build --preset release --target tour >>"$RESULTS/build.log" 2>&1
-        note "build tour: exit $?"
-      fi
+      [ -x $BIN/tour ] || build_targets tour
       : >"$RESULTS/steps.jsonl"
       rc=0
       runs=0
@@ -243,9 +243,7 @@ for step in "$@"; do
       ;;
     multigpu)
       export NCCL_NVLS_ENABLE=0  # never NVLink multicast on shared hosts
-      [ -f build/release/CMakeCache.txt ] || cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1
-      cmake --build --preset release --target multigpu_tests bench_reproducible_gpus >>"$RESULTS/build.log" 2>&1
-      note "build multigpu_tests bench_reproducible_gpus: exit $?"
+      build_targets multigpu_tests bench_reproducible_gpus
       ctest --preset multigpu >"$RESULTS/ctest_multigpu.log" 2>&1
       note "ctest --preset multigpu: exit $? :: $(grep -E 'tests passed|tests failed' "$RESULTS/ctest_multigpu.log")"
       grep -E "Failed|Skipped|Timeout|No tests were found" "$RESULTS/ctest_multigpu.log" | head -20 | tee -a "$summary"
@@ -270,18 +268,13 @@ for step in "$@"; do
       ;;
     scaling)
       export NCCL_NVLS_ENABLE=0
-      if [ ! -x $BIN/11_multi_gpu ]; then
-        cmake --preset release "${gtest_arg[@]}" >"$RESULTS/configure.log" 2>&1 &&
-          cmake --build --preset release --target 11_multi_gpu >"$RESULTS/build.log" 2>&1
-        note "build 11_multi_gpu: exit $? ($(grep -c warning "$RESULTS/build.log") warnings)"
-      fi
+      [ -x $BIN/11_multi_gpu ] || build_targets 11_multi_gpu
       scaling
       ;;
     reproducible)
-      cmake --preset release "${gtest_arg[@]}" ${CCCL:+-DREDUCTION_CCCL_INCLUDE="$CCCL"} >>"$RESULTS/configure.log" 2>&1 &&
-        cmake --build --preset release --target bench_reproducible 09_single_pass 17_reproducible \
-          >>"$RESULTS/build.log" 2>&1
-      note "build bench_reproducible 09_single_pass 17_reproducible: exit $?"
+      # Configured again, for CCCL: a CCCL 3.1+ checkout gives the bench CUB's gpu_to_gpu.
+      cmake --preset release "${gtest_arg[@]}" ${CCCL:+-DREDUCTION_CCCL_INCLUDE="$CCCL"} >>"$RESULTS/configure.log" 2>&1
+      build_targets bench_reproducible 09_single_pass 17_reproducible
       $BIN/bench_reproducible >"$RESULTS/reproducible.jsonl" 2>"$RESULTS/reproducible.err"
       note "bench_reproducible: exit $? ($([ -n "${CCCL:-}" ] && echo "CUB's gpu_to_gpu from $CCCL" ||
         echo "no CCCL given: no CUB gpu_to_gpu column"))"
@@ -296,9 +289,7 @@ for step in "$@"; do
       done
       ;;
     reproducible_gpus)
-      [ -f build/release/CMakeCache.txt ] || cmake --preset release "${gtest_arg[@]}" >>"$RESULTS/configure.log" 2>&1
-      cmake --build --preset release --target bench_reproducible_gpus >>"$RESULTS/build.log" 2>&1
-      note "build bench_reproducible_gpus: exit $? (built where CMake finds NCCL)"
+      build_targets bench_reproducible_gpus  # a target where CMake finds NCCL
       gpu_facts "$RESULTS/gpu_x2.txt"
       NCCL_NVLS_ENABLE=0 $BIN/bench_reproducible_gpus >"$RESULTS/reproducible_gpus.jsonl" 2>"$RESULTS/reproducible_gpus.err"
       note "bench_reproducible_gpus: exit $? (1: a 17 total whose bits differ between GPUs or from one GPU)"
