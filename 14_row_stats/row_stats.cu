@@ -19,6 +19,14 @@ constexpr int kBlock = 256, kMaxBlockPerRow = 256;  // threads per block: warp k
 constexpr std::size_t kWarpMaxVectors = 128, kWarpMaxVectorsManyRows = 512;
 constexpr std::size_t kFewRows = 4096;  // below this, long rows get a block each
 constexpr int kNoIndex = INT_MAX;       // ArgMax's identity column: loses every tie
+// ArgMax keeps a copy of each lane's best vector in shared memory, where it finds the column at
+// the end. The README's step table reads the vector again from memory instead: this unit built
+// with -DROW_STATS_UNDO_COPY (CMakeLists.txt's UNDO); nothing else defines it.
+#ifdef ROW_STATS_UNDO_COPY
+constexpr bool kKeepCopy = false;
+#else
+constexpr bool kKeepCopy = true;
+#endif
 
 template <typename In> constexpr int kPerVector = int(kVectorBytes / sizeof(In));  // 4 floats, 8 halves or bf16s
 
@@ -212,7 +220,8 @@ __device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight]) {
 // One lane's share of a row that `lanes` threads share (32 or more), split as 09 splits its
 // array: the head (before the row's first 16-byte-aligned address: rows of odd K start at
 // every alignment), whole vectors (lane l takes vectors l, l + lanes, ..., four loads per trip
-// issued first), the tail. ArgMax keeps each vector's maximum and finds the column at the end.
+// issued first), the tail. ArgMax keeps each vector's maximum and a copy of the lane's best
+// vector, and finds the column in the copy at the end.
 template <typename In, typename Op>
 __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t cols, unsigned lane, unsigned lanes) {
   using R = Reducer<Op>;
@@ -230,11 +239,15 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     partial = R::combine(partial, R::element(float(__ldg(row + tail_start + lane)), int(tail_start + lane)));
   }
   using Index = std::conditional_t<kArgMax, unsigned, std::size_t>;  // ArgMax: fewer than 2^31 vectors
-  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, and that vector
-  Index best_vector = ~Index(0);
+  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, that vector and a copy of it
+  Index winner = ~Index(0);
+  __shared__ uint4 copies[kArgMax && kKeepCopy ? kBlock : 1];  // one per thread (blocks of up to kBlock)
   auto consider = [&](const uint4& bits, Index i) {
     const float top = vector_max<In>(bits);
-    if (best_vector == ~Index(0) || (top != top && best == best) || top > best) best = top, best_vector = i;
+    if (winner == ~Index(0) || (top != top && best == best) || top > best) {
+      best = top, winner = i;
+      if constexpr (kKeepCopy) copies[threadIdx.x] = bits;
+    }
   };
   Index v = lane;
   for (; v + (kVectorsInFlight - 1) * lanes < count; v += kVectorsInFlight * lanes) {  // full trips
@@ -266,9 +279,9 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     }
   }
   if constexpr (kArgMax) {
-    if (best_vector != ~Index(0)) {
-      const uint4 winner = __ldg(vectors + best_vector);
-      partial = R::combine(partial, vector_state<In, ArgMax>(winner, int(head + best_vector * kPer)));
+    if (winner != ~Index(0)) {
+      const uint4 bits = kKeepCopy ? copies[threadIdx.x] : __ldg(vectors + winner);  // the copy, or memory again
+      partial = R::combine(partial, vector_state<In, ArgMax>(bits, int(head + winner * kPer)));
     }
   }
   return partial;

@@ -159,11 +159,18 @@ __device__ StateOf<Op> values_state(const float (&x)[N], int first_column) {
 // 128-byte line per load (groups of up to 4 lanes). ptxas may issue a trip's loads apart
 // (cuobjdump -sass of the bf16 sum at K = 128: vectors 0 and 2, their add, then 1 and 3),
 // so a line would reach L2 in two halves a memory latency apart. The .L2::128B hint asks
-// L2 for the whole line on the first miss (inline PTX, sm_75 and later).
+// L2 for the whole line on the first miss (inline PTX, sm_75 and later). The README's step
+// table times plain __ldg instead: this unit built with -DLANE_GROUPS_UNDO_LINE_HINT
+// (CMakeLists.txt's UNDO); nothing else defines it.
+#ifdef LANE_GROUPS_UNDO_LINE_HINT
+constexpr bool kLineHint = false;
+#else
+constexpr bool kLineHint = true;
+#endif
 template <bool kPartLines>
 __device__ __forceinline__ uint4 load_vector(const uint4* vector) {
 #if __CUDA_ARCH__ >= 750
-  if constexpr (kPartLines) {
+  if constexpr (kPartLines && kLineHint) {
     uint4 v;
     asm("ld.global.nc.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];"
         : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
@@ -229,7 +236,7 @@ __device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight]) {
 // splits its array: the head (before the row's first 16-byte-aligned address: rows of odd
 // K start at every alignment), whole vectors (lane l takes vectors l, l + lanes, ...,
 // four loads per trip issued before any is used), and the tail. ArgMax keeps only each
-// vector's maximum and the best vector, and finds its column at the end (from cache).
+// vector's maximum and a copy of the lane's best vector, and finds the column in the copy.
 template <int kMinLanes, typename In, typename Op>
 __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t cols, unsigned lane, unsigned lanes) {
   using R = Reducer<Op>;
@@ -253,11 +260,15 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
   }
   // [/snippet:head_and_tail]
   using Index = std::conditional_t<kArgMax, unsigned, std::size_t>;  // ArgMax: fewer than 2^31 vectors
-  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, and that vector
-  Index best_vector = ~Index(0);
+  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, that vector and a copy of it
+  Index winner = ~Index(0);
+  __shared__ uint4 copies[kArgMax ? kBlock : 1];  // one per thread
   auto consider = [&](const uint4& bits, Index i) {
     const float top = vector_max<In>(bits);
-    if (best_vector == ~Index(0) || (top != top && best == best) || top > best) best = top, best_vector = i;
+    if (winner == ~Index(0) || (top != top && best == best) || top > best) {
+      best = top, winner = i;
+      copies[threadIdx.x] = bits;
+    }
   };
   Index v = lane;
   for (; v + (kVectorsInFlight - 1) * lanes < count; v += kVectorsInFlight * lanes) {  // full trips
@@ -292,9 +303,9 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     }
   }
   if constexpr (kArgMax) {
-    if (best_vector != ~Index(0)) {
-      const uint4 winner = load_vector<kPartLines>(vectors + best_vector);
-      partial = R::combine(partial, vector_state<In, ArgMax>(winner, int(head + best_vector * kPer)));
+    if (winner != ~Index(0)) {
+      const uint4 bits = copies[threadIdx.x];
+      partial = R::combine(partial, vector_state<In, ArgMax>(bits, int(head + winner * kPer)));
     }
   }
   return partial;

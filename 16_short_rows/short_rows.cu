@@ -118,8 +118,12 @@ __device__ StateOf<Op> values_state(const float (&x)[N]) {
 // the banks), at most 4 lanes share a bank for every row length up to 128 bytes and every
 // start, and the 32 words a warp stores fall at most 2 per bank.
 __host__ __device__ constexpr unsigned staged_word(unsigned word, unsigned spare) { return word + spare * (word / 64); }
-constexpr unsigned kSpareWords = 3, kMaxSpareWords = 5;
 // [/snippet:staged_word]
+#ifdef SHORT_ROWS_UNDO_SPARE_WORDS  // the README's step table: no spare words (CMakeLists.txt's UNDO)
+constexpr unsigned kSpareWords = 0, kMaxSpareWords = 0;
+#else
+constexpr unsigned kSpareWords = 3, kMaxSpareWords = 5;
+#endif
 
 // The element of type In at byte `byte` of the tile, widened to float.
 template <typename In, unsigned kSpare>

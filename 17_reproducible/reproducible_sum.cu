@@ -25,6 +25,14 @@ namespace {
 
 constexpr unsigned kWarpSize = 32, kFullMask = 0xffffffffu;
 constexpr int kVectorsInFlight = 4;                        // 09's: four 16-byte loads per trip
+// Each trip's loads go a trip early (thread_sum). The README's step table issues them in their
+// own trip, as 09 does: this unit built with -DREPRODUCIBLE_SUM_UNDO_EARLY_LOADS (CMakeLists.txt's
+// UNDO); nothing else defines it.
+#ifdef REPRODUCIBLE_SUM_UNDO_EARLY_LOADS
+constexpr bool kEarlyLoads = false;
+#else
+constexpr bool kEarlyLoads = true;
+#endif
 constexpr unsigned kNaN = 1, kPlusInf = 2, kMinusInf = 4;  // State::flags
 constexpr unsigned kSlots = 32;  // block b adds its State into slot b % 32: few atomics on one address
 
@@ -85,7 +93,7 @@ __device__ unsigned thread_sum(const float* __restrict__ input, std::size_t n, u
   float p = 0;  // add's probe
   std::size_t v = thread;
   float4 next[kVectorsInFlight];  // the next trip's vectors
-  if (v + last < vector_count) {
+  if (kEarlyLoads && v + last < vector_count) {
 #pragma unroll
     for (int k = 0; k < kVectorsInFlight; ++k) next[k] = __ldg(vectors + v + k * threads);
   }
@@ -94,8 +102,8 @@ __device__ unsigned thread_sum(const float* __restrict__ input, std::size_t n, u
   for (unsigned trips = 1; v + last < vector_count; v += step, ++trips) {
     float4 loaded[kVectorsInFlight];
 #pragma unroll
-    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = next[k];
-    if (v + step + last < vector_count) {
+    for (int k = 0; k < kVectorsInFlight; ++k) loaded[k] = kEarlyLoads ? next[k] : __ldg(vectors + v + k * threads);
+    if (kEarlyLoads && v + step + last < vector_count) {
 #pragma unroll
       for (int k = 0; k < kVectorsInFlight; ++k) next[k] = __ldg(vectors + v + step + k * threads);
     }

@@ -186,7 +186,8 @@ __device__ StateOf<Op> trip_state(const uint4 (&loaded)[kVectorsInFlight]) {
 // One lane's share of a row that `lanes` threads share (32 or more), split as 09 splits its
 // array: the head (before the row's first 16-byte-aligned address: rows of odd K start at
 // every alignment), whole vectors (lane l takes vectors l, l + lanes, ..., four loads per trip
-// issued first), the tail. ArgMax keeps each vector's maximum and finds the column at the end.
+// issued first), the tail. ArgMax keeps each vector's maximum and a copy of the lane's best
+// vector, and finds the column in the copy at the end.
 // Here only piece `part` of `parts`: its run of the vectors, the head in the first, the tail in the last.
 template <typename In, typename Op>
 __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t cols, unsigned part, unsigned parts,
@@ -209,12 +210,15 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     partial = R::combine(partial, R::element(float(__ldg(row + tail_start + lane)), int(tail_start + lane)));
   }
   using Index = std::conditional_t<kArgMax, unsigned, std::size_t>;  // ArgMax: fewer than 2^31 vectors
-  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, and that vector
+  float best = 0.0f;  // ArgMax only: the lane's largest vector maximum, that vector and a copy of it
   Index winner = ~Index(0);
-  __shared__ uint4 copies[kBlock];  // a copy of each lane's winner: 14 read it again from memory
+  __shared__ uint4 copies[kArgMax ? kBlock : 1];  // one per thread (blocks of up to kBlock)
   auto consider = [&](const uint4& bits, Index i) {
     const float top = vector_max<In>(bits);
-    if (winner == ~Index(0) || (top != top && best == best) || top > best) best = top, winner = i, copies[lane] = bits;
+    if (winner == ~Index(0) || (top != top && best == best) || top > best) {
+      best = top, winner = i;
+      copies[threadIdx.x] = bits;
+    }
   };
   Index v = Index(begin) + lane;
   for (; v + (kVectorsInFlight - 1) * lanes < count; v += kVectorsInFlight * lanes) {  // full trips
@@ -246,8 +250,10 @@ __device__ StateOf<Op> lane_reduce_row(const In* __restrict__ row, std::size_t c
     }
   }
   if constexpr (kArgMax) {
-    const int first = int(head + winner * kPer);  // the winner's first column
-    if (winner != ~Index(0)) partial = R::combine(partial, vector_state<In, ArgMax>(copies[lane], first));
+    if (winner != ~Index(0)) {
+      const uint4 bits = copies[threadIdx.x];
+      partial = R::combine(partial, vector_state<In, ArgMax>(bits, int(head + winner * kPer)));
+    }
   }
   return partial;
 }

@@ -740,6 +740,48 @@ class FillDocs(RepoCopy):
         self.assertIn("\nwrote 09_single_pass/README.md (results:09_steps)\n", result.stdout)
         self.assertNotIn("results:05_steps", read(readme05))
 
+    def test_the_undo_tables_are_written_from_their_runs(self):
+        import publish
+        runs = []
+        for k, factor in enumerate((1.0, 1.02, 0.99)):  # 16: three columns per shape (rows); 17: two (n)
+            path = os.path.join(self.tmp.name, f"undo{k}")
+            write(os.path.join(path, "gpu.txt"), GPU_TXT.format(driver="999.1.2", uuid=f"GPU-u{k}", cuda="77.7",
+                                                                date="2031-02-03"))
+            records = [{"chapter": "16_short_rows", "rows": 1 << 22, "cols": 16, "type": dtype, "ms": factor * ms,
+                        "min_ms": ms, "gbps": 100.0, "ok": True, "reps": 11, "flush": True, "step": step,
+                        "change": change}
+                       for dtype in ("float", "bf16") for step, change, ms in (
+                           ("15's groups", "", 0.120), ("staged, no spare words", "staging", 0.100),
+                           ("staged with spare words (16)", "spare words", 0.080))]
+            records += [{"chapter": "17_reproducible", "n": n, "type": "float", "ms": factor * ms * n / N24,
+                         "gbps": 100.0, "ok": True, "reps": 11, "flush": True, "step": step, "change": change}
+                        for n in (N24, 1 << 28) for step, change, ms in (
+                            ("loads in their own trip", "", 0.050), ("loads a trip early (17)", "early loads", 0.040))]
+            write(os.path.join(path, "undo.jsonl"), "\n".join(json.dumps(r) for r in records) + "\n")
+            runs.append(path)
+        self.assertEqual(publish.kinds_of(runs[0]), ["undo"])
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("\nwrote 16_short_rows/README.md (results:16_undo)\n", result.stdout)
+        self.assertIn("\nwrote docs/tuning.md (results:17_undo)\n", result.stdout)  # fill_docs.UNDO_PAGES
+        data = os.path.join(self.root, "docs", "data", "undo")
+        self.assertEqual(sorted(os.listdir(os.path.join(data, "run1"))), ["gpu.txt", "undo.jsonl"])
+        text16 = block(read(os.path.join(self.root, "16_short_rows", "README.md")), "results:16_undo")
+        self.assertIn("3 runs on 3 different GPUs, 2031-02-03: `tools/gpu_suite.sh undo`, `16_short_rows` and "
+                      "`16_short_rows_undo_spare_words` at each shape, median of 11", text16)
+        self.assertIn("\"staged, no spare words\" is `16_short_rows_undo_spare_words`, the program with its copy unit "
+                      "built with `-DSHORT_ROWS_UNDO_SPARE_WORDS`", text16)
+        self.assertIn("| type | M × K | 15's groups µs | staged, no spare words µs | staged with spare words (16) µs "
+                      "| × staging | × spare words |", text16)
+        self.assertIn("| bf16 | 4194304 × 16 | 120.0 ±2.0% | 100.0 ±2.0% | 80.0 ±2.0% | 1.20× | 1.25× |", text16)
+        text17 = block(read(os.path.join(self.root, "docs", "tuning.md")), "results:17_undo")
+        self.assertIn("| float | 2^28 | 800.0 ±2.0% | 640.0 ±2.0% | 1.25× |", text17)
+        # A WRONG result anywhere: no undo block is written.
+        path = os.path.join(runs[0], "undo.jsonl")
+        write(path, read(path).replace('"ok": true', '"ok": false', 1))
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertIn("undo.jsonl has WRONG results", result.stderr)
+
     def test_multigpu_facts_come_from_the_files(self):
         mg = os.path.join(self.tmp.name, "mg")
         gpus = GPU_TXT.format(driver="999.1.2", uuid="GPU-a", cuda="77.7", date="2031-02-03")
@@ -1079,8 +1121,8 @@ class Layout(unittest.TestCase):
         by_kind, unknown = publish.classify([data])
         self.assertEqual(unknown, [])
         self.assertEqual(sorted(by_kind), sorted(os.listdir(data)))
-        self.assertEqual(set(by_kind), {"sweep", "suite", "steps", "sass", "rows", "accuracy", "reproducible",
-                                        "reproducible_gpus", "multigpu", "build"})
+        self.assertEqual(set(by_kind), {"sweep", "suite", "steps", "undo", "sass", "rows", "split_rows", "accuracy",
+                                        "reproducible", "reproducible_gpus", "multigpu", "build"})
         for kind, runs in by_kind.items():  # each run found as its own kind only, numbered from 1
             self.assertEqual(runs, publish.data_runs(REPO, kind))
             self.assertEqual(sorted(os.listdir(os.path.join(data, kind))), sorted(f"run{k}" for k in

@@ -107,9 +107,14 @@ class Lessons(unittest.TestCase):
             with self.subTest(folder=folder):
                 self.assertTrue(os.path.isdir(os.path.join(REPO, folder)), f"chapters.txt names {folder}, no folder")
                 self.assertIn(kind, kinds, f"chapters.txt: {folder} has an unknown kind {kind}")
-                self.assertLessEqual(flags, {"ncu", "steps"}, f"chapters.txt: {folder} has an unknown flag")
+                self.assertLessEqual(flags, {"ncu", "steps", "undo"}, f"chapters.txt: {folder} has an unknown flag")
                 if "steps" in flags:  # `tour --steps NN` runs the tour's chapters only
                     self.assertEqual(kind, "array", f"chapters.txt: {folder} has steps but is not of kind array")
+                # undo: the program built again with a change undone, from its CMakeLists' UNDO (gpu_suite.sh)
+                with open(os.path.join(REPO, folder, "CMakeLists.txt"), encoding="utf-8") as f:
+                    cmake = f.read()
+                self.assertEqual("undo" in flags, " UNDO " in cmake,
+                                 f"chapters.txt: {folder}'s flag undo and its CMakeLists' UNDO go together")
         self.assertEqual(listed, chapters(), "chapters.txt must name every chapter folder, once, in reading order")
 
     def test_every_readme_fits_one_sitting(self):

@@ -2,6 +2,7 @@
 """fill_docs.py: the blocks a gpu_suite run's own files fill, for tools/publish.py (its BLOCKS says which).
 
 steps_blocks(dirs): the step table of every chapter in steps.jsonl (`tour --steps NN`), combined over the runs.
+undo_blocks(dirs): the step table of every chapter in undo.jsonl (a change undone in a second build), likewise.
 fill_suite(dirs): 09's small-n tables, combined over the runs that have their files; from the first run that
 has theirs, 00's CPU table, the ncu, SASS, sanitizer and pitfalls outputs and docs/tuning.md's tables.
 multigpu_block(dirs): chapter 11 on several GPUs. build_time_block(dirs): the README's wait from a fresh clone
@@ -189,6 +190,58 @@ def steps_blocks(runs):
                         f"([{source}]({source})){how}",
                         step_intro(group, first, [r for r in mine if r["type"] == first["type"]]) + "\n\n"
                         + table(header, "compact", cells))
+    return written
+
+
+# Where a chapter's undo table goes when not in its README: 17's README is at its length cap, and its early loads
+# are a tuning of its kernel, beside its block size in docs/tuning.md.
+UNDO_PAGES = {"17_reproducible": "docs/tuning.md"}
+
+
+def undo_blocks(runs):
+    """Each change a chapter times alone by a second build of its program without it (undo.jsonl, from
+    `tools/gpu_suite.sh undo`): for every chapter in the records, its README's block results:NN_undo, a row per
+    type and size with each step's median over the runs and the speed-up each step's change brings over the step
+    before it (≈ where the runs' ranges overlap)."""
+    parsed = [read_jsonl(os.path.join(d, "undo.jsonl")) for d in runs]
+
+    def size_of(record):  # a rows program's (M, K), a single-array program's n
+        return (record["rows"], record["cols"]) if "cols" in record else (1, record["n"])
+    rows = combine_steps([{(r["chapter"], r["step"], r["type"], size_of(r)): {
+        "median": 1000 * r["ms"], "min": 1000 * r.get("min_ms", r["ms"]), "gbps": r["gbps"], "ok": r["ok"]}
+        for r in records} for records in parsed])
+    wrong = [" ".join(map(str, k)) for k, r in rows.items() if not r["ok"]]
+    if wrong:
+        say("undo.jsonl has WRONG results, undo blocks left as they were: " + "; ".join(wrong))
+        return []
+    records = [r for found in parsed for r in found]
+    how = differs(reps_of(records), all(r.get("flush") for r in records), len(runs) < 2)
+    several, written = len(runs) >= 2, []
+    for folder in dict.fromkeys(r["chapter"] for r in parsed[0]):
+        mine = [r for r in parsed[0] if r["chapter"] == folder]
+        steps = list(dict.fromkeys(r["step"] for r in mine))  # the columns, in the order they ran
+        changes = {r["step"]: r["change"] for r in mine}
+        cmake = read(os.path.join(SOURCE, folder, "CMakeLists.txt"))
+        name, macro = re.search(r"UNDO (\w+)=(\w+)", cmake).groups()
+        rows_kind = "cols" in mine[0]
+        cells = []
+        for dtype, size in dict.fromkeys((r["type"], size_of(r)) for r in mine):
+            found = [rows.get((folder, step, dtype, size)) for step in steps]
+            shape = f"{size[0]} × {size[1]}" if rows_kind else power_label(size[1])
+            times = [step_cells(r, None, several)[0] for r in found]
+            speed = [step_cells(r, before, several)[3] if r and before else "—"
+                     for before, r in zip(found, found[1:])]
+            cells.append([dtype, shape] + times + speed)
+        header = ["type", "M × K" if rows_kind else "n"] + [f"{step} µs" for step in steps] + \
+            [f"× {changes[step]}" for step in steps[1:]]
+        # The change undone is the one the last column adds: the column before it is the build without it.
+        intro = (f"Each row's runs followed each other on one GPU; \"{steps[-2]}\" is `{folder}_undo_{name}`, the "
+                 f"program with its copy unit built with `-D{macro}`. \"× …\" is the column before's median time "
+                 "over the column's: what that change buys alone.")
+        written += fill(UNDO_PAGES.get(folder, f"{folder}/README.md"), f"results:{folder[:2]}_undo",
+                        [results.run_facts(d) for d in runs],
+                        f"`tools/gpu_suite.sh undo`, `{folder}` and `{folder}_undo_{name}` at each shape{how}",
+                        intro + "\n\n" + table(header, "compact", cells))
     return written
 
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """fill_rows.py: the rows chapters' blocks and plots from tools/rows_bench.sh's runs, for tools/publish.py.
 
-Each run (one per separately started machine) holds rows/NN_name/rows_sweep.json (each chapter's --sweep),
-rows/18_split_rows/argmax_copy.jsonl, rows/gpu.txt and rows/example.txt. A point's time is the median over
-the machines of each machine's median. Plots: docs/images/rows_crossover_{type}.svg (16), rows_split_{type}.svg
-(18).
+Two kinds of run, each a folder holding rows/gpu.txt and rows/NN_name/rows_sweep.json (a chapter's --sweep):
+"rows", the sweeps of 13-16 and rows/example.txt (fill), and "split_rows", 18's sweep, the longest (fill_split).
+A point's time is the median over the machines of each machine's median. Plots:
+docs/images/rows_crossover_{type}.svg (16), rows_split_{type}.svg (18).
 """
 
 import json
@@ -18,8 +18,9 @@ import chapters  # noqa: E402
 import plots  # noqa: E402
 
 CHAPTERS = tuple(chapters.folders("rows"))  # chapters.txt
-SPLIT = "18_split_rows"  # few long rows: M from 1 to 4096
+SPLIT = "18_split_rows"  # few long rows: M from 1 to 4096; its sweep (the longest) is a kind of run of its own
 WHOLE = "16_short_rows"  # the chapter whose sweep has every method
+ROW_CHAPTERS = tuple(c for c in CHAPTERS if c != SPLIT)  # the kind "rows"; SPLIT's is "split_rows"
 OURS = ("thread", "group", "warp", "block")
 OPS = ("sum", "max", "argmax", "meanvar")
 # The plots' lines: (method, op, colour, label, width, style), in the legend's order; drawn from the last up.
@@ -55,18 +56,6 @@ def load_sweep(run_dir, chapter):
         raise DataError(f"{path}: no {', '.join(sorted(missing))} (is this a rows chapter's --sweep file?)")
     sweep["facts"] = machine(os.path.join(run_dir, "rows"), sweep)
     return sweep
-
-
-def load_copies(run_dir):
-    """18's argmax_copy.jsonl of one run (tools/rows_bench.sh) as a sweep: each variant a method at K = cols."""
-    path = os.path.join(run_dir, "rows", SPLIT, "argmax_copy.jsonl")
-    if not os.path.exists(path):
-        raise DataError(f"no {SPLIT}/argmax_copy.jsonl in {run_dir}/rows")
-    rows = read_jsonl(path)
-    for row in rows:
-        if not row["ok"]:
-            raise DataError(f"{path}: a WRONG result ({row['type']}, M = {row['rows']}, {row['variant']})")
-    return {"rows": [dict(r, k=r["cols"], m=r["rows"], method=r["variant"]) for r in rows], "facts": None}
 
 
 def combine(sweeps):
@@ -240,26 +229,6 @@ def split_ops_block(sweep, readme, root):
                     ["M", "sum", "max", "argmax", "meanvar", "sum / 09"], ["---:"] * 6, row_of)
 
 
-def argmax_copy_block(dirs, split, readme, root):
-    """18's ArgMax copying each thread's winning vector to shared memory against reading it again
-    (commit ae396f5's copy unit, built beside it by tools/rows_bench.sh), on the machines of 18's sweeps."""
-    copies = combine([load_copies(d) for d in dirs])
-    first = copies["rows"][0]
-    what = (f"`18_split_rows --op argmax --method split --json`, M × K = {power_label(first['rows'] * first['cols'])}"
-            ", with the read-only floor" + differs(first["reps"], first["flush"], len(dirs) < 2))
-
-    def row_of(dtype, k):
-        reread, copy = (get(copies, dtype, k, variant, "argmax") for variant in ("reread", "copy"))
-        if reread is None:
-            return None
-        shares = [f"{us(r)} ({r['percent_of_floor']:.0f}%)" for r in (reread, copy)]
-        return [str(reread["m"])] + shares + [ratio(reread, copy)]
-
-    return per_type(copies, sorted(copies["ks"], reverse=True),
-                    [caption(split["facts"], what, readme, root) + " Times in µs with the share of the floor.", ""],
-                    ["M", "read again", "copy in shared memory", "× faster"], ["---:"] * 4, row_of)
-
-
 def plot(sweep, dtype, path, split=False):
     """16's plot, GB/s against K, or with `split` 18's, each operator's share of the read-only floor against M
     (log scale): a line per method, the machines' range as a light band, a red cross on a WRONG point."""
@@ -299,17 +268,13 @@ def plot(sweep, dtype, path, split=False):
 
 
 def fill(dirs, root):
-    """Draws the plots and fills the rows chapters' blocks from the runs (folders with rows/);
-    returns what it wrote."""
-    sweeps = {c: combine([load_sweep(d, c) for d in dirs]) for c in CHAPTERS}
-    whole, split = sweeps[WHOLE], sweeps[SPLIT]
-    readme = {c: os.path.join(root, c, "README.md") for c in CHAPTERS}
-    tuning, images = os.path.join(root, "docs", "tuning.md"), os.path.join(root, "docs", "images")
-    os.makedirs(images, exist_ok=True)
-    written = plots.draw([(path, plot, (sweep, dtype, path, sweep is split))
-                          for name, sweep in (("rows_crossover", whole), ("rows_split", split))
-                          for dtype in sweep["types"] for path in [os.path.join(images, f"{name}_{dtype}.svg")]],
-                         "fill_rows.py")
+    """Draws 16's plots and fills the blocks of 13-16 from the runs (folders with rows/NN_name/ of every
+    chapter of ROW_CHAPTERS); returns what it wrote."""
+    sweeps = {c: combine([load_sweep(d, c) for d in dirs]) for c in ROW_CHAPTERS}
+    whole = sweeps[WHOLE]
+    readme = {c: os.path.join(root, c, "README.md") for c in ROW_CHAPTERS}
+    tuning = os.path.join(root, "docs", "tuning.md")
+    written = draw(whole, "rows_crossover", root, False)
     blocks = [
         (readme["13_rows"], "results:13_rows",
          crossover_block(sweeps["13_rows"], readme["13_rows"], root, ("warp", "block"))),
@@ -318,12 +283,27 @@ def fill(dirs, root):
         (readme["15_lane_groups"], "results:15_lane_groups",
          crossover_block(sweeps["15_lane_groups"], readme["15_lane_groups"], root, ("previous", "group"))),
         (readme[WHOLE], "results:16_short_rows", crossover_block(whole, readme[WHOLE], root, OURS, True)),
-        (readme[SPLIT], "results:18_split_rows", split_block(split, readme[SPLIT], root)),
-        (tuning, "results:rows_split_ops", split_ops_block(split, tuning, root)),
-        (tuning, "results:rows_argmax_copy", argmax_copy_block(dirs, split, tuning, root)),
         (tuning, "results:rows_ops", ops_block(whole, tuning, root))]
     example = os.path.join(dirs[0], "rows", "example.txt")
     if os.path.exists(example):
         with open(example, encoding="utf-8") as f:
             blocks.append((readme[WHOLE], "results:16_short_rows_example", "```text\n" + f.read().rstrip() + "\n```"))
     return written + write_blocks(blocks, root, "fill_rows")
+
+
+def fill_split(dirs, root):
+    """Draws 18's plots and fills its blocks from the runs (folders with rows/18_split_rows/); returns what it
+    wrote."""
+    split = combine([load_sweep(d, SPLIT) for d in dirs])
+    readme, tuning = os.path.join(root, SPLIT, "README.md"), os.path.join(root, "docs", "tuning.md")
+    return draw(split, "rows_split", root, True) + write_blocks(
+        [(readme, "results:18_split_rows", split_block(split, readme, root)),
+         (tuning, "results:rows_split_ops", split_ops_block(split, tuning, root))], root, "fill_rows")
+
+
+def draw(sweep, name, root, split):
+    """docs/images/NAME_{type}.svg for each type of the sweep (plot); returns the paths drawn."""
+    images = os.path.join(root, "docs", "images")
+    os.makedirs(images, exist_ok=True)
+    return plots.draw([(path, plot, (sweep, dtype, path, split)) for dtype in sweep["types"]
+                       for path in [os.path.join(images, f"{name}_{dtype}.svg")]], "fill_rows.py")

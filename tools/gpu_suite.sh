@@ -20,6 +20,10 @@
 #             and 2^28; 09 int at 2^16, 2^20 and 2^28, where its changes matter) ->
 #             steps.jsonl: each chapter's changes timed one at a time (its README's step table);
 #             builds the tour where no build step ran
+#   undo      each change a chapter undoes in a second build of its program (chapters.txt's flag
+#             undo: NN_name_undo_<name>, add_reduction_chapter's UNDO), run in turn with the program
+#             at the shapes where the change matters -> undo.jsonl (its README's results:NN_undo);
+#             builds its targets
 #   pitfalls  the demonstrations of docs/pitfalls.md
 #   accuracy  bash tools/accuracy_study.sh
 #   rows      bash tools/rows_bench.sh
@@ -92,6 +96,53 @@ scaling() {
 # chapters KIND|FLAG...: the programs of those chapters of chapters.txt (the only list of them).
 chapters() {
   awk -v want=" $* " '!/^#/ && NF >= 2 { for (i = 2; i <= NF; i++) if (index(want, " " $i " ")) { print "'"$BIN"'/" $1; break } }' chapters.txt
+}
+
+# undo_run STEP CHANGE PROGRAM ARG...: one run of $BIN/PROGRAM ARG... --json, a line of undo.jsonl with
+# "step" (its column in the step table) and "change" (what it adds to the column before; "" for the first).
+undo_run() {
+  local step=$1 change=$2 program=$3
+  shift 3
+  undo_runs=$((undo_runs + 1))
+  "$BIN/$program" "$@" --json 2>>"$RESULTS/undo.err" | python3 -c 'import json, sys
+for line in sys.stdin: print(json.dumps(dict(json.loads(line), step=sys.argv[1], change=sys.argv[2])))' \
+    "$step" "$change" >>"$RESULTS/undo.jsonl" || undo_rc=1
+}
+
+# undo_chapter NN_name: its step table's runs, at M x K = 2^26 for the rows chapters. Each shape's
+# runs follow each other, the build without the change first.
+undo_chapter() {
+  local type k m n size bytes
+  case "$1" in
+    14_row_stats)  # ArgMax: the lane's best vector read again from memory, or kept in shared memory
+      for type in float bf16; do for k in 1024 8192 65536; do
+        m=$((67108864 / k))
+        undo_run "read again" "" 14_row_stats_undo_copy --rows $m --cols $k --type $type --op argmax
+        undo_run "a copy in shared memory (14)" "the copy" 14_row_stats --rows $m --cols $k --type $type --op argmax
+      done; done ;;
+    15_lane_groups)  # groups of 2 and 4 lanes read part of a line per load; 8 and more are the control
+      for type in float bf16; do for k in 8 16 32 64 128 256; do
+        m=$((67108864 / k))
+        undo_run "plain loads" "" 15_lane_groups_undo_line_hint --rows $m --cols $k --type $type --op sum
+        undo_run "the .L2::128B hint (15)" "the hint" 15_lane_groups --rows $m --cols $k --type $type --op sum
+      done; done ;;
+    16_short_rows)  # rows of 16 to 128 bytes: 15's groups, then staged without and with spare words
+      for type in float bf16; do for bytes in 16 32 64 128; do
+        size=4 && [ $type = bf16 ] && size=2
+        k=$((bytes / size)) m=$((67108864 / k))
+        undo_run "15's groups" "" 16_short_rows --rows $m --cols $k --type $type --op sum --method group
+        undo_run "staged, no spare words" "staging" 16_short_rows_undo_spare_words --rows $m --cols $k --type $type \
+          --op sum --method thread
+        undo_run "staged with spare words (16)" "spare words" 16_short_rows --rows $m --cols $k --type $type --op sum \
+          --method thread
+      done; done ;;
+    17_reproducible)  # the values do not change what a load costs: uniform [0, 1), the program's own input
+      for n in 2^16 2^20 2^24 2^28; do
+        undo_run "loads in their own trip" "" 17_reproducible_undo_early_loads --n $n
+        undo_run "loads a trip early (17)" "early loads" 17_reproducible --n $n
+      done ;;
+    *) note "undo: no runs listed for $1 in tools/gpu_suite.sh (undo_chapter)"; undo_rc=1 ;;
+  esac
 }
 
 [ -f "$RESULTS/gpu.txt" ] || gpu_facts "$RESULTS/gpu.txt"
@@ -220,6 +271,16 @@ for step in "$@"; do
         done
       done
       note "steps: exit $rc ($(grep -c '"ok": true, "rows"' "$RESULTS/steps.jsonl") of $runs runs ok)"
+      ;;
+    undo)
+      undone=$(awk '!/^#/ && / undo( |$)/ { print $1 }' chapters.txt)
+      targets=$(for chapter in $undone; do
+        echo "$chapter"; sed -n "s/.*UNDO \([a-z_]*\)=.*/${chapter}_undo_\1/p" "$chapter/CMakeLists.txt"; done)
+      build_targets $targets
+      : >"$RESULTS/undo.jsonl"
+      undo_rc=0 undo_runs=0
+      for chapter in $undone; do undo_chapter "$chapter"; done
+      note "undo: exit $undo_rc ($(grep -c '"ok": true' "$RESULTS/undo.jsonl") of $undo_runs runs ok)"
       ;;
     pitfalls)
       bash tools/pitfalls.sh >"$RESULTS/pitfalls.txt" 2>&1

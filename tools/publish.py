@@ -5,9 +5,9 @@
     python3 tools/publish.py check RUN... [--list]     suspect points, exit 1 if any; --list: "TYPE N REPS"
     python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K    the tour's --json rows for the sweep's
 
-Each INPUT is recognized by what it holds (kinds_of: sweep, suite, steps, sass, rows, accuracy, reproducible,
-reproducible_gpus, multigpu, build; several may share a folder, and a folder of them such as docs/data stands for
-them). docs/data holds every published run, one folder per kind and run: docs/data/KIND/runK, with the run files its
+Each INPUT is recognized by what it holds (kinds_of: sweep, suite, steps, undo, sass, rows, split_rows, accuracy,
+reproducible, reproducible_gpus, multigpu, build; several may share a folder, and a folder of them such as docs/data
+stands for them). docs/data holds every published run, one folder per kind and run: docs/data/KIND/runK, with the run files its
 blocks read (RUN_FILES). Runs of a kind given from outside docs/data replace that kind's runs there: docs/data/KIND
 becomes the runs given, in their order, as run1, run2, ... (to add a machine's run to those published, give them
 all: docs/data/KIND/run1 ... and the new one). So `publish.py docs/data` always writes the same pages again. BLOCKS
@@ -38,6 +38,7 @@ import results  # noqa: E402
 SWEEP_CHAPTERS = chapters.folders("cpu", "array")  # the tour's rows: chapters.txt
 NCU_CHAPTERS = chapters.folders("ncu")
 STEPS_CHAPTERS = chapters.folders("steps")  # timed one change at a time by `tour --steps NN`
+UNDO_CHAPTERS = chapters.folders("undo")  # a change timed alone by a build without it (gpu_suite.sh undo)
 TUNING = "docs/tuning.md"
 DATA = os.path.join("docs", "data")  # under the repository written (--root)
 
@@ -48,6 +49,8 @@ BLOCKS = [
     *[(f"{c}/README.md", f"results:{c}", "results.chapter_block", "sweep") for c in SWEEP_CHAPTERS],
     *[(f"{c}/README.md", f"results:{c[:2]}_steps", "fill_docs.steps_blocks", "steps: steps.jsonl")
       for c in STEPS_CHAPTERS],
+    *[(fill_docs.UNDO_PAGES.get(c, f"{c}/README.md"), f"results:{c[:2]}_undo", "fill_docs.undo_blocks",
+       "undo: undo.jsonl") for c in UNDO_CHAPTERS],
     ("00_cpu_baseline/README.md", "output:00_cpu_methods", "fill_docs.cpu_block",
      "suite: chapters.jsonl, cpu_300M_float.txt"),
     ("04_shared_tree/README.md", "ncu:04_bank_conflicts", "fill_docs.ncu_blocks",
@@ -66,10 +69,9 @@ BLOCKS = [
     ("15_lane_groups/README.md", "results:15_lane_groups", "fill_rows.crossover_block", "rows"),
     ("16_short_rows/README.md", "results:16_short_rows", "fill_rows.crossover_block", "rows"),
     ("16_short_rows/README.md", "results:16_short_rows_example", "fill_rows.fill", "rows: rows/example.txt"),
-    ("18_split_rows/README.md", "results:18_split_rows", "fill_rows.split_block", "rows"),
+    ("18_split_rows/README.md", "results:18_split_rows", "fill_rows.split_block", "split_rows"),
     (TUNING, "results:rows_ops", "fill_rows.ops_block", "rows"),
-    (TUNING, "results:rows_split_ops", "fill_rows.split_ops_block", "rows"),
-    (TUNING, "results:rows_argmax_copy", "fill_rows.argmax_copy_block", "rows: rows/18_split_rows/argmax_copy.jsonl"),
+    (TUNING, "results:rows_split_ops", "fill_rows.split_ops_block", "split_rows"),
     ("12_accuracy/README.md", "accuracy:ncu", "fill_accuracy.ncu_block", "accuracy"),
     (TUNING, "accuracy:errors", "fill_accuracy.errors_block", "accuracy"),
     (TUNING, "accuracy:time", "fill_accuracy.time_block", "accuracy"),
@@ -85,7 +87,7 @@ BLOCKS = [
     ("README.md", "results:build_time", "fill_docs.build_time_block", "build"),
 ]
 # Besides the blocks: docs/images/results_{int,float}.svg
-# from the sweep; rows_crossover_*.svg, rows_split_*.svg from rows; accuracy_error_*.svg from accuracy.
+# from the sweep; rows_crossover_*.svg from rows, rows_split_*.svg from split_rows; accuracy_error_*.svg from accuracy.
 
 SUITE_FILES = [name for _, names in fill_docs.SUITE for name in names.split()]  # what fill_suite's writers read
 
@@ -95,9 +97,11 @@ SUITE_FILES = [name for _, names in fill_docs.SUITE for name in names.split()]  
 RUN_FILES = {
     "suite": ["gpu.txt"] + SUITE_FILES,
     "steps": ["gpu.txt", "steps.jsonl"],
+    "undo": ["gpu.txt", "undo.jsonl"],
     "sass": ["gpu.txt", "sass_08.txt"],
-    "rows": ["rows/gpu.txt", "rows/example.txt", "rows/*/rows_sweep.json", "rows/*/rows_sweep.csv",
-             "rows/*/argmax_copy.jsonl"],
+    "rows": ["rows/gpu.txt", "rows/example.txt"] + [f"rows/{c}/rows_sweep.{e}" for c in fill_rows.ROW_CHAPTERS
+                                                     for e in ("json", "csv")],
+    "split_rows": ["rows/gpu.txt", f"rows/{fill_rows.SPLIT}/rows_sweep.json", f"rows/{fill_rows.SPLIT}/rows_sweep.csv"],
     "accuracy": ["gpu.txt", "accuracy_study.txt", "accuracy/*.jsonl", "accuracy/device.json", "accuracy/study.log",
                  "accuracy/ncu_*.csv"],
     "multigpu": ["gpu.txt", "gpu_x2.txt", "topo.txt", "multigpu*.jsonl", "multigpu*.txt", "ctest_multigpu.log"],
@@ -115,9 +119,10 @@ def kinds_of(path):
     def has(pattern):
         return bool(glob.glob(os.path.join(path, pattern)))
     found = {"sweep": glob.glob(os.path.join(results.sweep_dir(path), "sweep_*.json")),
-             "suite": any(has(name) for name in SUITE_FILES), "steps": has("steps.jsonl"),
+             "suite": any(has(name) for name in SUITE_FILES), "steps": has("steps.jsonl"), "undo": has("undo.jsonl"),
              "sass": has("sass_08.txt"),
-             "rows": has("rows/*/rows_sweep.json"),
+             "rows": any(has(f"rows/{c}/rows_sweep.json") for c in fill_rows.ROW_CHAPTERS),
+             "split_rows": has(f"rows/{fill_rows.SPLIT}/rows_sweep.json"),
              "accuracy": has("accuracy/errors.jsonl"),
              "reproducible": fill_reproducible.is_run(fill_reproducible.run_file(path)),
              "reproducible_gpus": has(fill_reproducible.GPUS_FILE) and has("gpu_x2.txt"),
@@ -254,8 +259,9 @@ def publish(paths, root, allow_suspect=False):
     fill_docs.ROOT = root
     pages = sorted((p, m) for p, m, function, needs in BLOCKS if needs == "sweep" and function.startswith("results."))
     jobs = {"sweep": lambda dirs: results.update(dirs, root, pages), "suite": fill_docs.fill_suite,
-            "steps": fill_docs.steps_blocks, "sass": fill_docs.sass,
-            "rows": lambda dirs: fill_rows.fill(dirs, root), "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
+            "steps": fill_docs.steps_blocks, "undo": fill_docs.undo_blocks, "sass": fill_docs.sass,
+            "rows": lambda dirs: fill_rows.fill(dirs, root), "split_rows": lambda dirs: fill_rows.fill_split(dirs, root),
+            "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
             "reproducible": lambda runs: fill_reproducible.publish(runs, root),
             "reproducible_gpus": lambda runs: fill_reproducible.publish_on_gpus(runs, root),
             "multigpu": fill_docs.multigpu_block,
