@@ -149,6 +149,17 @@ def step_cells(r, base, several):
     return [median, f"{r['min']:.1f}", f"{r['gbps']:.0f}", speed]
 
 
+def checked_runs(rows, parsed, name, blocks):
+    """What the caption says of the runs' repetitions and flush (results.differs), or None, said, where a combined
+    row is WRONG on some run (then no block of these is written)."""
+    wrong = [" ".join(map(str, k)) for k, r in rows.items() if not r["ok"]]
+    if wrong:
+        say(f"{name} has WRONG results, {blocks} left as they were: " + "; ".join(wrong))
+        return None
+    records = [r for found in parsed for r in found]
+    return differs(reps_of(records), all(r.get("flush") for r in records), len(parsed) < 2)
+
+
 def steps_blocks(runs):
     """Each change of a chapter timed alone by `tour --steps NN` (steps.jsonl): for every chapter in the
     records, its README's block results:NN_steps, with the speed-up of each row over the one it builds on (04:
@@ -157,12 +168,10 @@ def steps_blocks(runs):
     rows = combine_steps([{(record["steps"][:2], step_key(row), record["type"], record["n"]): {
         "median": 1000 * row["ms"], "min": 1000 * row["min_ms"], "gbps": row["gbps"], "ok": row["ok"]}
         for record in records for row in record["rows"]} for records in parsed])
-    wrong = [" ".join(map(str, k)) for k, r in rows.items() if not r["ok"]]
-    if wrong:
-        say("steps.jsonl has WRONG results, step blocks left as they were: " + "; ".join(wrong))
+    how = checked_runs(rows, parsed, "steps.jsonl", "step blocks")
+    if how is None:
         return []
     records = [r for found in parsed for r in found]
-    how = differs(reps_of(records), all(r.get("flush") for r in records), len(runs) < 2)
     written = []
     for folder in sorted({r["steps"] for r in records}):
         group = folder[:2]
@@ -210,12 +219,9 @@ def undo_blocks(runs):
     rows = combine_steps([{(r["chapter"], r["step"], r["type"], size_of(r)): {
         "median": 1000 * r["ms"], "min": 1000 * r.get("min_ms", r["ms"]), "gbps": r["gbps"], "ok": r["ok"]}
         for r in records} for records in parsed])
-    wrong = [" ".join(map(str, k)) for k, r in rows.items() if not r["ok"]]
-    if wrong:
-        say("undo.jsonl has WRONG results, undo blocks left as they were: " + "; ".join(wrong))
+    how = checked_runs(rows, parsed, "undo.jsonl", "undo blocks")
+    if how is None:
         return []
-    records = [r for found in parsed for r in found]
-    how = differs(reps_of(records), all(r.get("flush") for r in records), len(runs) < 2)
     several, written = len(runs) >= 2, []
     for folder in dict.fromkeys(r["chapter"] for r in parsed[0]):
         mine = [r for r in parsed[0] if r["chapter"] == folder]
