@@ -25,9 +25,9 @@ namespace {
 
 constexpr unsigned kWarpSize = 32, kFullMask = 0xffffffffu;
 constexpr int kVectorsInFlight = 4;                        // 09's: four 16-byte loads per trip
-// Each trip's loads go a trip early (thread_sum). The README's step table issues them in their
-// own trip, as 09 does: this unit built with -DREPRODUCIBLE_SUM_UNDO_EARLY_LOADS (CMakeLists.txt's
-// UNDO); nothing else defines it.
+// Each trip's loads go a trip early (thread_sum). docs/tuning.md's step table issues them in
+// their own trip, as 09 does: this unit built with -DREPRODUCIBLE_SUM_UNDO_EARLY_LOADS
+// (CMakeLists.txt's UNDO); nothing else defines it.
 #ifdef REPRODUCIBLE_SUM_UNDO_EARLY_LOADS
 constexpr bool kEarlyLoads = false;
 #else

@@ -1,5 +1,5 @@
 // 18_split_rows: a row over several blocks. What changes since 14: a block per row keeps M blocks
-// busy; a GPU that holds a thousand idles when M is a few hundred or less. Here a row is split into
+// busy, and where M is below about the SM count most of the GPU idles. Here a row is split into
 // blocks_per_row pieces of whole vectors, enough to fill the GPU once; each block reduces its piece
 // as 14 reduces a row, then (09's ticket, one per row) the row's last block combines their states.
 #include "split_rows.cuh"
