@@ -90,7 +90,7 @@ __device__ void warp_fold_64(T* partial, unsigned lane, unsigned lanes) {
 // enough loads are in flight it runs as fast as memory delivers data, and the
 // tree is a small fixed cost per block. What is left is the way the loads are
 // issued (08: vector loads) and the tree's trips through shared memory (07
-// folds the last warp in registers with shuffles instead).
+// adds the block's values in registers with shuffles instead).
 template <typename T>
 __global__ void block_sums_unrolled(const T* input, std::size_t n, T* out) {
   extern __shared__ unsigned char shared_bytes[];

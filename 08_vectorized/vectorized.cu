@@ -8,7 +8,8 @@
 // before the first aligned address (the head) and after the last whole vector (the
 // tail) are read one by one: any n and any start address work. The grid is still one
 // full wave from the occupancy calculator at large n, but at small n only as many
-// blocks as the work needs.
+// blocks as the work needs. And the default block is 1024 threads, not 07's 256
+// (__launch_bounds__(1024) so that the kernel fits them).
 // The device code (thread_reduce, block_reduce) takes the operator as a parameter: 08
 // only sums, 09 repeats this code and reduces with max and min too.
 //
@@ -226,7 +227,7 @@ cudaError_t default_grid(std::size_t n, int block, int* grid) {
   if (status == cudaSuccess) status = fewest_blocks_per_sm(block_sums<double>, block, &per_sm);
   if (status != cudaSuccess) return status;
   const std::size_t resident = std::size_t(std::max(per_sm, 1)) * sm_count;
-  // Small n: no more blocks than one vector per thread needs.
+  // Small n: no more blocks than four elements per thread need (one vector of ints or floats).
   const std::size_t needed = ceil_div(std::max<std::size_t>(n, 1), elements_per_block_vector(block));
   *grid = static_cast<int>(std::min(resident, needed));
   return cudaSuccess;

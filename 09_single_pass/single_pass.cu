@@ -176,7 +176,7 @@ constexpr int kPartialLoads = 4;
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
 // [snippet:combine_partials]
-// Step 3 of the kernel below, in the last block's warp 0 (`lanes` threads): lane l combines
+// Step 3 of the kernel (single_pass), in the last block's warp 0 (`lanes` threads): lane l combines
 // partials l, l + lanes, l + 2*lanes, ... in that order, then the warp tree; lane 0 gets the value.
 // The order never depends on which block finished when. Each lane issues kPartialLoads loads before
 // it adds any, so that they wait for L2 together. Plain loads, not __ldg: the read-only cache may

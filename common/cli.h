@@ -12,7 +12,7 @@
 namespace reduction {
 
 struct Options {
-  std::size_t n = std::size_t(1) << 24;  // 16M, the size the seeds measure
+  std::size_t n = std::size_t(1) << 24;  // 16M, the size the source articles measure
   bool n_given = false;
   DType type = DType::Int;
   int block = 0;  // 0: the chapter's default
