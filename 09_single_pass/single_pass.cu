@@ -204,7 +204,7 @@ __device__ T combine_partials(const T* partials, unsigned lanes, Op op) {
 // (scratch zeroed once by the caller), and is 0 again when it ends.
 // What still limits it: nothing at large n, where it streams at the memory's speed; at
 // small n, the launch itself and the finish (the ticket's round trip to L2, then the
-// last block's loads of the partials): README, "Where the time goes at small n".
+// last block's loads of the partials): 09's README, "Where the time goes at small n".
 template <typename T, typename Op>
 __global__ void __launch_bounds__(1024)
     single_pass(const T* __restrict__ input, std::size_t n, T* result, T* partials, unsigned* ticket) {
