@@ -1115,6 +1115,15 @@ class BuildTime(RepoCopy):
 
 
 class Layout(unittest.TestCase):
+    def test_rows_bench_refuses_a_chapter_that_is_not_a_rows_chapter(self):
+        with tempfile.TemporaryDirectory() as tmp:  # refused before any build or GPU query
+            result = subprocess.run(["bash", os.path.join(REPO, "tools", "rows_bench.sh"), "13_rows", "09_single_pass"],
+                                    capture_output=True, text=True, env=dict(os.environ, RESULTS=tmp))
+            self.assertEqual(result.returncode, 2, result.stderr)
+            self.assertIn("rows_bench.sh: 09_single_pass is not a rows chapter of chapters.txt (those: 13_rows",
+                          result.stderr)
+            self.assertEqual(os.listdir(tmp), [])
+
     def test_docs_data_holds_a_folder_per_kind_and_in_it_the_runs(self):
         import publish
         data = os.path.join(REPO, "docs", "data")

@@ -18,7 +18,14 @@ set -u -o pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${RESULTS:-$PWD/build/gpu-results}
 BIN=${BIN:-build/release/bin}
-CHAPTERS=${*:-$(awk '!/^#/ && $2 == "rows" { printf "%s ", $1 }' chapters.txt)}  # chapters.txt, the only list
+ROWS=$(awk '!/^#/ && $2 == "rows" { printf "%s ", $1 }' chapters.txt)  # chapters.txt, the only list
+CHAPTERS=${*:-$ROWS}
+for chapter in $CHAPTERS; do
+  case " $ROWS " in
+    *" $chapter "*) ;;
+    *) echo "rows_bench.sh: $chapter is not a rows chapter of chapters.txt (those: ${ROWS% })" >&2; exit 2 ;;
+  esac
+done
 out="$RESULTS/rows"
 mkdir -p "$out"
 
