@@ -5,7 +5,10 @@
 // the read-only floor), the report and the sweep. It reuses the common pieces (UsageError
 // and parse_count, the L2 flush, GpuTimer with its busy kernel, the float error bound, the
 // device query, the JSON helpers). It knows no chapter's kernel: each main.cu hands over
-// its launchers in a RowsProgram.
+// its launchers in a RowsProgram. Its code: the names and the command line in
+// rows_cli.cpp, the host matrix and .npy files in rows_input.cpp, the CPU reference and the
+// checks in rows_check.cpp (rows_check.h: the check of one row), the timing, the report,
+// the sweep and run_rows_program in rows_harness.cu.
 #pragma once
 
 #include <cuda_bf16.h>
@@ -63,7 +66,7 @@ struct RowsProgram {
   std::string (*describe)(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) = nullptr;
   // The most combining steps (additions, or merges of (count, mean, M2)) any element
   // passes through on its way to its row's result: the chain length L of the float
-  // error bounds (reference.h; the bound for mean and variance in rows_harness.cu).
+  // error bounds (reference.h; the bound for mean and variance in rows_check.cpp).
   std::size_t (*depth)(RowMethod method, std::size_t rows, std::size_t cols, ElementType type) = nullptr;
 };
 
@@ -146,7 +149,7 @@ void save_matrix_npy(const std::string& path, std::size_t rows, std::size_t cols
                      bool float16 = false);
 
 // The check of every row of one result array (as the device wrote it) against the CPU
-// reference of that row, computed in double (see rows_harness.cu for each bound).
+// reference of that row, computed in double (see rows_check.cpp for each bound).
 struct RowsCheck {
   bool ok = false;
   std::size_t wrong_rows = 0;
@@ -157,7 +160,7 @@ struct RowsCheck {
 RowsCheck check_rows(const HostMatrix& matrix, RowOp op, const void* results, std::size_t depth);
 
 // The bound on |computed - exact| of a mean and of a population variance in float when
-// every element passes through at most `depth` merges (rows_harness.cu derives them);
+// every element passes through at most `depth` merges (rows_check.cpp derives them);
 // max_abs is the largest |x| of the row.
 double mean_error_bound(std::size_t depth, double max_abs);
 double variance_error_bound(std::size_t depth, double max_abs, double variance);

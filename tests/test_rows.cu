@@ -172,7 +172,7 @@ Expected expected_row(const float* x, std::size_t cols, RowOp op, std::size_t de
       double m2 = 0;
       for (std::size_t j = 0; j < cols; ++j) m2 += (x[j] - e.value) * (x[j] - e.value);
       e.second = m2 / double(cols);
-      // The bounds derived in rows_harness.cu, plus this reference's own error (plain
+      // The bounds derived in rows_check.cpp, plus this reference's own error (plain
       // double sums: K*u of each).
       e.tolerance = mean_error_bound(depth, max_abs) + double(cols) * kDoubleU * max_abs;
       e.second_tolerance = variance_error_bound(depth, max_abs, e.second) + double(cols + 3) * kDoubleU * e.second +
