@@ -1,0 +1,355 @@
+// 19_ragged_segments (draft, issue 46): reduce_segments against the CPU reference of every segment
+// (rows_check.h's facts_of and verdict_of) for every operator, element type and offset type, over
+// lengths from all empty to one segment of n/2 beside millions of short ones, Pareto, segments that
+// end exactly on a tile's last path item, NaN and ties across tiles; one scratch over repeated calls;
+// a scratch one byte too small and inconsistent offsets' counts refused. Fresh data every run: the seed
+// is in every failure message. GPU tests report SKIPPED without a device; the refusals run anywhere.
+#include <gtest/gtest.h>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gpu_test.h"
+#include "ragged_segments.cuh"
+#include "rows_check.h"
+#include "rows_harness.h"
+
+namespace reduction::testing {
+namespace {
+
+using namespace rows_harness;
+namespace rs = ::ragged_segments;
+
+constexpr RowOp kAllOps[] = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};
+constexpr ElementType kAllTypes[] = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
+constexpr std::size_t kTile = 2048;  // ragged_segments.cu: 256 threads x 8 path items
+
+// The most combining steps an element's state passes through on the way to its segment's result
+// (ragged_segments.cu, the chain length of verdict_of's bounds):
+//   8  its thread's walk (8 path items, each element one combine into the open segment's state);
+//   5  the warp's segmented scan of the carries (offsets 1, 2, 4, 8, 16);
+//   3  the scan of the 8 warps' totals (offsets 1, 2, 4), then 1 to add the warps before to a lane;
+//   1  the thread's first closed segment: the carry of the threads before it, then its own piece;
+//   L  the last block's tree over the 2 x tiles records: one combine per level, L = ceil(log2(2 x tiles)).
+// A segment closed inside one thread's walk takes only the first 8.
+std::size_t ragged_depth(std::size_t n, std::size_t segments) {
+  const std::size_t tiles = (n + segments + kTile - 1) / kTile;
+  std::size_t levels = 0;
+  while ((std::size_t(1) << levels) < 2 * tiles) ++levels;
+  return 8 + 5 + 3 + 1 + 1 + levels;
+}
+
+// Element bytes of `type` for the float values (rounded in place to what the device reads).
+std::vector<unsigned char> to_bytes(std::vector<float>& values, ElementType type) {
+  std::vector<unsigned char> bytes(values.size() * element_bytes(type));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (type == ElementType::Float) {
+      std::memcpy(&bytes[4 * i], &values[i], 4);
+    } else if (type == ElementType::Half) {
+      const __half h = __float2half_rn(values[i]);
+      const std::uint16_t bits = __half_as_ushort(h);
+      values[i] = __half2float(h);
+      std::memcpy(&bytes[2 * i], &bits, 2);
+    } else {
+      const __nv_bfloat16 b = __float2bfloat16_rn(values[i]);
+      const std::uint16_t bits = __bfloat16_as_ushort(b);
+      values[i] = __bfloat162float(b);
+      std::memcpy(&bytes[2 * i], &bits, 2);
+    }
+  }
+  return bytes;
+}
+
+// A device allocation of `bytes` (at least 1), freed at scope exit.
+struct DeviceBytes {
+  void* p = nullptr;
+  explicit DeviceBytes(std::size_t bytes) { EXPECT_EQ(cudaMalloc(&p, bytes ? bytes : 1), cudaSuccess); }
+  ~DeviceBytes() { cudaFree(p); }
+  DeviceBytes(const DeviceBytes&) = delete;
+  DeviceBytes& operator=(const DeviceBytes&) = delete;
+};
+
+template <typename In, typename Offset, typename Op>
+cudaError_t launch(const void* input, std::size_t n, const void* offsets, std::size_t segments, void* output,
+                   void* scratch, std::size_t bytes) {
+  return rs::reduce_segments<In, Offset, Op>(static_cast<const In*>(input), n, static_cast<const Offset*>(offsets),
+                                             segments, static_cast<typename Op::Result*>(output), scratch, bytes);
+}
+template <typename In, typename Offset>
+cudaError_t launch_op(RowOp op, const void* input, std::size_t n, const void* offsets, std::size_t segments,
+                      void* output, void* scratch, std::size_t bytes) {
+  switch (op) {
+    case RowOp::Sum: return launch<In, Offset, rs::Sum>(input, n, offsets, segments, output, scratch, bytes);
+    case RowOp::Max: return launch<In, Offset, rs::Max>(input, n, offsets, segments, output, scratch, bytes);
+    case RowOp::ArgMax: return launch<In, Offset, rs::ArgMax>(input, n, offsets, segments, output, scratch, bytes);
+    default: return launch<In, Offset, rs::MeanVar>(input, n, offsets, segments, output, scratch, bytes);
+  }
+}
+cudaError_t launch_any(ElementType type, bool wide_offsets, RowOp op, const void* input, std::size_t n,
+                       const void* offsets, std::size_t segments, void* output, void* scratch, std::size_t bytes) {
+  return by_element_type(type, [&](auto tag) {
+    using In = typename decltype(tag)::type;
+    return wide_offsets ? launch_op<In, std::int64_t>(op, input, n, offsets, segments, output, scratch, bytes)
+                        : launch_op<In, std::int32_t>(op, input, n, offsets, segments, output, scratch, bytes);
+  });
+}
+
+// Segments given by their lengths; values fresh in [-1, 1) (both signs, so sums cancel) unless set.
+struct Ragged {
+  std::vector<std::int64_t> offsets{0};
+  std::vector<float> values;
+  std::uint64_t seed = 0;
+  std::string name;
+  std::size_t n() const { return std::size_t(offsets.back()); }
+  std::size_t segments() const { return offsets.size() - 1; }
+};
+Ragged ragged(const std::string& name, const std::vector<std::size_t>& lengths, std::uint64_t seed) {
+  Ragged r;
+  r.name = name, r.seed = seed;
+  for (std::size_t length : lengths) r.offsets.push_back(r.offsets.back() + std::int64_t(length));
+  std::mt19937_64 random(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  r.values.resize(r.n());
+  for (float& v : r.values) v = uniform(random);
+  return r;
+}
+
+// Runs one case on a scratch (a fresh one when null) and checks every segment; the failures name the
+// case, the seed and the first wrong segments.
+void check(const Ragged& r, ElementType type, bool wide_offsets, RowOp op, void* scratch = nullptr,
+           std::size_t scratch_bytes = 0) {
+  const std::string at = r.name + " (n " + std::to_string(r.n()) + ", segments " + std::to_string(r.segments()) +
+                         ", " + element_name(type) + ", " + op_name(op) + ", int" + (wide_offsets ? "64" : "32") +
+                         " offsets, seed " + std::to_string(r.seed) + ")";
+  std::vector<float> values = r.values;
+  const std::vector<unsigned char> bytes = to_bytes(values, type);
+  std::vector<std::int32_t> narrow(r.offsets.begin(), r.offsets.end());
+  const std::size_t offset_bytes = r.offsets.size() * (wide_offsets ? 8 : 4);
+  const std::size_t result = result_bytes(op), segments = r.segments();
+  DeviceBytes input(bytes.size()), offsets(offset_bytes), output(segments * result);
+  std::unique_ptr<DeviceBytes> own;
+  if (!scratch) {
+    scratch_bytes = rs::ragged_temp_bytes(r.n(), segments);
+    own = std::make_unique<DeviceBytes>(scratch_bytes);
+    scratch = own->p;
+    ASSERT_EQ(cudaMemset(scratch, 0, scratch_bytes), cudaSuccess);
+  }
+  ASSERT_EQ(cudaMemcpy(input.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(offsets.p, wide_offsets ? static_cast<const void*>(r.offsets.data()) : narrow.data(),
+                       offset_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(output.p, 0xCD, segments * result), cudaSuccess);  // poison: an unwritten result fails
+  ASSERT_EQ(launch_any(type, wide_offsets, op, input.p, r.n(), offsets.p, segments, output.p, scratch, scratch_bytes),
+            cudaSuccess) << at;
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << at;
+  std::vector<unsigned char> got(segments * result);
+  ASSERT_EQ(cudaMemcpy(got.data(), output.p, got.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+  const std::size_t depth = ragged_depth(r.n(), segments);
+  std::size_t wrong = 0;
+  for (std::size_t s = 0; s < segments; ++s) {
+    const std::size_t begin = std::size_t(r.offsets[s]), cols = std::size_t(r.offsets[s + 1]) - begin;
+    const RowFacts facts = facts_of(values.data() + begin, cols, op);
+    const RowVerdict v = verdict_of(facts, cols, op, got.data() + s * result, depth);
+    if (!v.ok && wrong++ < 3) {
+      ADD_FAILURE() << at << ": segment " << s << " [" << begin << ", " << begin + cols << "): " << v.result
+                    << " but the reference is " << v.reference << " (" << v.why << ")";
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << at;
+}
+
+// Every type, offset type and operator on one set of lengths.
+void check_everything(const Ragged& r) {
+  for (ElementType type : kAllTypes)
+    for (bool wide : {false, true})
+      for (RowOp op : kAllOps) check(r, type, wide, op);
+}
+
+std::vector<std::size_t> uniform_lengths(std::size_t segments, std::size_t low, std::size_t high, std::mt19937_64& g) {
+  std::uniform_int_distribution<std::size_t> length(low, high);
+  std::vector<std::size_t> lengths(segments);
+  for (std::size_t& l : lengths) l = length(g);
+  return lengths;
+}
+
+// ---------------------------------------------------------------- refusals (no device needed)
+
+TEST(RaggedSegments, RefusesATooSmallScratchAndInconsistentCounts) {
+  // Fake device pointers: every refusal returns before any CUDA call.
+  auto* input = reinterpret_cast<const float*>(std::uintptr_t(256));
+  auto* offsets = reinterpret_cast<const std::int32_t*>(std::uintptr_t(512));
+  auto* output = reinterpret_cast<float*>(std::uintptr_t(1024));
+  void* scratch = reinterpret_cast<void*>(std::uintptr_t(4096));
+  for (std::size_t n : {std::size_t(1), std::size_t(1000003), std::size_t(1) << 24}) {
+    for (std::size_t segments : {std::size_t(1), std::size_t(7), std::size_t(3000)}) {
+      const std::size_t bytes = rs::ragged_temp_bytes(n, segments);
+      EXPECT_EQ((rs::reduce_segments<float, std::int32_t, rs::Sum>(input, n, offsets, segments, output, scratch,
+                                                                   bytes - 1)),
+                cudaErrorInvalidValue) << n << " " << segments;
+      EXPECT_EQ((rs::reduce_segments<float, std::int32_t, rs::ArgMax>(
+                    input, n, offsets, segments, reinterpret_cast<rs::ValueIndex*>(output), nullptr, bytes)),
+                cudaErrorInvalidValue);
+    }
+  }
+  const std::size_t bytes = rs::ragged_temp_bytes(10, 0);
+  EXPECT_EQ((rs::reduce_segments<float, std::int32_t, rs::Sum>(input, 10, offsets, 0, output, scratch, bytes)),
+            cudaErrorInvalidValue);  // elements but no segment
+  EXPECT_EQ((rs::reduce_segments<float, std::int32_t, rs::Sum>(input, 0, offsets, 0, output, scratch, bytes)),
+            cudaSuccess);  // nothing to do
+  EXPECT_EQ((rs::reduce_segments<float, std::int32_t, rs::Sum>(input, 10, nullptr, 2, output, scratch, 1 << 20)),
+            cudaErrorInvalidValue);  // no offsets
+  const std::size_t past_int32 = std::size_t(INT32_MAX) + 1;  // int32 offsets cannot reach n
+  EXPECT_EQ((rs::reduce_segments<float, std::int32_t, rs::Sum>(input, past_int32, offsets, 2, output, scratch,
+                                                               rs::ragged_temp_bytes(past_int32, 2))),
+            cudaErrorInvalidValue);
+}
+
+// ---------------------------------------------------------------- on the GPU
+
+TEST(RaggedSegmentsGpu, EveryDistributionTypeOffsetAndOperator) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 g(seed);
+  std::vector<Ragged> cases;
+  cases.push_back(ragged("all empty", std::vector<std::size_t>(100003, 0), seed));
+  cases.push_back(ragged("one element each", std::vector<std::size_t>(300007, 1), seed + 1));
+  for (std::size_t k : {1, 7, 1024, 4099}) {
+    cases.push_back(ragged("equal K=" + std::to_string(k), std::vector<std::size_t>(k >= 1024 ? 257 : 70001, k), seed + k));
+  }
+  cases.push_back(ragged("n = 1", {1}, seed + 2));
+  cases.push_back(ragged("n = 3, an empty one", {0, 2, 0, 1, 0}, seed + 3));
+  cases.push_back(ragged("uniform 1..2048", uniform_lengths(500, 1, 2048, g), seed + 4));
+  cases.push_back(ragged("0..3, many empty", uniform_lengths(200001, 0, 3, g), seed + 5));
+  {  // Pareto, alpha 1.1, x_min 1, capped at 2^18: most short, a few very long
+    std::vector<std::size_t> lengths;
+    std::uniform_real_distribution<double> u(0.0, 1.0);
+    std::size_t n = 0;
+    while (n < 1000003) {
+      const double x = std::floor(std::pow(1.0 - u(g), -1.0 / 1.1));
+      lengths.push_back(std::min<std::size_t>(std::size_t(x), std::size_t(1) << 18));
+      n += lengths.back();
+    }
+    cases.push_back(ragged("Pareto 1.1", lengths, seed + 6));
+  }
+  {  // one of n/2 between many of 1..8
+    std::vector<std::size_t> lengths = uniform_lengths(100000, 1, 8, g), more = uniform_lengths(100000, 1, 8, g);
+    lengths.push_back(900001);
+    lengths.insert(lengths.end(), more.begin(), more.end());
+    cases.push_back(ragged("one of n/2, many 1..8", lengths, seed + 7));
+  }
+  {  // four of n/8 among many of 1..64
+    std::vector<std::size_t> lengths;
+    for (int k = 0; k < 4; ++k) {
+      const std::vector<std::size_t> few = uniform_lengths(4000, 1, 64, g);
+      lengths.insert(lengths.end(), few.begin(), few.end());
+      lengths.push_back(131075);
+    }
+    cases.push_back(ragged("four of n/8, many 1..64", lengths, seed + 8));
+  }
+  cases.push_back(ragged("n = 1000003, 0..50", [&] {
+    std::vector<std::size_t> lengths;
+    std::size_t n = 0;
+    std::uniform_int_distribution<std::size_t> length(0, 50);
+    while (n < 1000003) lengths.push_back(std::min(length(g), 1000003 - n)), n += lengths.back();
+    return lengths;
+  }(), seed + 9));
+  for (const Ragged& r : cases) check_everything(r);
+}
+
+// 2^24 + 5 elements: the float sum and argmax, the bf16 mean and variance (the rest as above, smaller).
+TEST(RaggedSegmentsGpu, SixteenMillionAndFive) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 g(seed);
+  std::vector<std::size_t> lengths = uniform_lengths(20000, 0, 64, g);
+  std::size_t n = 0;
+  for (std::size_t l : lengths) n += l;
+  lengths.push_back((std::size_t(1) << 24) + 5 - n);  // one long segment at the end, cut over thousands of tiles
+  const Ragged r = ragged("2^24 + 5", lengths, seed);
+  check(r, ElementType::Float, true, RowOp::Sum);
+  check(r, ElementType::Float, false, RowOp::ArgMax);
+  check(r, ElementType::BFloat16, true, RowOp::MeanVar);
+  check(r, ElementType::Half, false, RowOp::Max);
+}
+
+// A segment over many tiles whose end is a tile's last path item (items: its elements, then its end), one
+// item short and one past; behind it short segments, so that the next tile starts with a fresh segment.
+TEST(RaggedSegmentsGpu, SegmentsEndingOnTileBoundaries) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 g(seed);
+  for (int delta : {-1, 0, 1}) {
+    std::vector<std::size_t> lengths = {std::size_t(int(7 * kTile - 1) + delta)};  // ends on item 7 x 2048 - 1
+    const std::vector<std::size_t> more = uniform_lengths(5000, 0, 9, g);
+    lengths.insert(lengths.end(), more.begin(), more.end());
+    lengths.push_back(3 * kTile - 1);  // another long one, wherever it falls
+    check_everything(ragged("ends on a tile boundary, delta " + std::to_string(delta), lengths, seed + delta + 1));
+  }
+}
+
+// Ties of the maximum and NaNs on both sides of tile boundaries: ArgMax keeps the first, Max the NaN.
+TEST(RaggedSegmentsGpu, NaNAndTiesAcrossTiles) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Segment 0: 10 tiles long, 2.0 (the max) at the last element of tiles 3, 4 and 7 and the first of 5.
+  // Segment 1: short ones first, then a long one with NaNs at tile edges after ties.
+  std::vector<std::size_t> lengths = {10 * kTile};
+  for (int k = 0; k < 3000; ++k) lengths.push_back(k % 5);
+  lengths.push_back(6 * kTile + 3);
+  Ragged r = ragged("NaN and ties across tiles", lengths, seed);
+  for (std::size_t t : {3, 4, 7}) r.values[t * kTile - 1] = 2.0f;
+  r.values[5 * kTile] = 2.0f;
+  const std::size_t last = std::size_t(r.offsets[r.segments() - 1]);
+  r.values[last + kTile] = 2.0f, r.values[last + 2 * kTile - 1] = nan, r.values[last + 2 * kTile] = nan;
+  r.values[last + 4 * kTile + 1] = nan;
+  for (ElementType type : kAllTypes)
+    for (bool wide : {false, true})
+      for (RowOp op : {RowOp::Max, RowOp::ArgMax}) check(r, type, wide, op);
+}
+
+// Small enough for compute-sanitizer (h46check.sh runs it under memcheck and racecheck): 20 tiles or so
+// of short segments, empty ones and one over several tiles, every operator, float and half, both offsets.
+TEST(RaggedSegmentsGpu, SmallForTheSanitizers) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 g(seed);
+  std::vector<std::size_t> lengths = uniform_lengths(700, 0, 40, g);
+  lengths.push_back(5 * kTile + 3);
+  const std::vector<std::size_t> more = uniform_lengths(300, 0, 9, g);
+  lengths.insert(lengths.end(), more.begin(), more.end());
+  const Ragged r = ragged("small", lengths, seed);
+  for (ElementType type : {ElementType::Float, ElementType::Half})
+    for (bool wide : {false, true})
+      for (RowOp op : kAllOps) check(r, type, wide, op);
+}
+
+// One scratch, zeroed once, over calls of every size it was sized for (the ticket back to 0 each time).
+TEST(RaggedSegmentsGpu, RepeatedCallsOnOneScratch) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 g(seed);
+  const Ragged big = ragged("reused scratch, large", uniform_lengths(3000, 0, 300, g), seed);
+  const std::size_t bytes = rs::ragged_temp_bytes(big.n(), big.segments());
+  DeviceBytes scratch(bytes);
+  ASSERT_EQ(cudaMemset(scratch.p, 0, bytes), cudaSuccess);
+  for (int call = 0; call < 3; ++call) {
+    check(big, ElementType::Float, true, RowOp::Sum, scratch.p, bytes);
+    check(ragged("reused scratch, small", uniform_lengths(100, 0, 20, g), seed + call), ElementType::Half, false,
+          RowOp::ArgMax, scratch.p, bytes);
+    check(ragged("reused scratch, one tile", {5}, seed + call), ElementType::BFloat16, true, RowOp::MeanVar,
+          scratch.p, bytes);
+  }
+}
+
+}  // namespace
+}  // namespace reduction::testing
