@@ -124,19 +124,37 @@ Ragged ragged(const std::string& name, const std::vector<std::size_t>& lengths, 
   return r;
 }
 
+// One case's data as `type` (the values rounded to it, and its bytes) and, per operator, the facts of
+// every segment: computed once, checked with both offset types.
+struct Prepared {
+  std::vector<float> values;
+  std::vector<unsigned char> bytes;
+};
+Prepared prepare(const Ragged& r, ElementType type) {
+  Prepared p{r.values, {}};
+  p.bytes = to_bytes(p.values, type);
+  return p;
+}
+std::vector<RowFacts> facts_of_segments(const Ragged& r, const Prepared& p, RowOp op) {
+  std::vector<RowFacts> facts(r.segments());
+  for (std::size_t s = 0; s < r.segments(); ++s) {
+    const std::size_t begin = std::size_t(r.offsets[s]);
+    facts[s] = facts_of(p.values.data() + begin, std::size_t(r.offsets[s + 1]) - begin, op);
+  }
+  return facts;
+}
+
 // Runs one case on a scratch (a fresh one when null) and checks every segment; the failures name the
 // case, the seed and the first wrong segments.
-void check(const Ragged& r, ElementType type, bool wide_offsets, RowOp op, void* scratch = nullptr,
-           std::size_t scratch_bytes = 0) {
+void check(const Ragged& r, const Prepared& p, const std::vector<RowFacts>& facts, ElementType type,
+           bool wide_offsets, RowOp op, void* scratch = nullptr, std::size_t scratch_bytes = 0) {
   const std::string at = r.name + " (n " + std::to_string(r.n()) + ", segments " + std::to_string(r.segments()) +
                          ", " + element_name(type) + ", " + op_name(op) + ", int" + (wide_offsets ? "64" : "32") +
                          " offsets, seed " + std::to_string(r.seed) + ")";
-  std::vector<float> values = r.values;
-  const std::vector<unsigned char> bytes = to_bytes(values, type);
   std::vector<std::int32_t> narrow(r.offsets.begin(), r.offsets.end());
   const std::size_t offset_bytes = r.offsets.size() * (wide_offsets ? 8 : 4);
   const std::size_t result = result_bytes(op), segments = r.segments();
-  DeviceBytes input(bytes.size()), offsets(offset_bytes), output(segments * result);
+  DeviceBytes input(p.bytes.size()), offsets(offset_bytes), output(segments * result);
   std::unique_ptr<DeviceBytes> own;
   if (!scratch) {
     scratch_bytes = rs::ragged_temp_bytes(r.n(), segments);
@@ -144,7 +162,7 @@ void check(const Ragged& r, ElementType type, bool wide_offsets, RowOp op, void*
     scratch = own->p;
     ASSERT_EQ(cudaMemset(scratch, 0, scratch_bytes), cudaSuccess);
   }
-  ASSERT_EQ(cudaMemcpy(input.p, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(input.p, p.bytes.data(), p.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(offsets.p, wide_offsets ? static_cast<const void*>(r.offsets.data()) : narrow.data(),
                        offset_bytes, cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaMemset(output.p, 0xCD, segments * result), cudaSuccess);  // poison: an unwritten result fails
@@ -157,8 +175,7 @@ void check(const Ragged& r, ElementType type, bool wide_offsets, RowOp op, void*
   std::size_t wrong = 0;
   for (std::size_t s = 0; s < segments; ++s) {
     const std::size_t begin = std::size_t(r.offsets[s]), cols = std::size_t(r.offsets[s + 1]) - begin;
-    const RowFacts facts = facts_of(values.data() + begin, cols, op);
-    const RowVerdict v = verdict_of(facts, cols, op, got.data() + s * result, depth);
+    const RowVerdict v = verdict_of(facts[s], cols, op, got.data() + s * result, depth);
     if (!v.ok && wrong++ < 3) {
       ADD_FAILURE() << at << ": segment " << s << " [" << begin << ", " << begin + cols << "): " << v.result
                     << " but the reference is " << v.reference << " (" << v.why << ")";
@@ -166,12 +183,21 @@ void check(const Ragged& r, ElementType type, bool wide_offsets, RowOp op, void*
   }
   EXPECT_EQ(wrong, 0u) << at;
 }
+void check(const Ragged& r, ElementType type, bool wide_offsets, RowOp op, void* scratch = nullptr,
+           std::size_t scratch_bytes = 0) {
+  const Prepared p = prepare(r, type);
+  check(r, p, facts_of_segments(r, p, op), type, wide_offsets, op, scratch, scratch_bytes);
+}
 
-// Every type, offset type and operator on one set of lengths.
-void check_everything(const Ragged& r) {
-  for (ElementType type : kAllTypes)
-    for (bool wide : {false, true})
-      for (RowOp op : kAllOps) check(r, type, wide, op);
+// Every type, offset type and operator on one set of lengths (the reference once per type and operator).
+void check_everything(const Ragged& r, const std::vector<RowOp>& ops = {std::begin(kAllOps), std::end(kAllOps)}) {
+  for (ElementType type : kAllTypes) {
+    const Prepared p = prepare(r, type);
+    for (RowOp op : ops) {
+      const std::vector<RowFacts> facts = facts_of_segments(r, p, op);
+      for (bool wide : {false, true}) check(r, p, facts, type, wide, op);
+    }
+  }
 }
 
 std::vector<std::size_t> uniform_lengths(std::size_t segments, std::size_t low, std::size_t high, std::mt19937_64& g) {
@@ -312,9 +338,7 @@ TEST(RaggedSegmentsGpu, NaNAndTiesAcrossTiles) {
   const std::size_t last = std::size_t(r.offsets[r.segments() - 1]);
   r.values[last + kTile] = 2.0f, r.values[last + 2 * kTile - 1] = nan, r.values[last + 2 * kTile] = nan;
   r.values[last + 4 * kTile + 1] = nan;
-  for (ElementType type : kAllTypes)
-    for (bool wide : {false, true})
-      for (RowOp op : {RowOp::Max, RowOp::ArgMax}) check(r, type, wide, op);
+  check_everything(r, {RowOp::Max, RowOp::ArgMax});
 }
 
 // Small enough for compute-sanitizer (h46check.sh runs it under memcheck and racecheck): 20 tiles or so
