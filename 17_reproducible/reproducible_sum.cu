@@ -167,6 +167,7 @@ __device__ void block_sum(const unsigned long long* rows, unsigned stride, unsig
   if (__syncthreads_or(flags)) {  // a barrier: every column final, any_flags 0
     if (flags) atomicOr(&any_flags, flags);
   }
+  // [snippet:block_sum]
   for (unsigned r = warp; r < kRows; r += warps) {
     long long sum[2] = {0, 0};
     for (unsigned c = lane; c < blockDim.x; c += lanes) {
@@ -188,6 +189,7 @@ __device__ void block_sum(const unsigned long long* rows, unsigned stride, unsig
     total->flags = any_flags;
     settle(total->limb);
   }
+  // [/snippet:block_sum]
   __syncthreads();
 }
 
