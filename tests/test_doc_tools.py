@@ -1018,8 +1018,9 @@ class Reproducible(unittest.TestCase):
             f.write("<!-- results:17_profile -->\n<!-- /results -->\n")
         for k, folder in enumerate(folders):  # as gpu_suite.sh's reproducible and reproducible_gpus steps leave them
             reproducible_run(os.path.join(folder, "reproducible.jsonl"), 1.2)
-            write(os.path.join(folder, "gpu_x2.txt"), GPU_TXT.format(driver="999.1.2", uuid=f"GPU-x{k}", cuda="77.7",
-                                                                      date="2031-02-03"))
+            two = GPU_TXT.format(driver="999.1.2", uuid=f"GPU-x{k}", cuda="77.7", date="2031-02-03")
+            two = two.replace("\nnvcc", f"\nTest GPU, 999.1.2, 1024 MiB, 1000 MHz, GPU-y{k}\nnvcc", 1)  # its second GPU
+            write(os.path.join(folder, "gpu_x2.txt"), two)
             lines = [{"device": "Test GPU", "cuda_runtime": 77070, "date": "2031-02-03", "gpus_visible": 2, "reps": 7}]
             for job, one in (("11_multi_gpu", 4.0), ("17_reproducible", 4.4 + k)):
                 for gpus in (1, 2):
@@ -1050,7 +1051,8 @@ class Reproducible(unittest.TestCase):
                          ["gpu_x2.txt", "reproducible_gpus.jsonl"])
         self.assertNotIn("GPU-x0", read(os.path.join(data, "reproducible_gpus", "run1", "gpu_x2.txt")))
         on_gpus = block(read(os.path.join(self.root, "17_reproducible", "README.md")), "results:17_on_gpus")
-        self.assertIn("On 2 × Test GPU, CUDA 77.7, driver 999.1.2; 2 runs on 2 different GPUs, 2031-02-03: "
+        # Runs of two GPUs each are told apart by machine.
+        self.assertIn("On 2 × Test GPU, CUDA 77.7, driver 999.1.2; 2 runs on 2 different machines, 2031-02-03: "
                       "`bench_reproducible_gpus`", on_gpus)
         # 17 on 1 GPU: 4.4 and 5.4 ms (median 4.9), on 2: 2.2 and 2.7; 11 on 2: 2.0.
         self.assertIn("| uniform [0, 1) | 2^30 | 4.000 | 2.000 | 4.900 | 2.450 | 2.00× | 1.10–1.35× | yes |", on_gpus)

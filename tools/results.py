@@ -302,7 +302,8 @@ def combine(runs):
 
 def describe_runs(facts):
     """The machines behind a set of runs: "GPU, CUDA 13.0, driver 580.159.04, 2026-11-22" for one run; for
-    several, the values that differ joined by " / ", then how many runs on how many GPUs and their dates."""
+    several, the values that differ joined by " / ", then how many runs on how many GPUs (machines, for runs of
+    several GPUs) and their dates."""
     def field(key, prefix=""):
         values = list(dict.fromkeys(f[key] for f in facts if f.get(key)))  # each value once, in order
         return prefix + " / ".join(values) if values else None
@@ -314,9 +315,10 @@ def describe_runs(facts):
         return machine + (", " + dates[0] if dates else "")
     ids = [(f.get("gpu_ids") or [None])[0] for f in facts]
     count = f"{len(facts)} runs"
-    if all(ids):
+    if all(ids):  # a run of several GPUs is told apart by its first: a machine
         distinct = len(set(ids))
-        count += f" on {distinct} different GPU{'s' if distinct != 1 else ''}"
+        noun = "machine" if any((f.get("gpus") or 1) > 1 for f in facts) else "GPU"
+        count += f" on {distinct} different {noun}{'s' if distinct != 1 else ''}"
     when = ", ".join(dates[:-1]) + " and " + dates[-1] if len(dates) > 1 else "".join(dates)
     return f"{machine}; {count}" + (", " + when if when else "")
 
