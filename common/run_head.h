@@ -16,7 +16,9 @@ namespace reduction {
 // A CUDA version number (cudaRuntimeGetVersion, cudaDriverGetVersion) as "13.0".
 std::string cuda_version_text(int version);
 
-// The runtime's version, "13.0", and the driver's, "13.0" ("" where no driver answers).
+// The runtime's version, "13.0", and the driver's (the CUDA version it supports,
+// cudaDriverGetVersion: "13.0"; "" where no driver answers). The driver's own release,
+// 580.159.04, is nvidia-smi's: tools/gpu_suite.sh records it in gpu.txt.
 std::string cuda_runtime_version();
 std::string cuda_driver_version();
 
