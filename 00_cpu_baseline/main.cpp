@@ -11,6 +11,7 @@
 #include "harness.h"
 #include "launch_rules.h"
 #include "reference.h"
+#include "run_head.h"
 #include "timer.h"
 
 namespace reduction {
@@ -102,20 +103,22 @@ int run_typed(const Options& options) {
   const CpuMethodResult& fastest = results.back();
 
   if (options.json) {
+    std::printf("%s\n", run_head(nullptr, options.reps, options.flush).c_str());  // no GPU: device null
     std::vector<std::string> methods;
     for (const auto& m : results) {
       methods.push_back(JsonObject().str("name", m.name).raw("result", json_number(m.value_text))
                             .raw("error", json_number(format_value(m.error)))
                             .raw("tolerance", m.bounded ? json_number(format_value(m.tolerance)) : "null")
-                            .flag("ok", m.ok).num("ms", m.median_ms, "%.6f").num("min_ms", m.min_ms, "%.6f")
+                            .flag("ok", m.ok).num("median_ms", m.median_ms, "%.6f").num("min_ms", m.min_ms, "%.6f")
                             .num("iqr_ms", m.iqr_ms, "%.6f").num("gbps", m.gbps, "%.3f").text());
     }
     JsonObject json;
     json.str("chapter", "00_cpu_baseline").str("type", dtype_name(options.type)).num("n", n)
         .raw("result", json_number(fastest.value_text)).raw("reference", json_number(ref_text)).flag("ok", all_ok)
-        .str("note", notes).raw("non_finite", json_non_finite(ref)).num("ms", fastest.median_ms, "%.6f")
-        .num("gbps", fastest.gbps, "%.3f").raw("peak_gbps", "null")
-        .num("threads", cpu_baseline::threaded_sum_threads(n)).num("reps", options.reps).num("seed", options.seed)
+        .str("note", notes).raw("non_finite", json_non_finite(ref))
+        .num("median_ms", fastest.median_ms, "%.6f").num("min_ms", fastest.min_ms, "%.6f")
+        .num("iqr_ms", fastest.iqr_ms, "%.6f").num("gbps", fastest.gbps, "%.3f")
+        .num("threads", cpu_baseline::threaded_sum_threads(n)).num("seed", options.seed)
         .raw("methods", json_list(methods));
     std::printf("%s\n", json.text().c_str());
     return all_ok ? 0 : 1;

@@ -192,7 +192,7 @@ rows_harness::RowsProgram short_rows_program() {
   rows_harness::RowsProgram program;
   program.id = "16_short_rows";
   program.summary = "sum, max, argmax, mean and variance of every row of a row-major M x K matrix of float, half or "
-                    "bf16: one thread per row for rows of up to 128 bytes, and the whole rule of 13-16";
+                    "bf16: one thread per row for rows of up to 128 bytes, and the whole rule of 14-16";
   program.methods = {RowMethod::Thread, RowMethod::Group, RowMethod::Warp, RowMethod::Block, RowMethod::Auto};
   program.types = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
   program.ops = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};

@@ -24,7 +24,7 @@
 // Another element type: none (a double's 2048 exponents and 53-bit significands: README, exercise 4).
 // --use_fast_math: still exact, the same bits: floats are read and made as bits; the one float
 // instruction (the inf/NaN probe) is read only for inf and NaN, which flush to zero leaves alone.
-// Shared memory: 136 bytes a thread (blocks over 288 threads ask the GPU for more than 48 KB).
+// Shared memory: 136 bytes a thread (from 353 threads more than the 48 KB any block gets).
 // Streams: one scratch serves one stream at a time: calls that may overlap (other streams, threads) need one each.
 #pragma once
 

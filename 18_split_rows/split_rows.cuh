@@ -1,6 +1,7 @@
 // 18_split_rows: 14's row statistics (float, __half, __nv_bfloat16), with a long row spread
 // over several blocks when too few rows fill the GPU. What changes since 14 is at the top of
-// split_rows.cu. Rows under 2 KiB: 14's, 15's or 16's units read them faster.
+// split_rows.cu. Rows 16's whole rule gives no block (up to 2 KiB, or 8 KiB with 4096 rows or
+// more) are 14's, 15's or 16's.
 //
 // Use it in your code (input: n_rows x n_cols floats, row-major, in device memory):
 //   #include "split_rows.cuh"

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cuda_check.h"
+#include "run_head.h"
 
 namespace reduction {
 
@@ -46,13 +47,8 @@ DeviceInfo query_device() {
 }
 
 std::string cuda_version_string() {
-  int runtime = 0, driver = 0;
-  cudaRuntimeGetVersion(&runtime);
-  cudaDriverGetVersion(&driver);
-  char text[64];
-  std::snprintf(text, sizeof text, "%d.%d (driver %d.%d)", runtime / 1000, (runtime % 1000) / 10, driver / 1000,
-                (driver % 1000) / 10);
-  return text;
+  const std::string driver = cuda_driver_version();
+  return cuda_runtime_version() + " (driver " + (driver.empty() ? "none" : driver) + ")";
 }
 
 }  // namespace reduction

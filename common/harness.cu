@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "run_head.h"
 #include "timer.h"
 
 namespace reduction {
@@ -169,6 +170,7 @@ void print_report(const Chapter& chapter, const Variant& variant, const Options&
   // A shape the library chose (CUB) is not ours to report: null in JSON.
   auto shape = [&](int value) { return variant.chooses_shape ? std::string("null") : std::to_string(value); };
   if (options.json) {
+    std::printf("%s\n", run_head(&device, measurement.reps, measurement.flush).c_str());
     JsonObject json;
     json.str("chapter", chapter.id).str("variant", variant.name).str("type", dtype_name(options.type))
         .str("op", op_name(options.op)).num("n", ref.n).raw("block", shape(measurement.block))
@@ -178,11 +180,10 @@ void print_report(const Chapter& chapter, const Variant& variant, const Options&
     json.raw("error", json_number(format_value(measurement.verdict.error)))
         .raw("tolerance", json_number(format_value(measurement.verdict.tolerance))).flag("ok", measurement.verdict.ok)
         .str("note", measurement.verdict.note).raw("non_finite", json_non_finite(ref))
-        .num("ms", measurement.median_ms, "%.6f").num("gbps", measurement.gbps, "%.3f").num("peak_gbps", peak, "%.3f")
-        .num("percent_of_peak", 100.0 * measurement.gbps / peak, "%.2f").num("reps", measurement.reps)
-        .flag("flush", measurement.flush).num("seed", options.seed).str("input", options.input)
-        .raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from))
-        .str("device", device.name).str("cuda", cuda_version_string());
+        .num("median_ms", measurement.median_ms, "%.6f").num("min_ms", measurement.times.min, "%.6f")
+        .num("iqr_ms", measurement.times.iqr, "%.6f").num("gbps", measurement.gbps, "%.3f")
+        .num("percent_of_peak", 100.0 * measurement.gbps / peak, "%.2f").num("seed", options.seed)
+        .str("input", options.input).raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from));
     std::printf("%s\n", json.text().c_str());
     return;
   }

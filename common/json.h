@@ -3,7 +3,7 @@
 // a value that is already JSON (null, a number formatted by format_value, a nested
 // object or list) goes in with raw().
 //
-//   std::printf("%s\n", JsonObject().str("chapter", id).num("ms", ms, "%.6f").flag("ok", ok).text().c_str());
+//   std::printf("%s\n", JsonObject().str("chapter", id).num("median_ms", ms, "%.6f").flag("ok", ok).text().c_str());
 #pragma once
 
 #include <cstdint>
@@ -16,7 +16,8 @@
 
 namespace reduction {
 
-// Today's date in UTC, "YYYY-MM-DD": the "date" of every program's JSON head line.
+// Today's date in UTC, "YYYY-MM-DD": the "date" of the run head (run_head.h); the only date
+// formatter of the programs.
 inline std::string utc_date() {
   char text[16];
   const std::time_t now = std::time(nullptr);

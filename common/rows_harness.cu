@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 
 #include "cuda_check.h"
@@ -17,6 +16,7 @@
 #include "l2_flush.h"
 #include "read_floor.h"
 #include "rows_internal.h"
+#include "run_head.h"
 #include "timer.h"
 
 namespace reduction::rows_harness {
@@ -45,13 +45,6 @@ struct Measurement {
   RowsCheck check;
   bool ok = false;
 };
-
-std::string today() {
-  char buffer[16];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", std::gmtime(&now));
-  return buffer;
-}
 
 double mib(double bytes) { return bytes / 1048576.0; }
 
@@ -174,20 +167,20 @@ void print_report(const RowsProgram& program, const RowsOptions& options, const 
   const double of_floor = run.times.median > 0 ? 100.0 * floor.times.median / run.times.median : 0.0;
   const std::string wrong = run.check.ok ? "" : std::to_string(run.check.wrong_rows) + " of " + std::to_string(m.rows);
   if (options.json) {
+    std::printf("%s\n", run_head(&device, options.reps, options.flush).c_str());
     JsonObject json;
     json.str("chapter", program.id).num("rows", m.rows).num("cols", m.cols).str("type", element_name(m.type))
         .str("op", op_name(run.job.op)).str("method", method_name(run.job.method)).str("plan", run.job.plan)
         .num("depth", run.job.depth).flag("ok", run.ok).num("wrong_rows", run.check.wrong_rows)
         .str("first_wrong", run.check.first_wrong).raw("worst_error_over_tolerance", json_number(text(run.check.worst)))
         .str("row0_result", run.check.row0_result).str("row0_reference", run.check.row0_reference)
-        .num("ms", run.times.median, "%.6f").num("min_ms", run.times.min, "%.6f").num("iqr_ms", run.times.iqr, "%.6f")
-        .num("gbps", run.gbps, "%.3f").num("traffic_gbps", run.traffic_gbps, "%.3f").num("peak_gbps", peak, "%.3f")
+        .num("median_ms", run.times.median, "%.6f").num("min_ms", run.times.min, "%.6f")
+        .num("iqr_ms", run.times.iqr, "%.6f").num("gbps", run.gbps, "%.3f").num("traffic_gbps", run.traffic_gbps, "%.3f")
         .num("percent_of_peak", peak > 0 ? 100.0 * run.gbps / peak : 0.0, "%.2f")
         .num("floor_ms", floor.times.median, "%.6f").num("floor_gbps", floor.gbps, "%.3f")
         .num("percent_of_floor", of_floor, "%.2f").num("input_bytes", m.bytes.size())
-        .num("output_bytes", m.rows * result_bytes(run.job.op)).num("reps", options.reps).flag("flush", options.flush)
-        .num("seed", options.seed).str("input", options.input).str("device", device.name)
-        .str("cuda", cuda_version_string());
+        .num("output_bytes", m.rows * result_bytes(run.job.op)).num("seed", options.seed)
+        .str("input", options.input);
     std::printf("%s\n", json.text().c_str());
     return;
   }
@@ -229,11 +222,10 @@ int sweep(const RowsProgram& program, const RowsOptions& options, const DeviceIn
   const std::string dir = sweep_folder(options.out_dir);
   std::ofstream csv(dir + "/rows_sweep.csv"), json(dir + "/rows_sweep.json");
   if (!csv || !json) throw UsageError("cannot write the sweep files in '" + dir + "'");
-  csv << "type,k,m,op,method,plan,ms,min_ms,iqr_ms,gbps,traffic_gbps,percent_of_peak,percent_of_floor,ok\n";
+  csv << "type,k,m,op,method,plan,median_ms,min_ms,iqr_ms,gbps,traffic_gbps,percent_of_peak,percent_of_floor,ok\n";
   JsonObject head;
-  head.str("chapter", program.id).str("device", device.name).str("cuda", cuda_version_string()).str("date", today())
-      .num("peak_gbps", device.peak_gbps()).num("elements", kDefaultElements).num("reps", options.reps)
-      .flag("flush", options.flush).num("seed", options.seed);
+  head.raw("head", run_head(&device, options.reps, options.flush)).str("chapter", program.id)
+      .num("elements", kDefaultElements).num("seed", options.seed);
   std::vector<std::string> items;  // the rows, one line each
   bool all_ok = true;
   for (ElementType type : kSweepTypes) {
@@ -264,8 +256,9 @@ int sweep(const RowsProgram& program, const RowsOptions& options, const DeviceIn
             << r.traffic_gbps << ',' << percent_of_peak << ',' << percent_of_floor << ',' << (r.ok ? "ok" : "WRONG")
             << '\n';
         items.push_back(JsonObject().str("type", element_name(type)).num("k", k).num("m", m_rows).str("op", op)
-                            .str("method", r.job.label).str("plan", r.job.plan).num("ms", r.times.median)
-                            .num("min_ms", r.times.min).num("iqr_ms", r.times.iqr).num("gbps", r.gbps)
+                            .str("method", r.job.label).str("plan", r.job.plan)
+                            .num("median_ms", r.times.median, "%.6f").num("min_ms", r.times.min, "%.6f")
+                            .num("iqr_ms", r.times.iqr, "%.6f").num("gbps", r.gbps)
                             .num("traffic_gbps", r.traffic_gbps).num("percent_of_peak", percent_of_peak)
                             .num("percent_of_floor", percent_of_floor).flag("ok", r.ok).text());
         if (!r.ok) {

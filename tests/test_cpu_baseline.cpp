@@ -100,9 +100,18 @@ TEST(CpuBaseline, JsonHasTheGuideKeys) {
   const testing::ProgramRun run = testing::run_program("00_cpu_baseline", "--n 4097 --reps 2 --json --type double");
   EXPECT_EQ(run.exit_code, 0) << run.output;
   for (const char* key : {"\"chapter\": \"00_cpu_baseline\"", "\"type\": \"double\"", "\"n\": 4097", "\"result\": ",
-                          "\"reference\": ", "\"ok\": true", "\"ms\": ", "\"gbps\": ", "\"peak_gbps\": null"}) {
+                          "\"reference\": ", "\"ok\": true", "\"median_ms\": ", "\"min_ms\": ", "\"iqr_ms\": ",
+                          "\"gbps\": "}) {
     EXPECT_NE(run.output.find(key), std::string::npos) << key << " in " << run.output;
   }
+  // The run head first (common/run_head.h): no GPU, so no device and no peak.
+  EXPECT_EQ(run.output.rfind("{\"head\": true, \"device\": null, ", 0), 0u) << run.output;
+  const std::string head = run.output.substr(0, run.output.find('\n'));
+  for (const char* key : {"\"cuda\": ", "\"driver\": ", "\"date\": ", "\"sms\": null", "\"peak_gbps\": null",
+                          "\"reps\": 2", "\"flush\": "}) {
+    EXPECT_NE(head.find(key), std::string::npos) << key << " in " << head;
+  }
+  EXPECT_EQ(run.output.find("\"ms\""), std::string::npos) << run.output;
 }
 
 }  // namespace

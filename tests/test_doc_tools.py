@@ -142,6 +142,17 @@ class Schemes(unittest.TestCase):
                 self.assertEqual(run("draw_schemes.py", "--block", block, "--out", out).returncode, 2)
 
 
+def run_head(device="Test GPU", cuda="77.7", date="2031-02-03", sms=None, peak_gbps=None, reps=None, flush=True):
+    """A made-up run head (common/run_head.h): the first JSON line of a program's output, a document's "head"."""
+    return {"head": True, "device": device, "cuda": cuda, "driver": None, "date": date, "sms": sms,
+            "peak_gbps": peak_gbps, "reps": reps, "flush": flush}
+
+
+def headed_lines(pairs):
+    """JSON lines as programs print them, run after run: each (head, record) as two lines."""
+    return "".join(json.dumps(head) + "\n" + json.dumps(record) + "\n" for head, record in pairs)
+
+
 def made_up_sweep(dtype):
     """A synthetic sweep (made-up numbers, for this test only)."""
     chapters = ["00_cpu_baseline", "01_global_naive", "04_shared_tree", "10_cub"]
@@ -151,11 +162,10 @@ def made_up_sweep(dtype):
         for i, chapter in enumerate(chapters):
             ms = 0.005 + n * 4e-9 / (i + 1)
             gbps = n * 4 / (ms * 1e6)
-            rows.append({"n": n, "chapter": chapter, "ms": ms, "gbps": gbps,
+            rows.append({"n": n, "chapter": chapter, "median_ms": ms, "gbps": gbps,
                          "percent_of_peak": 0.0 if i == 0 else 100 * gbps / 3000.0,
                          "ok": not (chapter == "04_shared_tree" and k == 12)})
-    return {"device": "Test GPU", "cuda": "99.9", "date": "2000-01-02", "peak_gbps": 3000.0, "type": dtype,
-            "reps": 7, "flush": True, "rows": rows}
+    return {"head": run_head(cuda="99.9", date="2000-01-02", peak_gbps=3000.0, reps=7), "type": dtype, "rows": rows}
 
 
 class Results(unittest.TestCase):
@@ -276,16 +286,16 @@ def clean_sweep(dtype, factor=1.0, date="2000-01-02", reps=7):
         for i, chapter in enumerate(CHAPTERS + [results.FLOOR]):
             ms = factor * clean_ms(i, n)
             gbps = n * 4 / (ms * 1e6)
-            rows.append({"n": n, "chapter": chapter, "ms": ms, "min_ms": 0.98 * ms, "iqr_ms": 0.01 * ms, "gbps": gbps,
+            rows.append({"n": n, "chapter": chapter, "median_ms": ms, "min_ms": 0.98 * ms, "iqr_ms": 0.01 * ms,
+                         "gbps": gbps,
                          "percent_of_peak": 0.0 if i == 0 else 100 * gbps / 3000.0, "ok": True})
-    return {"device": "Test GPU", "cuda": "99.9", "date": date, "peak_gbps": 3000.0, "type": dtype, "reps": reps,
-            "flush": True, "rows": rows}
+    return {"head": run_head(cuda="99.9", date=date, peak_gbps=3000.0, reps=reps), "type": dtype, "rows": rows}
 
 
 def scale_point(sweep, chapter, n, factor):
     for row in sweep["rows"]:
         if row["chapter"] == chapter and row["n"] == n:
-            row["ms"] *= factor
+            row["median_ms"] *= factor
             row["min_ms"] *= factor
             row["iqr_ms"] *= factor
             row["gbps"] /= factor
@@ -301,7 +311,7 @@ def in_memory_runs(factors, change=None):
             if change:
                 change(k, dtype, sweep)
             sweep["path"] = f"run{k + 1}/sweep_{dtype}.json"
-            sweeps[dtype] = results.index_rows(sweep)
+            sweeps[dtype] = results.index_rows(results.joined_head(sweep))  # as load_sweep reads it
         runs.append({"dir": f"run{k + 1}", "sweeps": sweeps, "facts": {"gpu": "Test GPU", "date": "2000-01-02"}})
     return runs
 
@@ -359,7 +369,7 @@ class Combining(RepoCopy):
         base = clean_ms(2, N24)  # 04_shared_tree at 2^24: 0.005 + 16777216 * 4e-9 / 3 = 0.027369621 ms
         self.assertAlmostEqual(base, 0.027369621, places=9)
         row = combined["int"]["table"]["04_shared_tree"][N24]
-        self.assertAlmostEqual(row["ms"], base, places=12)
+        self.assertAlmostEqual(row["median_ms"], base, places=12)
         for got, factor in zip(row["run_ms"], factors):
             self.assertAlmostEqual(got, factor * base, places=12)
         self.assertAlmostEqual(results.spread_percent(row), 2.0, places=9)
@@ -395,7 +405,7 @@ class Combining(RepoCopy):
         dirs = [write_run(os.path.join(self.tmp.name, f"r{k}"), f) for k, f in enumerate((1.00, 1.04))]
         row = results.combine(results.load_runs(dirs))["float"]["table"]["10_cub"][1 << 28]
         base = clean_ms(3, 1 << 28)
-        self.assertAlmostEqual(row["ms"], 1.02 * base, places=12)
+        self.assertAlmostEqual(row["median_ms"], 1.02 * base, places=12)
         self.assertAlmostEqual(row["lo"], base, places=12)
         self.assertAlmostEqual(row["hi"], 1.04 * base, places=12)
         self.assertAlmostEqual(results.spread_percent(row), 100 * 0.02 / 1.02, places=9)
@@ -417,14 +427,14 @@ class Combining(RepoCopy):
         self.assertNotIn("–", at_28)  # no spread over 10 % at 2^28: single ratios
 
     def test_within_the_spread_is_said(self):
-        a = {"ms": 1.0, "lo": 0.98, "hi": 1.03, "n_runs": 3}
-        b = {"ms": 1.02, "lo": 1.01, "hi": 1.05, "n_runs": 3}
-        c = {"ms": 1.10, "lo": 1.08, "hi": 1.12, "n_runs": 3}
+        a = {"median_ms": 1.0, "lo": 0.98, "hi": 1.03, "n_runs": 3}
+        b = {"median_ms": 1.02, "lo": 1.01, "hi": 1.05, "n_runs": 3}
+        c = {"median_ms": 1.10, "lo": 1.08, "hi": 1.12, "n_runs": 3}
         self.assertTrue(results.within_spread(a, b))
         self.assertFalse(results.within_spread(a, c))
-        one = {"ms": 1.0, "iqr_ms": 0.04}  # one run: the middle half of the repetitions, 0.98 .. 1.02
-        self.assertTrue(results.within_spread(one, {"ms": 1.03, "iqr_ms": 0.02}))
-        self.assertFalse(results.within_spread(one, {"ms": 1.04, "iqr_ms": 0.02}))
+        one = {"median_ms": 1.0, "iqr_ms": 0.04}  # one run: the middle half of the repetitions, 0.98 .. 1.02
+        self.assertTrue(results.within_spread(one, {"median_ms": 1.03, "iqr_ms": 0.02}))
+        self.assertFalse(results.within_spread(one, {"median_ms": 1.04, "iqr_ms": 0.02}))
 
     def test_step_tables_combine_the_runs(self):
         import fill_docs
@@ -449,7 +459,7 @@ class Check(unittest.TestCase):
             if k == 1 and dtype == "int":
                 for row in sweep["rows"]:
                     if row["chapter"] == "04_shared_tree" and row["n"] == N24:
-                        row["iqr_ms"] = 0.3 * row["ms"]  # limit: 2 x (1.2 µs + 0.75 %) = 3.2 µs of 27 µs
+                        row["iqr_ms"] = 0.3 * row["median_ms"]  # limit: 2 x (1.2 µs + 0.75 %) = 3.2 µs of 27 µs
         suspects = results.check(in_memory_runs([1.0, 1.0, 1.0], change))
         self.assertEqual([(s["kind"], s["type"], s["chapter"], s["n"], s["run"]) for s in suspects],
                          [("spread within the run", "int", "04_shared_tree", N24, 2)])
@@ -515,9 +525,9 @@ class Check(unittest.TestCase):
 
             # A new tour --json at that size replaces the rows, is recorded, and the check passes.
             fresh = clean_sweep("float", 1.0, "2031-02-03")
-            tour = {"device": "Test GPU", "type": "float", "n": 1 << 26, "reps": 7, "rows": [
+            tour = {"type": "float", "n": 1 << 26, "rows": [
                 dict(r, result=1, note="", percent_of_peak=None) for r in fresh["rows"] if r["n"] == 1 << 26]}
-            write(os.path.join(tmp, "tour.json"), json.dumps(tour))
+            write(os.path.join(tmp, "tour.json"), headed_lines([(run_head(reps=7), tour)]))
             write(os.path.join(tmp, "broken.json"), "{\"device\": ")
             result = run("publish.py", "remeasure", bad, os.path.join(tmp, "tour.json"),
                          os.path.join(tmp, "broken.json"), "--attempt", "2")
@@ -526,7 +536,7 @@ class Check(unittest.TestCase):
             sweep = json.loads(read(os.path.join(bad, "data", "sweep_float.json")))
             row = next(r for r in sweep["rows"] if r["chapter"] == "04_shared_tree" and r["n"] == 1 << 26)
             self.assertEqual(row["remeasured"], 2)
-            self.assertAlmostEqual(row["ms"], clean_ms(2, 1 << 26), places=12)
+            self.assertAlmostEqual(row["median_ms"], clean_ms(2, 1 << 26), places=12)
             self.assertAlmostEqual(row["sweep_ms"], 1.10 * clean_ms(2, 1 << 26), places=12)
             self.assertEqual(run("publish.py", "check", bad).returncode, 0)
             sweeps = results.combine(results.load_runs([bad]))
@@ -567,9 +577,9 @@ class FillDocs(RepoCopy):
 
     def test_run_facts_come_from_the_files(self):
         run_dir = write_run(os.path.join(self.tmp.name, "run"), reps=13)
-        write(os.path.join(run_dir, "chapters.jsonl"), json.dumps(
-            {"chapter": "00_cpu_baseline", "n": N24, "threads": 5, "reps": 13, "methods": [
-                {"name": "plain loop", "result": "12", "error": 0.0, "ms": 1.5, "gbps": 44.7, "ok": True}]}) + "\n")
+        write(os.path.join(run_dir, "chapters.jsonl"), headed_lines([(run_head(device=None, reps=13), {
+            "chapter": "00_cpu_baseline", "n": N24, "threads": 5, "methods": [
+                {"name": "plain loop", "result": "12", "error": 0.0, "median_ms": 1.5, "gbps": 44.7, "ok": True}]})]))
         write(os.path.join(run_dir, "cpu_300M_float.txt"), "made-up output\n")
         # steps.jsonl: one `tour --steps NN --json` object per line (tools/gpu_suite.sh steps).
         records = []
@@ -577,15 +587,14 @@ class FillDocs(RepoCopy):
                                     ("06_warp_unroll", "loop_only"), ("06_warp_unroll", ""))),
                             ("04", (("03_interleaved", ""), ("04_shared_tree", "one_each"), ("04_shared_tree", "")))):
             for dtype in ("int", "float"):
-                records.append({
-                    "steps": {"06": "06_warp_unroll", "04": "04_shared_tree"}[group], "device": "Test GPU",
-                    "sm_count": 3, "date": "2031-02-03", "type": dtype, "n": N24, "reps": 11, "flush": True,
+                records.append((run_head(sms=3, reps=11), {
+                    "steps": {"06": "06_warp_unroll", "04": "04_shared_tree"}[group], "type": dtype, "n": N24,
                     "block": 128, "same_grid": group == "06", "ok": True, "rows": [
                         {"chapter": chapter, "variant": variant, "block": 128,
                          "grid": 6 if group == "06" or (chapter, variant) == ("04_shared_tree", "") else 131072,
-                         "ms": (50.0 - i) / 1000, "min_ms": (49.0 - i) / 1000, "iqr_ms": 0.0001, "gbps": 1300.0 + i,
-                         "ok": True} for i, (chapter, variant) in enumerate(rows)]})
-        write(os.path.join(run_dir, "steps.jsonl"), "\n".join(json.dumps(r) for r in records) + "\n")
+                         "median_ms": (50.0 - i) / 1000, "min_ms": (49.0 - i) / 1000, "iqr_ms": 0.0001,
+                         "gbps": 1300.0 + i, "ok": True} for i, (chapter, variant) in enumerate(rows)]}))
+        write(os.path.join(run_dir, "steps.jsonl"), headed_lines(records))
         result = run("publish.py", run_dir, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         for written in ("06_warp_unroll/README.md (results:06_steps)", "04_shared_tree/README.md (results:04_steps)",
@@ -673,15 +682,14 @@ class FillDocs(RepoCopy):
         for folder, (rows, shapes) in groups.items():
             for dtype in ("int", "float"):
                 for n, shape in shapes.items():
-                    records.append({
-                        "steps": folder, "device": "Test GPU", "sm_count": 3, "date": "2031-02-03", "type": dtype,
-                        "n": n, "reps": 11, "flush": True, "block": shape[-1][0], "same_block": False,
+                    records.append((run_head(sms=3, reps=11), {
+                        "steps": folder, "type": dtype, "n": n, "block": shape[-1][0], "same_block": False,
                         "same_grid": False, "ok": True, "rows": [
                             {"chapter": chapter, "variant": variant, "block": block_size, "grid": grid,
-                             "ms": factor * (40.0 - 2 * i) / 1000, "min_ms": (39.0 - 2 * i) / 1000, "iqr_ms": 0.0001,
-                             "gbps": 1300.0 + i, "ok": True}
-                            for i, ((chapter, variant), (block_size, grid)) in enumerate(zip(rows, shape))]})
-        write(os.path.join(path, "steps.jsonl"), "\n".join(json.dumps(r) for r in records) + "\n")
+                             "median_ms": factor * (40.0 - 2 * i) / 1000, "min_ms": (39.0 - 2 * i) / 1000,
+                             "iqr_ms": 0.0001, "gbps": 1300.0 + i, "ok": True}
+                            for i, ((chapter, variant), (block_size, grid)) in enumerate(zip(rows, shape))]}))
+        write(os.path.join(path, "steps.jsonl"), headed_lines(records))
         return path
 
     def test_the_steps_of_05_08_and_09_are_written_from_their_records(self):
@@ -747,17 +755,18 @@ class FillDocs(RepoCopy):
             path = os.path.join(self.tmp.name, f"undo{k}")
             write(os.path.join(path, "gpu.txt"), GPU_TXT.format(driver="999.1.2", uuid=f"GPU-u{k}", cuda="77.7",
                                                                 date="2031-02-03"))
-            records = [{"chapter": "16_short_rows", "rows": 1 << 22, "cols": 16, "type": dtype, "ms": factor * ms,
-                        "min_ms": ms, "gbps": 100.0, "ok": True, "reps": 11, "flush": True, "step": step,
-                        "change": change}
+            records = [(run_head(reps=11), {"chapter": "16_short_rows", "rows": 1 << 22, "cols": 16, "type": dtype,
+                                            "median_ms": factor * ms, "min_ms": ms, "gbps": 100.0, "ok": True,
+                                            "step": step, "change": change})
                        for dtype in ("float", "bf16") for step, change, ms in (
                            ("15's groups", "", 0.120), ("staged, no spare words", "staging", 0.100),
                            ("staged with spare words (16)", "spare words", 0.080))]
-            records += [{"chapter": "17_reproducible", "n": n, "type": "float", "ms": factor * ms * n / N24,
-                         "gbps": 100.0, "ok": True, "reps": 11, "flush": True, "step": step, "change": change}
+            records += [(run_head(reps=11), {"chapter": "17_reproducible", "n": n, "type": "float",
+                                             "median_ms": factor * ms * n / N24, "gbps": 100.0, "ok": True,
+                                             "step": step, "change": change})
                         for n in (N24, 1 << 28) for step, change, ms in (
                             ("loads in their own trip", "", 0.050), ("loads a trip early (17)", "early loads", 0.040))]
-            write(os.path.join(path, "undo.jsonl"), "\n".join(json.dumps(r) for r in records) + "\n")
+            write(os.path.join(path, "undo.jsonl"), headed_lines(records))
             runs.append(path)
         self.assertEqual(publish.kinds_of(runs[0]), ["undo"])
         result = run("publish.py", *runs, "--root", self.root)
@@ -791,9 +800,9 @@ class FillDocs(RepoCopy):
               "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\nGPU0\t X \tNV7\t0-7\t0\nGPU1\tNV7\t X \t0-7\t0\n\nLegend:\n\n"
               "  X    = Self\n  SYS  = Connection traversing PCIe as well as the SMP interconnect\n"
               "  NV#  = Connection traversing a bonded set of # NVLinks\n")
-        records = [{"chapter": "11_multi_gpu", "mode": "one process", "gpus": g, "type": "float", "n": 1 << 30,
-                    "ms": 2.0 / g, "gbps": 2000.0 * g, "reps": 17, "flush": True, "device": "Test GPU"} for g in (1, 2)]
-        write(os.path.join(mg, "multigpu.jsonl"), "\n".join(json.dumps(r) for r in records) + "\n")
+        records = [(run_head(reps=17), {"chapter": "11_multi_gpu", "mode": "one process", "gpus": g, "type": "float",
+                                        "n": 1 << 30, "median_ms": 2.0 / g, "gbps": 2000.0 * g}) for g in (1, 2)]
+        write(os.path.join(mg, "multigpu.jsonl"), headed_lines(records))
         write(os.path.join(mg, "multigpu_large.txt"),
               "11_multi_gpu (one process): 3000000000 float values in 2 shards, one per GPU; 09 on each\n"
               "gpu 0      Test GPU (sm_90, 2 SMs, 1 MiB L2, 1.0 GiB) (0000:00:06.0), peak 100 GB/s, shard [0, 1)\n")
@@ -876,22 +885,23 @@ def reproducible_run(path, factor):
     """A made-up bench_reproducible output on two kinds of data at 2^16 and 2^30: 17 takes `factor` times 09's
     time, CUB's gpu_to_gpu twice 17's; on the first kind 17 also at blocks of 256 and 1024, and at 2^16 09 and 17
     over one float a thread, where 17 takes half its extra time."""
-    lines = [{"device": "Test GPU", "cuda_runtime": 77070, "date": "2031-02-03", "peak_gbps": 1000.0, "reps": 7}]
+    lines = [run_head(peak_gbps=1000.0, reps=7)]
     for data in ("uniform [0, 1)", "normal(0, 1)"):
         for n in (1 << 16, 1 << 30):
             for job, us in (("09_single_pass", 10.0), ("17_reproducible", 10.0 * factor),
                             ("cub_gpu_to_gpu", 20.0 * factor), ("read-only floor", 9.0)):
-                lines.append({"data": data, "n": n, "job": job, "block": 256, "grid": 1, "median_us": us, "min_us": us,
-                              "iqr_us": 0.1, "gbps": 1.0, "result": "1",
+                lines.append({"data": data, "n": n, "job": job, "block": 256, "grid": 1, "median_ms": us / 1000,
+                              "min_ms": us / 1000, "iqr_ms": 0.0001, "gbps": 1.0, "result": "1",
                               "ok": None if job == "read-only floor" else job != "cub_gpu_to_gpu" or n < 1 << 30})
             if data.startswith("uniform"):
                 for block, us in ((256, 10.0 * factor), (1024, 9.0 * factor)):
                     lines.append({"data": data, "n": n, "job": "17_reproducible", "block": block, "grid": 1,
-                                  "median_us": us, "min_us": us, "iqr_us": 0.1, "gbps": 1.0, "result": "1", "ok": True,
+                                  "median_ms": us / 1000, "min_ms": us / 1000, "iqr_ms": 0.0001, "gbps": 1.0,
+                                  "result": "1", "ok": True,
                                   "block_sweep": True})
             if data.startswith("uniform") and n < 1 << 30:  # one float a thread at n's shapes: half the gap
                 for job, us in (("09_single_pass", 8.0), ("17_reproducible", 8.0 + 5.0 * (factor - 1))):
-                    lines.append({"data": data, "n": 256, "job": job, "block": 256, "grid": 1, "median_us": us,
+                    lines.append({"data": data, "n": 256, "job": job, "block": 256, "grid": 1, "median_ms": us / 1000,
                                   "shape_of_n": n, "fixed_cost": True, "ok": True})
             lines.append({"data": data, "n": n, "job": "09_single_pass", "shapes": 5, "distinct_results": 2})
             lines.append({"data": data, "n": n, "job": "17_reproducible", "shapes": 5, "distinct_results": 1,
@@ -902,9 +912,9 @@ def reproducible_run(path, factor):
 class Rows(unittest.TestCase):
     def test_the_caption_takes_the_machine_from_the_run(self):
         with tempfile.TemporaryDirectory() as tmp:
-            sweep = {"chapter": "13_rows", "device": "Test GPU", "cuda": "77.7 (driver 78.0)", "date": "2031-02-03",
-                     "peak_gbps": 3000.0, "elements": 1 << 26, "reps": 7, "flush": True,
-                     "rows": [{"type": "float", "k": 8, "m": 1 << 23, "op": "sum", "method": "auto", "ms": 0.1,
+            sweep = {"head": dict(run_head(peak_gbps=3000.0, reps=7), driver="78.0"), "chapter": "13_rows",
+                     "elements": 1 << 26,
+                     "rows": [{"type": "float", "k": 8, "m": 1 << 23, "op": "sum", "method": "auto", "median_ms": 0.1,
                                "gbps": 2684.4, "ok": True}]}
             write(os.path.join(tmp, "rows", "13_rows", "rows_sweep.json"), json.dumps(sweep))
 
@@ -1018,9 +1028,10 @@ class Reproducible(unittest.TestCase):
             f.write("<!-- results:17_profile -->\n<!-- /results -->\n")
         for k, folder in enumerate(folders):  # as gpu_suite.sh's reproducible and reproducible_gpus steps leave them
             reproducible_run(os.path.join(folder, "reproducible.jsonl"), 1.2)
-            write(os.path.join(folder, "gpu_x2.txt"), GPU_TXT.format(driver="999.1.2", uuid=f"GPU-x{k}", cuda="77.7",
-                                                                      date="2031-02-03"))
-            lines = [{"device": "Test GPU", "cuda_runtime": 77070, "date": "2031-02-03", "gpus_visible": 2, "reps": 7}]
+            two = GPU_TXT.format(driver="999.1.2", uuid=f"GPU-x{k}", cuda="77.7", date="2031-02-03")
+            two = two.replace("\nnvcc", f"\nTest GPU, 999.1.2, 1024 MiB, 1000 MHz, GPU-y{k}\nnvcc", 1)  # its second GPU
+            write(os.path.join(folder, "gpu_x2.txt"), two)
+            lines = [run_head(peak_gbps=1000.0, reps=7), {"gpus_visible": 2}]
             for job, one in (("11_multi_gpu", 4.0), ("17_reproducible", 4.4 + k)):
                 for gpus in (1, 2):
                     lines.append({"job": job, "gpus": gpus, "n": 1 << 30, "data": "uniform [0, 1)",
@@ -1050,7 +1061,8 @@ class Reproducible(unittest.TestCase):
                          ["gpu_x2.txt", "reproducible_gpus.jsonl"])
         self.assertNotIn("GPU-x0", read(os.path.join(data, "reproducible_gpus", "run1", "gpu_x2.txt")))
         on_gpus = block(read(os.path.join(self.root, "17_reproducible", "README.md")), "results:17_on_gpus")
-        self.assertIn("On 2 × Test GPU, CUDA 77.7, driver 999.1.2; 2 runs on 2 different GPUs, 2031-02-03: "
+        # Runs of two GPUs each are told apart by machine.
+        self.assertIn("On 2 × Test GPU, CUDA 77.7, driver 999.1.2; 2 runs on 2 different machines, 2031-02-03: "
                       "`bench_reproducible_gpus`", on_gpus)
         # 17 on 1 GPU: 4.4 and 5.4 ms (median 4.9), on 2: 2.2 and 2.7; 11 on 2: 2.0.
         self.assertIn("| uniform [0, 1) | 2^30 | 4.000 | 2.000 | 4.900 | 2.450 | 2.00× | 1.10–1.35× | yes |", on_gpus)
@@ -1172,7 +1184,7 @@ class SmallNAndTuning(RepoCopy):
     def small_n_run(self, name, factor, uuid):
         path = os.path.join(self.tmp.name, name)
         write(os.path.join(path, "gpu.txt"), GPU_TXT.format(driver="999.1.2", uuid=uuid, cuda="77.7", date="2031-02-03"))
-        lines = [{"device": "Test GPU", "cuda": "77.7", "date": "2031-02-03", "sms": 2}]
+        lines = [run_head(sms=2, reps=100)]
         jobs = [("09 default", 64, 3, 10.0), ("09 B=256 V=1", 256, 9, 8.0), ("09 threadfence", 64, 3, 11.0),
                 ("10 CUB", 0, 0, 12.0), ("floor default", 256, 2, 5.0), ("floor B=256 wave", 256, 4, 4.0),
                 ("stage partials", 64, 3, 6.0), ("stage ticket", 64, 3, 7.0), ("stage relaxed", 64, 3, 6.5),
@@ -1180,8 +1192,8 @@ class SmallNAndTuning(RepoCopy):
         for k in (12, 16, 20):
             for job, block_size, grid, us in jobs:
                 lines.append({"type": "int", "n": 1 << k, "job": job, "block": block_size, "grid": grid,
-                              "reps": 100 if k < 20 else 30, "median_us": us * factor * (k - 11), "min_us": 0.0,
-                              "iqr_us": 0.0, "check": "ok"})
+                              "reps": 100 if k < 20 else 30, "median_ms": us * factor * (k - 11) / 1000,
+                              "min_ms": 0.0, "iqr_ms": 0.0, "check": "ok"})
         write(os.path.join(path, "tune_small_n.jsonl"), "\n".join(json.dumps(line) for line in lines) + "\n")
         return path
 
@@ -1203,8 +1215,8 @@ class SmallNAndTuning(RepoCopy):
         path = os.path.join(self.tmp.name, "tuning")
         write(os.path.join(path, "gpu.txt"), GPU_TXT.format(driver="999.1.2", uuid="GPU-t", cuda="77.7",
                                                             date="2031-02-03"))
-        lines = [{"variant": v, "n": 1 << k, "reps": 30, "median_us": us * k, "ok": v != "bad"}
-                 for v, us in (("cub", 1.0), ("gs K4", 0.5), ("bad", 2.0)) for k in (16, 20)]
+        lines = [run_head(reps=30)] + [{"variant": v, "n": 1 << k, "median_ms": us * k / 1000, "ok": v != "bad"}
+                                       for v, us in (("cub", 1.0), ("gs K4", 0.5), ("bad", 2.0)) for k in (16, 20)]
         write(os.path.join(path, "tune_single_pass.jsonl"), "\n".join(json.dumps(line) for line in lines) + "\n")
         result = run("publish.py", path, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)

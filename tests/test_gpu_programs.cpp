@@ -22,9 +22,12 @@ TEST(GpuPrograms, EveryChapterVerifiesAndPrintsJson) {
       const ProgramRun run = run_program(c.id, std::string("--n 1000003 --reps 3 --json --type ") + type);
       EXPECT_EQ(run.exit_code, 0) << c.id << "\n" << run.output;
       for (const char* key : {"\"chapter\": ", "\"type\": ", "\"n\": 1000003", "\"result\": ", "\"reference\": ",
-                              "\"ok\": true", "\"ms\": ", "\"gbps\": ", "\"peak_gbps\": "}) {
+                              "\"ok\": true", "\"median_ms\": ", "\"min_ms\": ", "\"iqr_ms\": ", "\"gbps\": ",
+                              "\"peak_gbps\": "}) {
         EXPECT_NE(run.output.find(key), std::string::npos) << c.id << " JSON lacks " << key << ":\n" << run.output;
       }
+      EXPECT_EQ(run.output.rfind("{\"head\": true, \"device\": \"", 0), 0u) << c.id << " no run head first:\n"
+                                                                          << run.output;
     }
   }
 }

@@ -340,15 +340,21 @@ TEST(Programs, NonFiniteInputsGiveNumPysAnswerAndValidJson) {
   }
 }
 
-// The tour without a device: --json is one object, with the device (null), n, type and
-// every row it could run; the notice that the GPU chapters need a GPU goes to stderr.
+// The tour without a device: --json is the run head (device and peak null), then one
+// object with n, type and every row it could run; the notice that the GPU chapters need a
+// GPU goes to stderr.
 TEST(Programs, TourJsonIsOneObjectWithoutAGpu) {
-  const std::string out = stdout_of("tour", "--n 1000 --reps 2 --type float --json", "CUDA_VISIBLE_DEVICES= ");
+  const std::string both = stdout_of("tour", "--n 1000 --reps 2 --type float --json", "CUDA_VISIBLE_DEVICES= ");
+  ASSERT_NE(both.find('\n'), std::string::npos) << both;
+  const std::string head = both.substr(0, both.find('\n')), out = both.substr(both.find('\n') + 1);
+  EXPECT_EQ(head.rfind("{\"head\": true, \"device\": null, ", 0), 0u) << head;
+  EXPECT_NE(head.find("\"peak_gbps\": null, \"reps\": 2, \"flush\": true}"), std::string::npos) << head;
   ASSERT_FALSE(out.empty());
   EXPECT_EQ(out.front(), '{') << out;
   EXPECT_EQ(out.substr(out.size() - 2), "}\n") << out;
-  EXPECT_EQ(out.find('\n'), out.size() - 1) << "more than one line:\n" << out;
-  for (const char* key : {"\"device\": null", "\"n\": 1000", "\"type\": \"float\"", "\"reference\": ",
+  EXPECT_EQ(out.find('\n'), out.size() - 1) << "more than one line after the head:\n" << out;
+  EXPECT_NE(out.find("\"median_ms\": "), std::string::npos) << out;
+  for (const char* key : {"\"n\": 1000", "\"type\": \"float\"", "\"reference\": ",
                           "\"rows\": [{\"chapter\": \"00_cpu_baseline\"", "\"ok\": true"}) {
     EXPECT_NE(out.find(key), std::string::npos) << key << " not in " << out;
   }

@@ -1266,7 +1266,7 @@ TEST(RowsProgramGpu, EveryMethodVerifiesAndPrintsJson) {
         EXPECT_EQ(run.exit_code, 0) << t.program.id << " " << args << "\n" << run.output;
         for (const std::string& key : {"\"chapter\": \"" + t.program.id + "\"", std::string("\"rows\": 1001"),
                                       std::string("\"cols\": 33"), std::string("\"ok\": true"),
-                                      std::string("\"wrong_rows\": 0"), std::string("\"ms\": "),
+                                      std::string("\"wrong_rows\": 0"), std::string("\"median_ms\": "),
                                       std::string("\"percent_of_floor\": "), std::string("\"plan\": ")}) {
           EXPECT_NE(run.output.find(key), std::string::npos) << args << ": no " << key << " in\n" << run.output;
         }

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results import (DataError, caption, describe_runs, differs, machine, power_label,  # noqa: E402
-                     read_jsonl, rel_link, table, write_blocks)
+                     joined_head, read_jsonl, rel_link, table, write_blocks)
 import plots  # noqa: E402
 
 KINDS = {
@@ -36,6 +36,8 @@ STUDY = "12_accuracy/bench/error_study.cu"
 def read_study(folder, name):
     """One of the study's files (device.json is one JSON line too), every line checked for its keys."""
     rows = read_jsonl(os.path.join(folder, name))
+    if name == "device.json":  # the run head is its member "head" (common/run_head.h)
+        rows = [joined_head(row) for row in rows]
     if any(k not in row for row in rows for k in COLUMNS[name]) or (name == "device.json" and not rows):
         raise DataError(f"{name}: expected the keys {', '.join(COLUMNS[name])} on every line")
     return rows

@@ -21,7 +21,8 @@ ROOT = os.path.dirname(HERE)  # publish.py --root changes it (tests fill a copy 
 sys.path.insert(0, HERE)
 import ncu_table  # noqa: E402
 import results  # noqa: E402
-from results import differs, median_over_machines, power_label, read_jsonl, reps_of, table, value_range  # noqa: E402
+from results import (differs, median_over_machines, power_label, read_records, reps_of, table, us,  # noqa: E402
+                     value_range)
 
 def read(path):
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -114,7 +115,7 @@ def step_intro(group, first, records):
     block, grids = first["block"], [row["grid"] for row in first["rows"]]
     columns = " Min µs: the fastest repetition of any run; GB/s: the median of the runs'."
     if group == "06":
-        per_sm = f" ({grids[-1] // first['sm_count']} per SM)" if first.get("sm_count") else ""
+        per_sm = f" ({grids[-1] // first['sms']} per SM)" if first.get("sms") else ""
         return (f"06's two changes, each alone on top of 05, then both: the same launch for all four ({block} "
                 f"threads, the smallest of the four kernels' default grids, each one full wave from the occupancy "
                 f"calculator, then one block over the partials). Grid: {grids[-1]} blocks of {block}{per_sm}, then "
@@ -164,9 +165,9 @@ def steps_blocks(runs):
     """Each change of a chapter timed alone by `tour --steps NN` (steps.jsonl): for every chapter in the
     records, its README's block results:NN_steps, with the speed-up of each row over the one it builds on (04:
     the row above; the others: the first row, the previous chapter), combined over the runs."""
-    parsed = [read_jsonl(os.path.join(d, "steps.jsonl")) for d in runs]  # each run's `tour --steps NN --json`
+    parsed = [read_records(os.path.join(d, "steps.jsonl")) for d in runs]  # each run's `tour --steps NN --json`
     rows = combine_steps([{(record["steps"][:2], step_key(row), record["type"], record["n"]): {
-        "median": 1000 * row["ms"], "min": 1000 * row["min_ms"], "gbps": row["gbps"], "ok": row["ok"]}
+        "median": 1000 * row["median_ms"], "min": 1000 * row["min_ms"], "gbps": row["gbps"], "ok": row["ok"]}
         for record in records for row in record["rows"]} for records in parsed])
     how = checked_runs(rows, parsed, "steps.jsonl", "step blocks")
     if how is None:
@@ -212,12 +213,13 @@ def undo_blocks(runs):
     `tools/gpu_suite.sh undo`): for every chapter in the records, its README's block results:NN_undo, a row per
     type and size with each step's median over the runs and the speed-up each step's change brings over the step
     before it (≈ where the runs' ranges overlap)."""
-    parsed = [read_jsonl(os.path.join(d, "undo.jsonl")) for d in runs]
+    parsed = [read_records(os.path.join(d, "undo.jsonl")) for d in runs]
 
     def size_of(record):  # a rows program's (M, K), a single-array program's n
         return (record["rows"], record["cols"]) if "cols" in record else (1, record["n"])
     rows = combine_steps([{(r["chapter"], r["step"], r["type"], size_of(r)): {
-        "median": 1000 * r["ms"], "min": 1000 * r.get("min_ms", r["ms"]), "gbps": r["gbps"], "ok": r["ok"]}
+        "median": 1000 * r["median_ms"], "min": 1000 * r.get("min_ms", r["median_ms"]), "gbps": r["gbps"],
+        "ok": r["ok"]}
         for r in records} for records in parsed])
     how = checked_runs(rows, parsed, "undo.jsonl", "undo blocks")
     if how is None:
@@ -255,8 +257,9 @@ def undo_blocks(runs):
 
 def cpu_block(runs):
     """00's README: every CPU method at each size (chapters.jsonl), then the float stall's output."""
-    rows = [d for d in read_jsonl(os.path.join(runs[0], "chapters.jsonl")) if d.get("chapter") == "00_cpu_baseline"]
-    cells = [[power_label(d["n"]), m["name"], m["result"], f"{m['error']:.3g}", f"{m['ms']:.3f}", f"{m['gbps']:.1f}",
+    rows = [d for d in read_records(os.path.join(runs[0], "chapters.jsonl")) if d.get("chapter") == "00_cpu_baseline"]
+    cells = [[power_label(d["n"]), m["name"], m["result"], f"{m['error']:.3g}", f"{m['median_ms']:.3f}",
+              f"{m['gbps']:.1f}",
               "ok" if m["ok"] else "WRONG"] for d in rows for m in d["methods"]]
     facts = results.run_facts(runs[0])
     model = facts.get("cpu", "its model not recorded in this run")
@@ -330,10 +333,10 @@ def ncu_blocks(runs):
 
 def single_pass(runs):
     """docs/tuning.md: tune_single_pass.jsonl's median µs per variant and size."""
-    records = read_jsonl(os.path.join(runs[0], "tune_single_pass.jsonl"))
+    records = read_records(os.path.join(runs[0], "tune_single_pass.jsonl"))
     times, sizes = {}, sorted({d["n"] for d in records})
     for d in records:
-        times.setdefault(d["variant"], {})[d["n"]] = f"{d['median_us']:.2f}" if d["ok"] else "wrong"
+        times.setdefault(d["variant"], {})[d["n"]] = f"{us(d['median_ms']):.2f}" if d["ok"] else "wrong"
     return fill("docs/tuning.md", "results:tuning_single_pass", [results.run_facts(runs[0])],
                 f"`tune_single_pass`, µs{differs(reps_of(records))}", table(
                     ["variant"] + [power_label(n) for n in sizes], "compact",
@@ -342,13 +345,13 @@ def single_pass(runs):
 
 def block_sizes(runs):
     """docs/tuning.md: 01-03's --json runs at each block size (blocks.jsonl), µs per (block, n)."""
-    records = read_jsonl(os.path.join(runs[0], "blocks.jsonl"))
+    records = read_records(os.path.join(runs[0], "blocks.jsonl"))
     times, blocks, sizes = {}, sorted({d["block"] for d in records}), sorted({d["n"] for d in records})
     for d in records:
-        times.setdefault(d["chapter"], {})[(d["block"], d["n"])] = f"{d['ms'] * 1000:.1f}"
+        times.setdefault(d["chapter"], {})[(d["block"], d["n"])] = f"{d['median_ms'] * 1000:.1f}"
     return fill("docs/tuning.md", "results:tuning_blocks", [results.run_facts(runs[0])],
                 "the chapters' `--json` runs at each block size, µs"
-                + differs(reps_of(records), all(d.get("flush", True) for d in records)),
+                + differs(reps_of(records), all(d.get("flush") is not False for d in records)),
                 table(["chapter"] + [f"B={b}, {power_label(n)}" for n in sizes for b in blocks], "compact",
                       [[c] + [row.get((b, n), "—") for n in sizes for b in blocks]
                        for c, row in sorted(times.items())]))
@@ -371,10 +374,10 @@ def small_n(runs):
     fastest found. From tune_small_n.jsonl (09_single_pass/bench/small_n.cu): the median over the runs."""
     times, shapes, reps = {}, {}, {}
     for run in runs:
-        for r in read_jsonl(os.path.join(run, "tune_small_n.jsonl"))[1:]:  # after the head line
+        for r in read_records(os.path.join(run, "tune_small_n.jsonl")):
             if r["type"] != "int":
                 continue
-            times.setdefault((r["n"], r["job"]), []).append(r["median_us"])
+            times.setdefault((r["n"], r["job"]), []).append(us(r["median_ms"]))
             shapes.setdefault((r["n"], r["job"]), f"{r['grid']} × {r['block']}")
             reps.setdefault(r["n"], set()).add(r["reps"])
 
@@ -483,7 +486,7 @@ def multigpu_block(dirs):
             raise results.DataError(f"{folder} has no gpu_x2.txt/gpu.txt or multigpu.jsonl "
                                     "(tools/gpu_suite.sh multigpu or scaling)")
         mpi = os.path.join(folder, "multigpu_mpi.jsonl")  # the MPI program's run (gpu_suite.sh multigpu)
-        runs = read_jsonl(jsonl) + (read_jsonl(mpi) if os.path.exists(mpi) else [])
+        runs = read_records(jsonl) + (read_records(mpi) if os.path.exists(mpi) else [])
         facts = results.parse_gpu_txt(gpu_text)
         facts["gpu"] = f"{max((r['gpus'] for r in runs), default=2)} × {facts.get('gpu') or runs[0]['device']}"
         machines.append((facts, runs))
@@ -492,7 +495,7 @@ def multigpu_block(dirs):
     between = (f"`nvidia-smi topo -m` between GPU0 and GPU1: {link}" + (f", {meaning[0].lower()}{meaning[1:]}"
                if meaning else "")) if link else "the link between them not recorded: no topo.txt"
     every = [r for _, runs in machines for r in runs]
-    how = differs(reps_of(every), all(r.get("flush", True) for r in every), one_run=len(machines) < 2)
+    how = differs(reps_of(every), all(r.get("flush") is not False for r in every), one_run=len(machines) < 2)
     keys = list(dict.fromkeys((r["type"], r["n"], r["mode"]) for r in every if r["gpus"] == 2))
     rows = []
     for dtype, n, mode in keys:
@@ -506,8 +509,8 @@ def multigpu_block(dirs):
                 two.append(pair)
         if not one:
             continue
-        ms1, ms2 = median_over_machines(r["ms"] for r in one), median_over_machines(r["ms"] for r in two)
-        speeds = [a["ms"] / b["ms"] for a, b in zip(one, two)]
+        ms1, ms2 = median_over_machines(r["median_ms"] for r in one), median_over_machines(r["median_ms"] for r in two)
+        speeds = [a["median_ms"] / b["median_ms"] for a, b in zip(one, two)]
         label = dtype + ("" if mode == "one process" else f" ({mode})")
         rows.append([label, power_label(n), f"{ms1:.3f}", f"{median_over_machines(r['gbps'] for r in one):.0f}",
                      f"{ms2:.3f}", f"{median_over_machines(r['gbps'] for r in two):.0f}",

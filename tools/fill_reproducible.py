@@ -8,7 +8,6 @@ tools/publish.py, one folder per separately started machine:
                    reproducible_gpus.jsonl, bench_reproducible_gpus's output (bench/bench_on_gpus.cu), and gpu_x2.txt
 """
 import glob
-import json
 import os
 import re
 import struct
@@ -29,14 +28,21 @@ def run_file(path):
     return os.path.join(path, RUN_FILE) if os.path.isdir(path) else path
 
 
+def split_head(path):
+    """A bench's JSON lines: (its run head, the records after it); DataError without a head first."""
+    head, *lines = results.read_jsonl(path) or [{}]
+    if head.get("head") is not True:
+        raise results.DataError(f"{path}: its first line is not a run head (common/run_head.h)")
+    return head, lines
+
+
 def is_run(path):
-    """Whether path is bench_reproducible's output: its first line the run's head."""
+    """Whether path is bench_reproducible's output: a run head, then records of a job timed at a launch shape."""
     try:
-        with open(path, encoding="utf-8") as f:
-            head = json.loads(f.readline())
-    except (OSError, ValueError):
+        _, lines = split_head(path)
+    except results.DataError:
         return False
-    return isinstance(head, dict) and "cuda_runtime" in head and "peak_gbps" in head
+    return any("job" in r and "grid" in r and "median_ms" in r for r in lines)
 
 
 def fmt_us(us):
@@ -48,9 +54,10 @@ def load(paths):
     by (shape_of_n, job), its bit counts by (data, n, job)."""
     machines = []
     for path in paths:
-        head, *lines = results.read_jsonl(run_file(path))
+        head, lines = split_head(run_file(path))
+        lines = [dict(r, us=results.us(r["median_ms"])) if "median_ms" in r else r for r in lines]  # times in µs
         timed = {(r["data"], r["n"], r["job"]): r for r in lines
-                 if "median_us" in r and not r.get("block_sweep") and not r.get("fixed_cost")}
+                 if "us" in r and not r.get("block_sweep") and not r.get("fixed_cost")}
         sweep = {(r["n"], r["block"]): r for r in lines if r.get("block_sweep")}
         fixed = {(r["shape_of_n"], r["job"]): r for r in lines if r.get("fixed_cost")}
         bits = {(r["data"], r["n"], r["job"]): r for r in lines if "distinct_results" in r}
@@ -59,8 +66,7 @@ def load(paths):
 
 
 def facts_of(machines):
-    return [{"gpu": m["head"]["device"], "date": m["head"]["date"],
-             "cuda": f"{m['head']['cuda_runtime'] // 1000}.{m['head']['cuda_runtime'] % 1000 // 10}"} for m in machines]
+    return [{"gpu": m["head"]["device"], "date": m["head"]["date"], "cuda": m["head"]["cuda"]} for m in machines]
 
 
 def exact_value(machines, data, n):
@@ -81,7 +87,7 @@ def readme_block(machines, root):
     for data in data_kinds:
         for n in sizes:
             def times(job):
-                return [m["timed"][(data, n, job)]["median_us"] for m in machines]
+                return [m["timed"][(data, n, job)]["us"] for m in machines]
             nine, seventeen, floor = times(NINE), times(SEVENTEEN), times(FLOOR)
             cells = [data if n == sizes[0] else "", power(n), fmt_us(median(nine)),
                      fmt_us(median(seventeen))]
@@ -131,10 +137,10 @@ def tuning_block(machines, root):
     data = next(d for d, _, _ in machines[0]["timed"])
     lines = []
     for n in sizes:
-        nine = [m["timed"][(data, n, NINE)]["median_us"] for m in machines]
+        nine = [m["timed"][(data, n, NINE)]["us"] for m in machines]
         cells = [power(n), fmt_us(median(nine))]
         for b in blocks:
-            t = [s[(n, b)]["median_us"] for s in sweeps]
+            t = [s[(n, b)]["us"] for s in sweeps]
             cells.append(f"{fmt_us(median(t))} ({results.value_range([x / y for x, y in zip(t, nine)], '{:.2f}')}×)")
         default = {m["timed"][(data, n, SEVENTEEN)]["block"] for m in machines}
         cells.append(" / ".join(map(str, sorted(default))))
@@ -159,7 +165,7 @@ def fixed_block(machines, root):
     lines = []
     for n in sorted({s for s, _ in machines[0]["fixed"]}):
         def times(table, key):
-            return [m[table][key]["median_us"] for m in machines]
+            return [m[table][key]["us"] for m in machines]
         nine, seventeen = times("timed", (data, n, NINE)), times("timed", (data, n, SEVENTEEN))
         few_nine, few_seventeen = times("fixed", (n, NINE)), times("fixed", (n, SEVENTEEN))
         gap = [s - t for s, t in zip(seventeen, nine)]
@@ -189,7 +195,8 @@ def on_gpus_block(paths, root):
     page = os.path.join(root, "17_reproducible", "README.md")
     runs, heads, facts = [], [], []  # per machine: {(job, data, n, gpus): record}
     for folder in paths:
-        head, *lines = results.read_jsonl(os.path.join(folder, GPUS_FILE))
+        head, lines = split_head(os.path.join(folder, GPUS_FILE))
+        lines = [r for r in lines if "job" in r]  # not the line {"gpus_visible": N}
         heads.append(head)
         runs.append({(r["job"], r["data"], r["n"], r["gpus"]): r for r in lines})
         with open(os.path.join(folder, "gpu_x2.txt"), encoding="utf-8", errors="replace") as f:

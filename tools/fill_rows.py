@@ -13,7 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results import (DataError, caption, describe_runs, differs, machine, median_over_machines,  # noqa: E402
-                     power_label, read_jsonl, rel_link, table, write_blocks)
+                     joined_head, power_label, read_jsonl, rel_link, table, write_blocks)
 import chapters  # noqa: E402
 import plots  # noqa: E402
 
@@ -49,8 +49,10 @@ def load_sweep(run_dir, chapter):
             sweep = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         raise DataError(f"cannot read {path}: {e}")
+    sweep = joined_head(sweep)
     missing = {k for k in ("chapter", "device", "cuda", "date", "elements", "reps", "flush", "rows") if k not in sweep}
-    missing |= {k for row in sweep.get("rows", []) for k in ("type", "k", "m", "op", "method", "ms", "gbps", "ok")
+    missing |= {k for row in sweep.get("rows", [])
+                for k in ("type", "k", "m", "op", "method", "median_ms", "gbps", "ok")
                 if k not in row}
     if missing:
         raise DataError(f"{path}: no {', '.join(sorted(missing))} (is this a rows chapter's --sweep file?)")
@@ -69,10 +71,10 @@ def combine(sweeps):
     combined = dict(sweeps[0], rows=[], table={}, facts=[s["facts"] for s in sweeps])
     for same in points.values():
         if len(same) == len(sweeps):  # not a point that some machine did not measure
-            row = dict(same[0], ok=all(r["ok"] for r in same), run_ms=[r["ms"] for r in same],
+            row = dict(same[0], ok=all(r["ok"] for r in same), run_ms=[r["median_ms"] for r in same],
                        run_gbps=[r["gbps"] for r in same])
             row.update({key: median_over_machines(r[key] for r in same)
-                        for key in ("ms", "gbps", "percent_of_floor") if key in row})
+                        for key in ("median_ms", "gbps", "percent_of_floor") if key in row})
             combined["rows"].append(row)
             combined["table"].setdefault((row["type"], row["k"]), {})[(row["method"], row["op"])] = row
     combined["types"] = [t for t in ("float", "half", "bf16") if any(r["type"] == t for r in combined["rows"])]
@@ -85,12 +87,12 @@ def get(sweep, dtype, k, method, op="sum"):
 
 
 def us(row):
-    return "—" if row is None else f"{row['ms'] * 1000:.1f}"
+    return "—" if row is None else f"{row['median_ms'] * 1000:.1f}"
 
 
 def ratio(a, b):
     """a's time over b's: "1.09×"; "—" where either is missing."""
-    return "—" if a is None or b is None or b["ms"] <= 0 else f"{a['ms'] / b['ms']:.2f}×"
+    return "—" if a is None or b is None or b["median_ms"] <= 0 else f"{a['median_ms'] / b['median_ms']:.2f}×"
 
 
 def mark(row):
@@ -103,9 +105,9 @@ def mark(row):
 
 def of_floor(row, floor):
     """A time's share of the read-only floor's bandwidth: "97%"; None where either is missing."""
-    if row is None or floor is None or row["ms"] <= 0:
+    if row is None or floor is None or row["median_ms"] <= 0:
         return None
-    return f"{100.0 * floor['ms'] / row['ms']:.0f}%"
+    return f"{100.0 * floor['median_ms'] / row['median_ms']:.0f}%"
 
 
 def cell(row, floor=None):
@@ -147,12 +149,12 @@ def crossover_block(sweep, readme, root, methods, with_plots=False):
 
     def row_of(dtype, k):
         ours = [get(sweep, dtype, k, m) for m in methods]
-        best = min((r["ms"] for r in ours if r is not None), default=None)
+        best = min((r["median_ms"] for r in ours if r is not None), default=None)
         if best is None:
             return None
         auto, floor = get(sweep, dtype, k, "auto"), get(sweep, dtype, k, "floor")
         return ([str(k), str(next(r for r in ours if r is not None)["m"])]
-                + [f"**{cell(r)}**" if r is not None and r["ms"] == best else cell(r) for r in ours]
+                + [f"**{cell(r)}**" if r is not None and r["median_ms"] == best else cell(r) for r in ours]
                 + [auto["plan"].replace("chooses ", "") if auto else "—", cell(auto, floor)]
                 + [cell(get(sweep, dtype, k, m)) for m in ("cub_segmented", "cub_block")] + [us(floor)])
 
@@ -239,12 +241,12 @@ def plot(sweep, dtype, path, split=False):
                 "style": style, "bold": width > 2}
         for k in sweep["ks"]:
             row, floor = get(sweep, dtype, k, method, op), get(sweep, dtype, k, "floor")
-            if row is None or split and (floor is None or row["ms"] <= 0):
+            if row is None or split and (floor is None or row["median_ms"] <= 0):
                 continue
             runs = row["run_gbps"] if not split else [100.0 * f / t for f, t in zip(floor["run_ms"], row["run_ms"])
                                                       if t > 0]
             lo, hi = plots.band(runs)
-            y = min(100.0 * floor["ms"] / row["ms"], 110.0) if split else row["gbps"]
+            y = min(100.0 * floor["median_ms"] / row["median_ms"], 110.0) if split else row["gbps"]
             for key, value in (("x", row["m"] if split else k), ("y", y), ("lo", lo), ("hi", hi),
                                ("wrong", mark(row) == " ⚠")):
                 line[key].append(value)

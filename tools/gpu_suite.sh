@@ -98,14 +98,16 @@ chapters() {
   awk -v want=" $* " '!/^#/ && NF >= 2 { for (i = 2; i <= NF; i++) if (index(want, " " $i " ")) { print "'"$BIN"'/" $1; break } }' chapters.txt
 }
 
-# undo_run STEP CHANGE PROGRAM ARG...: one run of $BIN/PROGRAM ARG... --json, a line of undo.jsonl with
-# "step" (its column in the step table) and "change" (what it adds to the column before; "" for the first).
+# undo_run STEP CHANGE PROGRAM ARG...: one run of $BIN/PROGRAM ARG... --json, its run head and a line of
+# undo.jsonl with "step" (its column in the step table) and "change" (what it adds to the column before; ""
+# for the first).
 undo_run() {
   local step=$1 change=$2 program=$3
   shift 3
   undo_runs=$((undo_runs + 1))
   "$BIN/$program" "$@" --json 2>>"$RESULTS/undo.err" | python3 -c 'import json, sys
-for line in sys.stdin: print(json.dumps(dict(json.loads(line), step=sys.argv[1], change=sys.argv[2])))' \
+for o in map(json.loads, sys.stdin):
+    print(json.dumps(o if o.get("head") is True else dict(o, step=sys.argv[1], change=sys.argv[2])))' \
     "$step" "$change" >>"$RESULTS/undo.jsonl" || undo_rc=1
 }
 

@@ -53,6 +53,27 @@ def read_jsonl(path):
         raise DataError(f"{path}: not JSON lines ({e})")
 
 
+def joined_head(document):
+    """A JSON document that holds the run head as its member "head" (common/run_head.h: device, cuda, driver,
+    date, sms, peak_gbps, reps, flush), with the head's fields at its top level instead, as the readers take them."""
+    head = document.get("head") if isinstance(document, dict) else None
+    if not isinstance(head, dict):
+        return document
+    return {**{k: v for k, v in head.items() if k != "head"}, **{k: v for k, v in document.items() if k != "head"}}
+
+
+def read_records(path):
+    """The records of a JSON-lines file of one or more program runs (read_jsonl), each with the fields of the run
+    head before it (the line {"head": true, ...}: common/run_head.h) joined in; the record's own fields win."""
+    head, records = {}, []
+    for obj in read_jsonl(path):
+        if obj.get("head") is True:
+            head = {k: v for k, v in obj.items() if k != "head"}
+        else:
+            records.append({**head, **obj})
+    return records
+
+
 # ----------------------------------------------------------------------------- reading
 
 def index_rows(sweep):
@@ -78,12 +99,13 @@ def load_sweep(path, dtype):
         raise DataError(f"{path} is not valid JSON: {e}")
     if not isinstance(sweep, dict):
         raise DataError(f"{path}: not a JSON object (is this a tour --sweep file?)")
+    sweep = joined_head(sweep)
     number = (int, float)
     for key, kind in {"device": str, "cuda": str, "date": str, "peak_gbps": number, "type": str, "rows": list}.items():
         if not isinstance(sweep.get(key), kind):
             raise DataError(f"{path}: missing or mistyped key '{key}' (is this a tour --sweep file?)")
     for k, row in enumerate(sweep["rows"]):
-        for key, kind in {"n": int, "chapter": str, "ms": number, "gbps": number, "ok": bool}.items():
+        for key, kind in {"n": int, "chapter": str, "median_ms": number, "gbps": number, "ok": bool}.items():
             if not isinstance(row.get(key), kind):
                 raise DataError(f"{path}: row {k} has no valid '{key}'")
     if not sweep["rows"]:
@@ -235,6 +257,11 @@ def write_blocks(blocks, root, who):
     return written
 
 
+def us(ms):
+    """A time in ms as µs, rounded to 1e-6 µs: a time stored as µs text (3 decimals) reads back as that number."""
+    return round(ms * 1000, 6)
+
+
 def median_over_machines(values):
     """What every table publishes for a quantity measured on several separately started machines: the median
     of the machines' values (each machine's own median time, GB/s, ratio ...); with two machines their mean."""
@@ -274,7 +301,7 @@ def combine(runs):
         rows = []
         for (n, chapter), per_run in sorted(points.items(), key=lambda item: item[0][0]):
             found = [r for r in per_run if r is not None]
-            times = [r["ms"] for r in found]
+            times = [r["median_ms"] for r in found]
             ms = median_over_machines(times)
             if len(found) == 1:
                 gbps = found[0]["gbps"]
@@ -282,10 +309,10 @@ def combine(runs):
                 gbps = n * TYPE_BYTES.get(dtype, 4) / (ms * 1e6) if ms > 0 else 0.0
             iqrs = [r["iqr_ms"] for r in found if isinstance(r.get("iqr_ms"), (int, float))]
             rows.append({
-                "n": n, "chapter": chapter, "ms": ms, "gbps": gbps,
+                "n": n, "chapter": chapter, "median_ms": ms, "gbps": gbps,
                 "percent_of_peak": 0.0 if chapter == CPU or peak <= 0 else 100 * gbps / peak,
                 "ok": all(r["ok"] for r in found), "iqr_ms": median_over_machines(iqrs) if iqrs else None,
-                "run_ms": [None if r is None else r["ms"] for r in per_run],
+                "run_ms": [None if r is None else r["median_ms"] for r in per_run],
                 "lo": min(times), "hi": max(times), "n_runs": len(found),
                 "remeasured": [present[slot][0] + 1 for slot, r in enumerate(per_run) if r and r.get("remeasured")],
             })
@@ -302,7 +329,8 @@ def combine(runs):
 
 def describe_runs(facts):
     """The machines behind a set of runs: "GPU, CUDA 13.0, driver 580.159.04, 2026-11-22" for one run; for
-    several, the values that differ joined by " / ", then how many runs on how many GPUs and their dates."""
+    several, the values that differ joined by " / ", then how many runs on how many GPUs (machines, for runs of
+    several GPUs) and their dates."""
     def field(key, prefix=""):
         values = list(dict.fromkeys(f[key] for f in facts if f.get(key)))  # each value once, in order
         return prefix + " / ".join(values) if values else None
@@ -314,9 +342,10 @@ def describe_runs(facts):
         return machine + (", " + dates[0] if dates else "")
     ids = [(f.get("gpu_ids") or [None])[0] for f in facts]
     count = f"{len(facts)} runs"
-    if all(ids):
+    if all(ids):  # a run of several GPUs is told apart by its first: a machine
         distinct = len(set(ids))
-        count += f" on {distinct} different GPU{'s' if distinct != 1 else ''}"
+        noun = "machine" if any((f.get("gpus") or 1) > 1 for f in facts) else "GPU"
+        count += f" on {distinct} different {noun}{'s' if distinct != 1 else ''}"
     when = ", ".join(dates[:-1]) + " and " + dates[-1] if len(dates) > 1 else "".join(dates)
     return f"{machine}; {count}" + (", " + when if when else "")
 
@@ -362,21 +391,21 @@ def check(runs, combined=None):
         return list(sweep["table"].items()) + [(FLOOR, sweep["floor"])]
 
     def limit(chapter, a, b, factor_a=1):
-        return SUSPECT_FACTOR * max(noise_ms(chapter, b["ms"]), factor_a * noise_ms(chapter, a["ms"]))
+        return SUSPECT_FACTOR * max(noise_ms(chapter, b["median_ms"]), factor_a * noise_ms(chapter, a["median_ms"]))
 
     for k, run in enumerate(runs):  # 1. within a run: the repetitions of one point spread too far
         for dtype, sweep in run["sweeps"].items():
             for row in sweep["rows"]:
                 iqr = row.get("iqr_ms")
-                if isinstance(iqr, (int, float)) and row["ms"] > 0 and iqr > limit(row["chapter"], row, row):
+                if isinstance(iqr, (int, float)) and row["median_ms"] > 0 and iqr > limit(row["chapter"], row, row):
                     add("spread within the run", dtype, row["chapter"], row["n"],
-                        f"IQR {us(iqr)} = {100 * iqr / row['ms']:.1f}% of the median {us(row['ms'])} "
+                        f"IQR {us(iqr)} = {100 * iqr / row['median_ms']:.1f}% of the median {us(row['median_ms'])} "
                         f"(limit {us(limit(row['chapter'], row, row))})", run=k + 1)
     for dtype, sweep in combined.items():  # 2. between runs: the runs' medians of one point spread too far
         for row in sweep["rows"]:
-            if row.get("n_runs", 1) < 2 or row["ms"] <= 0:
+            if row.get("n_runs", 1) < 2 or row["median_ms"] <= 0:
                 continue
-            most = SUSPECT_FACTOR * noise_ms(row["chapter"], row["ms"], between_runs=True)
+            most = SUSPECT_FACTOR * noise_ms(row["chapter"], row["median_ms"], between_runs=True)
             if row["hi"] - row["lo"] > most:
                 medians = ", ".join("—" if t is None else fmt_time(t) for t in row["run_ms"])
                 add("spread between runs", dtype, row["chapter"], row["n"],
@@ -386,29 +415,31 @@ def check(runs, combined=None):
             other = combined["float"]["floor"] if chapter == FLOOR else combined["float"]["table"].get(chapter, {})
             for n, a in sorted(points.items()):
                 b = other.get(n)
-                if chapter == CPU or b is None or a["ms"] <= 0 or b["ms"] <= 0:
+                if chapter == CPU or b is None or a["median_ms"] <= 0 or b["median_ms"] <= 0:
                     continue
-                if abs(a["ms"] - b["ms"]) > limit(chapter, a, b):
+                if abs(a["median_ms"] - b["median_ms"]) > limit(chapter, a, b):
                     add("int and float disagree", "int", chapter, n,
-                        f"int {fmt_time(a['ms'])}, float {fmt_time(b['ms'])}: {a['ms'] / b['ms']:.2f}× for the same "
+                        f"int {fmt_time(a['median_ms'])}, float {fmt_time(b['median_ms'])}: "
+                        f"{a['median_ms'] / b['median_ms']:.2f}× for the same "
                         f"bytes (limit: a difference of {us(limit(chapter, a, b))})",
                         marks=[("int", chapter, n), ("float", chapter, n)], sizes=[("int", n), ("float", n)])
     for dtype, sweep in combined.items():  # 4. N against 2N: the time must not fall, nor more than double
         for chapter, points in lines(sweep):
             for n, a in sorted(points.items()):
                 b = points.get(2 * n)
-                if b is None or a["ms"] <= 0 or b["ms"] <= 0:
+                if b is None or a["median_ms"] <= 0 or b["median_ms"] <= 0:
                     continue
                 pair = dict(n2=2 * n, marks=[(dtype, chapter, n), (dtype, chapter, 2 * n)],
                             sizes=[(dtype, n), (dtype, 2 * n)])
                 at, at2 = power_label(n), power_label(2 * n)
-                if a["ms"] - b["ms"] > limit(chapter, a, b):
-                    add("time falls when N doubles", dtype, chapter, n, f"{fmt_time(a['ms'])} at {at}, "
-                        f"{fmt_time(b['ms'])} at {at2} (limit: a fall of {us(limit(chapter, a, b))})", **pair)
-                if b["ms"] - 2 * a["ms"] > limit(chapter, a, b, 2):
+                if a["median_ms"] - b["median_ms"] > limit(chapter, a, b):
+                    add("time falls when N doubles", dtype, chapter, n, f"{fmt_time(a['median_ms'])} at {at}, "
+                        f"{fmt_time(b['median_ms'])} at {at2} (limit: a fall of {us(limit(chapter, a, b))})", **pair)
+                if b["median_ms"] - 2 * a["median_ms"] > limit(chapter, a, b, 2):
                     add("GB/s drops when N doubles", dtype, chapter, n,
                         f"{fmt_gbps(a['gbps'])} GB/s at {at}, {fmt_gbps(b['gbps'])} GB/s at {at2}: the time grows "
-                        f"{b['ms'] / a['ms']:.2f}× (limit: twice plus {us(limit(chapter, a, b, 2))})", **pair)
+                        f"{b['median_ms'] / a['median_ms']:.2f}× (limit: twice plus {us(limit(chapter, a, b, 2))})",
+                        **pair)
     return suspects
 
 
@@ -458,12 +489,12 @@ def power_label(n):
 def spread_percent(row):
     """The spread of a published time, as a share of it: across runs, the run median farthest
     from the published one; with one run, half the interquartile range of its repetitions."""
-    if row is None or row["ms"] <= 0:
+    if row is None or row["median_ms"] <= 0:
         return None
     if row.get("n_runs", 1) >= 2:
-        return 100 * max(row["hi"] - row["ms"], row["ms"] - row["lo"]) / row["ms"]
+        return 100 * max(row["hi"] - row["median_ms"], row["median_ms"] - row["lo"]) / row["median_ms"]
     iqr = row.get("iqr_ms")
-    return None if not isinstance(iqr, (int, float)) else 100 * iqr / 2 / row["ms"]
+    return None if not isinstance(iqr, (int, float)) else 100 * iqr / 2 / row["median_ms"]
 
 
 def band(row):
@@ -471,7 +502,7 @@ def band(row):
     if row.get("n_runs", 1) >= 2:
         return row["lo"], row["hi"]
     half = row["iqr_ms"] / 2 if isinstance(row.get("iqr_ms"), (int, float)) else 0.0
-    return row["ms"] - half, row["ms"] + half
+    return row["median_ms"] - half, row["median_ms"] + half
 
 
 def within_spread(a_row, b_row):
@@ -491,13 +522,13 @@ def large_spread(a_row, b_row):
 
 def marked_ratio(a_row, b_row):
     """a's time over b's, with ≈ when within the spread; the range the bands allow past LARGE_SPREAD."""
-    if a_row is None or b_row is None or b_row["ms"] <= 0:
+    if a_row is None or b_row is None or b_row["median_ms"] <= 0:
         return "—"
     (a_lo, a_hi), (b_lo, b_hi) = band(a_row), band(b_row)
     if large_spread(a_row, b_row) and b_lo > 0 and b_hi > 0:
         return f"{fixed(a_lo / b_hi, 100, 10)}–{fixed(a_hi / b_lo, 100, 10)}×"
     within = a_row is not b_row and within_spread(a_row, b_row)
-    return (WITHIN_MARK if within else "") + f"{a_row['ms'] / b_row['ms']:.2f}×"
+    return (WITHIN_MARK if within else "") + f"{a_row['median_ms'] / b_row['median_ms']:.2f}×"
 
 
 def percent_of_peak(row, sweep):
@@ -516,7 +547,7 @@ def timed(row, marks, dtype):
     if row is None:
         return "—"
     p = spread_percent(row)
-    return fmt_time(row["ms"]) + ("" if p is None else f" {fmt_spread(p)}") + flags(row, marks, dtype)
+    return fmt_time(row["median_ms"]) + ("" if p is None else f" {fmt_spread(p)}") + flags(row, marks, dtype)
 
 
 def rel_link(from_file, target):
@@ -651,7 +682,7 @@ def main_block(sweeps, root, readme, suspects=()):
             of_floor = None
             if floor is not None and chapter != CPU and floor["gbps"] > 0:
                 of_floor = 100 * row["gbps"] / floor["gbps"]
-            rows.append([chapter_name(chapter, root, readme), fmt_time(row["ms"]) + flags(row, marks, dtype),
+            rows.append([chapter_name(chapter, root, readme), fmt_time(row["median_ms"]) + flags(row, marks, dtype),
                          fmt_spread(spread_percent(row)), fmt_gbps(row["gbps"]),
                          fmt_percent(percent_of_peak(row, sweep)),
                          (WITHIN_MARK if of_floor is not None and within_spread(row, floor) else "")
@@ -664,7 +695,7 @@ def main_block(sweeps, root, readme, suspects=()):
                 table(["chapter", "time", "spread", "GB/s", "% of peak", "% of floor", "vs previous", "vs 01"], None,
                       rows), ""]
         if floor:
-            out += [f"The read-only floor: {fmt_time(floor['ms'])} {fmt_spread(spread_percent(floor))}, "
+            out += [f"The read-only floor: {fmt_time(floor['median_ms'])} {fmt_spread(spread_percent(floor))}, "
                     f"{fmt_gbps(floor['gbps'])} GB/s, {fmt_percent(100 * floor['gbps'] / sweep['peak_gbps'])} of peak.",
                     ""]
     plot = rel_link(readme, os.path.join(root, "docs", "images", f"results_{dtype}.svg"))
@@ -844,10 +875,9 @@ def remeasure(run_dir, tour_files, attempt=1):
     replaced, warnings, by_type = [], [], {}
     for path in tour_files:
         try:
-            with open(path, encoding="utf-8") as f:
-                tour = json.load(f)
+            tour = read_records(path)[0]  # the run head, then the tour's one record
             dtype, n, rows = tour["type"], int(tour["n"]), tour["rows"]
-        except (OSError, ValueError, KeyError, TypeError) as e:
+        except (DataError, IndexError, ValueError, KeyError, TypeError) as e:
             warnings.append(f"{path}: not a tour --json output ({e.__class__.__name__}); skipped")
             continue
         by_type.setdefault(dtype, []).append((path, tour, n, rows))
@@ -859,24 +889,26 @@ def remeasure(run_dir, tour_files, attempt=1):
         except (OSError, ValueError) as e:
             warnings.append(f"{path}: cannot read ({e}); {len(found)} re-measurement(s) of {dtype} not used")
             continue
-        peak = sweep.get("peak_gbps") or 0
+        head = joined_head(sweep)
+        peak = head.get("peak_gbps") or 0
         for source, tour, n, rows in found:
-            if tour.get("device") != sweep.get("device"):
+            if tour.get("device") != head.get("device"):
                 warnings.append(f"{source}: measured on '{tour.get('device')}', the sweep on "
-                                f"'{sweep.get('device')}'; skipped")
+                                f"'{head.get('device')}'; skipped")
                 continue
-            if tour.get("reps") != sweep.get("reps"):
-                warnings.append(f"{source}: {tour.get('reps')} repetitions where the sweep has {sweep.get('reps')}")
+            if tour.get("reps") != head.get("reps"):
+                warnings.append(f"{source}: {tour.get('reps')} repetitions where the sweep has {head.get('reps')}")
             index = {(r["n"], r["chapter"]): r for r in sweep["rows"]}
             for new in rows:
                 old = index.get((n, new.get("chapter")))
                 if old is None:
                     warnings.append(f"{source}: {new.get('chapter')} at n = {n} is not in the sweep; not added")
                     continue
-                old.setdefault("sweep_ms", old["ms"])
+                old.setdefault("sweep_ms", old["median_ms"])
                 if "iqr_ms" in old:
                     old.setdefault("sweep_iqr_ms", old["iqr_ms"])
-                old.update({k: new[k] for k in ("ms", "min_ms", "iqr_ms", "gbps", "ok") if new.get(k) is not None})
+                old.update({k: new[k] for k in ("median_ms", "min_ms", "iqr_ms", "gbps", "ok")
+                            if new.get(k) is not None})
                 old["percent_of_peak"] = 0 if old["chapter"] == CPU or peak <= 0 else 100 * old["gbps"] / peak
                 old["remeasured"] = attempt
                 replaced.append((dtype, new["chapter"], n))
@@ -890,8 +922,8 @@ def remeasure(run_dir, tour_files, attempt=1):
         csv = path[:-len(".json")] + ".csv"  # the tour's CSV beside it, where there is one
         if os.path.exists(csv):
             with open(csv, "w", encoding="utf-8") as f:
-                f.write("type,n,chapter,ms,min_ms,iqr_ms,gbps,percent_of_peak,ok\n")
-                f.writelines(f"{sweep['type']},{r['n']},{r['chapter']},{r['ms']},{r.get('min_ms', '')},"
+                f.write("type,n,chapter,median_ms,min_ms,iqr_ms,gbps,percent_of_peak,ok\n")
+                f.writelines(f"{sweep['type']},{r['n']},{r['chapter']},{r['median_ms']},{r.get('min_ms', '')},"
                              f"{r.get('iqr_ms', '')},{r['gbps']},{r.get('percent_of_peak', '')},"
                              f"{'ok' if r['ok'] else 'WRONG'}\n" for r in sweep["rows"])
     return replaced, warnings

@@ -35,7 +35,7 @@ if [ $missing -eq 1 ]; then
   { cmake --preset release && cmake --build --preset release --target $CHAPTERS; } >"$out/build.log" 2>&1 ||
     { echo "rows: build failed (see $out/build.log)" | tee -a "$RESULTS/summary.txt"; exit 1; }
 fi
-{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv; nvcc --version; } \
+{ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory,uuid --format=csv; nvcc --version; } \
   >"$out/gpu.txt" 2>&1
 
 start=$(date +%s)

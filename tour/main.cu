@@ -23,6 +23,7 @@
 #include "cpu_methods.h"
 #include "harness.h"
 #include "read_floor.h"
+#include "run_head.h"
 #include "timer.h"
 
 namespace {
@@ -131,13 +132,11 @@ void print_json(const std::vector<Row>& rows, const DeviceInfo* device, const Op
                 const std::string& converted_from) {
   bool all_ok = true;
   for (const Row& row : rows) all_ok = all_ok && row.ok;
+  std::printf("%s\n", run_head(device, options.reps, options.flush).c_str());
   JsonObject json;
-  json.raw("device", device ? json_string(device->name) : "null").str("cuda", cuda_version_string());
-  if (device) json.num("peak_gbps", device->peak_gbps(), "%.3f");
-  else json.raw("peak_gbps", "null");
   json.str("type", dtype_name(options.type)).num("n", ref.n).num("seed", options.seed).str("input", options.input)
-      .raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from)).num("reps", options.reps)
-      .flag("flush", options.flush).raw("reference", json_number(expected_text(ref)));
+      .raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from))
+      .raw("reference", json_number(expected_text(ref)));
   std::vector<std::string> notes;
   for (const std::string& note : input_notes(ref)) notes.push_back(json_string(note));
   json.raw("notes", json_list(notes)).flag("ok", all_ok);
@@ -145,7 +144,7 @@ void print_json(const std::vector<Row>& rows, const DeviceInfo* device, const Op
   for (const Row& row : rows) {
     JsonObject item;
     item.str("chapter", row.chapter).raw("result", json_number(row.result == "-" ? "null" : row.result))
-        .num("ms", row.ms, "%.6f").num("min_ms", row.min_ms, "%.6f").num("iqr_ms", row.iqr_ms, "%.6f")
+        .num("median_ms", row.ms, "%.6f").num("min_ms", row.min_ms, "%.6f").num("iqr_ms", row.iqr_ms, "%.6f")
         .num("gbps", row.gbps, "%.3f");
     if (device && row.chapter != "00_cpu_baseline") item.num("percent_of_peak", 100 * row.gbps / device->peak_gbps(), "%.2f");
     else item.raw("percent_of_peak", "null");
@@ -172,11 +171,9 @@ int sweep(const Options& options, const DeviceInfo& device, const std::vector<Ch
   std::ofstream csv(dir + "/sweep_" + dtype_name(options.type) + ".csv");
   std::ofstream json(dir + "/sweep_" + dtype_name(options.type) + ".json");
   if (!csv || !json) throw UsageError("cannot write the sweep files in '" + dir + "'");
-  csv << "type,n,chapter,ms,min_ms,iqr_ms,gbps,percent_of_peak,ok\n";
+  csv << "type,n,chapter,median_ms,min_ms,iqr_ms,gbps,percent_of_peak,ok\n";
   JsonObject head;
-  head.str("device", device.name).str("cuda", cuda_version_string()).str("date", utc_date())
-      .num("peak_gbps", device.peak_gbps()).str("type", dtype_name(options.type)).num("reps", options.reps)
-      .flag("flush", options.flush);
+  head.raw("head", run_head(&device, options.reps, options.flush)).str("type", dtype_name(options.type));
   std::vector<std::string> items;  // the rows, one line each
   bool ok = true;
   for (int k = 10; k <= 30; ++k) {
@@ -192,8 +189,9 @@ int sweep(const Options& options, const DeviceInfo& device, const std::vector<Ch
       const double percent = row.chapter == "00_cpu_baseline" ? 0.0 : 100 * row.gbps / device.peak_gbps();
       csv << dtype_name(options.type) << ',' << n << ',' << row.chapter << ',' << row.ms << ',' << row.min_ms << ','
           << row.iqr_ms << ',' << row.gbps << ',' << percent << ',' << (row.ok ? "ok" : "WRONG") << '\n';
-      items.push_back(JsonObject().num("n", n).str("chapter", row.chapter).num("ms", row.ms).num("min_ms", row.min_ms)
-                          .num("iqr_ms", row.iqr_ms).num("gbps", row.gbps).num("percent_of_peak", percent)
+      items.push_back(JsonObject().num("n", n).str("chapter", row.chapter)
+                          .num("median_ms", row.ms, "%.6f").num("min_ms", row.min_ms, "%.6f")
+                          .num("iqr_ms", row.iqr_ms, "%.6f").num("gbps", row.gbps).num("percent_of_peak", percent)
                           .flag("ok", row.ok).text());
       ok = ok && row.ok;
       if (!row.ok) std::fprintf(stderr, "tour: %s WRONG at n = %zu: %s\n", row.chapter.c_str(), n, row.note.c_str());
@@ -352,17 +350,16 @@ void print_steps_json(const StepsRun& run, const Chapter& chapter, const DeviceI
     const Variant& v = *run.variants[i];
     items.push_back(JsonObject().str("chapter", v.chapter).str("variant", v.name).str("summary", v.summary)
                         .num("block", m.block).num("grid", m.grid).raw("result", json_number(m.result_text))
-                        .num("ms", m.median_ms, "%.6f").num("min_ms", m.times.min, "%.6f")
+                        .num("median_ms", m.median_ms, "%.6f").num("min_ms", m.times.min, "%.6f")
                         .num("iqr_ms", m.times.iqr, "%.6f").num("gbps", m.gbps, "%.3f")
                         .num("percent_of_peak", 100 * m.gbps / device.peak_gbps(), "%.2f").flag("ok", m.verdict.ok)
                         .str("note", m.verdict.note).text());
   }
+  std::printf("%s\n", run_head(&device, options.reps, options.flush).c_str());
   JsonObject json;
-  json.str("steps", chapter.id).str("device", device.name).num("sm_count", device.sm_count)
-      .str("cuda", cuda_version_string()).str("date", utc_date()).num("peak_gbps", device.peak_gbps(), "%.3f")
-      .str("type", dtype_name(options.type)).num("n", ref.n).num("seed", options.seed).str("input", options.input)
-      .raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from)).num("reps", options.reps)
-      .flag("flush", options.flush).raw("reference", json_number(expected_text(ref))).num("block", run.block)
+  json.str("steps", chapter.id).str("type", dtype_name(options.type)).num("n", ref.n).num("seed", options.seed)
+      .str("input", options.input).raw("converted_from", converted_from.empty() ? "null" : json_string(converted_from))
+      .raw("reference", json_number(expected_text(ref))).num("block", run.block)
       .flag("same_block", run.same_block).flag("same_grid", run.same_grid).str("shape", describe_shape(run))
       .raw("notes", json_list(notes)).flag("ok", all_ok).raw("rows", json_list(items));
   std::printf("%s\n", json.text().c_str());

@@ -12,7 +12,8 @@
 //
 //   cmake --build --preset release --target tune_single_pass && build/release/bin/tune_single_pass
 //
-// Output: JSON lines, one per variant and size: {"variant", "n", "reps", "median_us", "ok"}.
+// Output: JSON lines: the run head (common/run_head.h), then one per variant and size:
+// {"variant", "n", "median_ms", "min_ms", "iqr_ms", "ok"}.
 // Exit code 0, 1 when a result was wrong, 3 on a CUDA error.
 #include <cub/device/device_reduce.cuh>
 
@@ -26,8 +27,10 @@
 
 #include "cuda_check.h"
 #include "device_buffer.h"
+#include "device_info.h"
 #include "json.h"
 #include "l2_flush.h"
+#include "run_head.h"
 #include "timer.h"
 
 __device__ int warp_sum(int v) { for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o); return v; }
@@ -90,6 +93,7 @@ __global__ void __launch_bounds__(1024) sp(const int* __restrict__ in, size_t n,
 int main() {
   using namespace reduction;
   try {
+    const DeviceInfo device = query_device();
     int sms = 0, l2 = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
@@ -141,6 +145,7 @@ int main() {
 #undef V
 
     const int reps = 30;
+    std::printf("%s\n", run_head(&device, reps, true).c_str());
     bool all_ok = true;
     for (int k : {16, 20, 22, 24, 26, 28, 30}) {
       const std::size_t n = std::size_t(1) << k;
@@ -162,11 +167,13 @@ int main() {
           jobs.size(), reps, &flusher, prepare, [&](std::size_t j) { jobs[j].second(n); }, checked);
       for (std::size_t j = 0; j < jobs.size(); ++j) {
         all_ok = all_ok && ok[j];
+        const Spread spread = summarize(ms[j]);
         std::printf("%s\n", JsonObject()
                                 .str("variant", jobs[j].first)
                                 .num("n", n)
-                                .num("reps", reps)
-                                .num("median_us", 1e3 * summarize(ms[j]).median, "%.2f")
+                                .num("median_ms", spread.median, "%.6f")
+                                .num("min_ms", spread.min, "%.6f")
+                                .num("iqr_ms", spread.iqr, "%.6f")
                                 .flag("ok", ok[j])
                                 .text()
                                 .c_str());

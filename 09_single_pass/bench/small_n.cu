@@ -26,13 +26,13 @@
 //
 //   cmake --build --preset release --target tune_small_n && build/release/bin/tune_small_n
 //
-// Output: JSON lines: first the run's {"device", "cuda", "date", "sms"}, then one line per
-// job and size: {"type", "n", "job", "block", "grid", "reps", "median_us", "min_us",
-// "iqr_us", "check"} ("check": "ok", "WRONG", or "-" for a job timed only).
+// Output: JSON lines: first the run head (common/run_head.h; its reps are those up to
+// 2^22), then one line per job and size: {"type", "n", "job", "block", "grid", "reps",
+// "median_ms", "min_ms", "iqr_ms", "check"} ("check": "ok", "WRONG", or "-" for a job
+// timed only; "reps" kept: 100 up to 2^22, 30 above).
 // Exit code 0 when every check passed, 1 otherwise, 3 on a CUDA error.
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <map>
 #include <string>
 #include <type_traits>
@@ -43,6 +43,7 @@
 #include "harness.h"
 #include "input.h"
 #include "json.h"
+#include "run_head.h"
 #include "launch_rules.h"
 #include "read_floor.h"
 #include "single_pass.cu"  // 09's copy unit, compiled here (see above)
@@ -289,9 +290,9 @@ bool run_size(std::size_t n, const DeviceInfo& device, int reps) {
                             .num("block", m.block)
                             .num("grid", m.grid)
                             .num("reps", m.reps)
-                            .num("median_us", 1000 * m.times.median, "%.3f")
-                            .num("min_us", 1000 * m.times.min, "%.3f")
-                            .num("iqr_us", 1000 * m.times.iqr, "%.3f")
+                            .num("median_ms", m.times.median, "%.6f")
+                            .num("min_ms", m.times.min, "%.6f")
+                            .num("iqr_ms", m.times.iqr, "%.6f")
                             .str("check", checked ? (m.verdict.ok ? "ok" : "WRONG") : "-")
                             .text()
                             .c_str());
@@ -308,16 +309,7 @@ int run() {
     return 3;
   }
   const DeviceInfo device = query_device();
-  char date[16];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
-  std::printf("%s\n", JsonObject()
-                          .str("device", device.describe())
-                          .str("cuda", cuda_version_string())
-                          .str("date", date)
-                          .num("sms", device.sm_count)
-                          .text()
-                          .c_str());
+  std::printf("%s\n", run_head(&device, 100, true).c_str());
   bool ok = true;
   for (int k : {10, 12, 14, 16, 17, 18, 19, 20, 21, 22, 24, 26, 28, 30}) {
     const std::size_t n = std::size_t(1) << k;

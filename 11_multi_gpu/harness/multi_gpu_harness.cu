@@ -8,6 +8,7 @@
 
 #include "harness.h"
 #include "random.h"
+#include "run_head.h"
 
 namespace reduction {
 Chapter single_pass_chapter();  // 09_single_pass/main.cu
@@ -238,6 +239,9 @@ void print_report(const Options& options, std::size_t n, int k, const std::strin
     if (!note.empty()) notes.push_back(note);
   }
   if (options.json) {
+    // The head describes the first GPU; "total_peak_gbps" is the sum of every GPU's peak.
+    std::printf("%s\n", reduction::run_head(participants.empty() ? nullptr : &participants[0].device, options.reps,
+                                             options.flush).c_str());
     std::vector<std::string> devices;
     for (const Participant& p : participants) {
       devices.push_back(JsonObject().num("rank", p.rank).str("host", p.host).num("local_rank", p.local_rank)
@@ -254,9 +258,8 @@ void print_report(const Options& options, std::size_t n, int k, const std::strin
     json.raw("error", reduction::json_number(reduction::format_value(verdict.error)))
         .raw("tolerance", reduction::json_number(reduction::format_value(verdict.tolerance))).flag("ok", verdict.ok)
         .str("note", note).raw("non_finite", reduction::json_non_finite(ref))
-        .num("ms", ms, "%.6f").num("gbps", gbps, "%.3f").num("peak_gbps", peak, "%.3f")
-        .str("device", participants.empty() ? "" : participants[0].device.name)
-        .raw("devices", reduction::json_list(devices)).str("cuda", reduction::cuda_version_string());
+        .num("median_ms", ms, "%.6f").num("gbps", gbps, "%.3f").num("total_peak_gbps", peak, "%.3f")
+        .raw("devices", reduction::json_list(devices));
     std::printf("%s\n", json.text().c_str());
     return;
   }

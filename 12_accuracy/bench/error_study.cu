@@ -62,6 +62,7 @@
 #include "exact_sum.h"
 #include "harness.h"
 #include "json.h"
+#include "run_head.h"
 #include "l2_flush.h"
 #include "parallel.h"
 #include "random.h"
@@ -450,19 +451,11 @@ int study(const StudyOptions& options) {
   int status = 0;
 
   {
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
     FILE* f = open_output(options.out + "/device.json");
     write_line(f, JsonObject()
-                      .str("device", device.name)
+                      .raw("head", run_head(&device, options.reps, true))
                       .str("compute_capability", std::to_string(device.cc_major) + "." + std::to_string(device.cc_minor))
-                      .num("sms", device.sm_count)
                       .num("l2_bytes", device.l2_bytes)
-                      .num("peak_gbps", device.peak_gbps(), "%.1f")
-                      .str("cuda", cuda_version_string())
-                      .str("date", date)
-                      .num("reps", options.reps)
                       .num("seed", options.seed)
                       .num("max_n", max_n)
                       .num("repro_n", repro_n));
@@ -527,8 +520,7 @@ int study(const StudyOptions& options) {
                                 .num("median_ms", spread.median, "%.6f")
                                 .num("min_ms", spread.min, "%.6f")
                                 .num("iqr_ms", spread.iqr, "%.6f")
-                                .num("gbps", n * sizeof(float) / (spread.median * 1e6), "%.2f")
-                                .num("reps", options.reps));
+                                .num("gbps", n * sizeof(float) / (spread.median * 1e6), "%.2f"));
         }
         std::fflush(times);
       }

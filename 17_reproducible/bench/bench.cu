@@ -33,6 +33,7 @@
 #include "exact_sum.h"
 #include "harness.h"
 #include "json.h"
+#include "run_head.h"
 #include "parallel.h"
 #include "random.h"
 #include "read_floor.h"
@@ -134,11 +135,7 @@ int main(int argc, char** /*argv*/) {
   const int reps = 30;
   try {
     const DeviceInfo device = query_device();
-    int runtime = 0;
-    cudaRuntimeGetVersion(&runtime);
-    std::printf("%s\n", JsonObject().str("device", device.name).num("cuda_runtime", runtime).str("date", utc_date())
-                           .num("peak_gbps", device.peak_gbps(), "%.1f").num("sms", device.sm_count)
-                           .num("reps", reps).text().c_str());
+    std::printf("%s\n", run_head(&device, reps, true).c_str());
     const Chapter single_pass = single_pass_chapter(), reproducible = reproducible_chapter();
     static const Variant floor = read_floor_variant();
 #ifdef REDUCTION_HAVE_GPU_TO_GPU
@@ -173,8 +170,8 @@ int main(int argc, char** /*argv*/) {
           all_ok = all_ok && (yardstick || m.verdict.ok);  // CUB's own results are reported, not the bench's fault
           JsonObject line;
           line.str("data", data_name(data)).num("n", n).str("job", m.label).num("block", m.block).num("grid", m.grid)
-              .num("median_us", 1e3 * m.median_ms, "%.3f").num("min_us", 1e3 * m.times.min, "%.3f")
-              .num("iqr_us", 1e3 * m.times.iqr, "%.3f").num("gbps", m.gbps, "%.1f").str("result", m.result_text)
+              .num("median_ms", m.median_ms, "%.6f").num("min_ms", m.times.min, "%.6f")
+              .num("iqr_ms", m.times.iqr, "%.6f").num("gbps", m.gbps, "%.1f").str("result", m.result_text)
               .raw("ok", floor_row ? "null" : m.verdict.ok ? "true" : "false");
           if (j >= timed) line.raw("block_sweep", "true");
           std::printf("%s\n", line.text().c_str());
@@ -191,7 +188,7 @@ int main(int argc, char** /*argv*/) {
             all_ok = all_ok && m.verdict.ok;
             JsonObject line;
             line.str("data", data_name(data)).num("n", few).str("job", m.label).num("block", m.block)
-                .num("grid", m.grid).num("median_us", 1e3 * m.median_ms, "%.3f").num("shape_of_n", n)
+                .num("grid", m.grid).num("median_ms", m.median_ms, "%.6f").num("shape_of_n", n)
                 .raw("fixed_cost", "true").raw("ok", m.verdict.ok ? "true" : "false");
             std::printf("%s\n", line.text().c_str());
           }

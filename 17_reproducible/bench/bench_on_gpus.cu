@@ -29,6 +29,7 @@
 #include "device_buffer.h"
 #include "device_info.h"
 #include "json.h"
+#include "run_head.h"
 #include "l2_flush.h"
 #include "multi_gpu.cuh"
 #include "random.h"
@@ -85,11 +86,8 @@ int main(int argc, char**) {
     int visible = 0;
     CUDA_CHECK(cudaGetDeviceCount(&visible));
     const DeviceInfo device = query_device();
-    int runtime = 0;
-    cudaRuntimeGetVersion(&runtime);
-    std::printf("%s\n", JsonObject().str("device", device.name).num("cuda_runtime", runtime).str("date", utc_date())
-                           .num("peak_gbps", device.peak_gbps(), "%.1f").num("gpus_visible", visible)
-                           .num("reps", kReps).text().c_str());
+    std::printf("%s\n", run_head(&device, kReps, true).c_str());
+    std::printf("%s\n", JsonObject().num("gpus_visible", visible).text().c_str());
     bool all_ok = true;
     std::map<std::string, std::string> one_gpu_bits;  // data and n -> 17's bits on one GPU
     for (bool normal : {false, true}) {
