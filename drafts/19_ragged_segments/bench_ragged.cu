@@ -1,0 +1,487 @@
+// bench_ragged (draft, issue 46): 19's merge path against CUB's DeviceSegmentedReduce and the read-only
+// floor, on ragged segments given by int32 CSR offsets, n = 2^26 elements.
+//
+// For each distribution of the segment lengths (below) and each input type (float, bf16), these jobs are
+// timed interleaved (time_in_turns, common/timer.h: one checked run and one warm-up each, then 20
+// repetitions in each of which every job runs once, in turn, behind an L2 flush; median, min and IQR):
+//   merge_path     ragged_segments::reduce_segments, Sum, Max, ArgMax and MeanVar (one scratch, zeroed once)
+//   cub_segmented  cub::DeviceSegmentedReduce on the same offsets: Reduce for Sum and Max (widening to float
+//                  as common/cub_rows.cu does), ArgMax; CUB has no mean and variance (temp storage
+//                  allocated once, outside the timing)
+//   floor          common/read_floor.cu's kernel over the input's bytes (as the rows programs run it)
+// Every result of merge_path and CUB is checked after its first run and after its last repetition, on a
+// sample of segments (the first and last 64, the longest, 256 others drawn from the seed) against the CPU
+// reference of each (common/rows_check.h: facts_of in double, verdict_of).
+//
+// Distributions (lengths from splitmix64 of the seed; element values uniform in [-1, 1), the same array
+// for every distribution, rounded to bf16 for the bf16 runs):
+//   uniform 1..2048          lengths uniform in 1..2048 until n elements are used (the last one trimmed)
+//   pareto 1.1               floor(x_m / U^(1/1.1)), x_m = 1, U uniform in (0, 1], capped at what is left
+//   one n/2, rest 1..8       1..8 over the first n/4 elements, one segment of n/2, 1..8 over the last n/4
+//   four n/8, rest 1..64     four times: 1..64 over n/8 elements, then one segment of n/8
+//   equal rows M=1, 64, 4096 M segments of K = n / M
+//
+// Bytes: input + offsets ((segments + 1) x 4) + outputs (segments x the result's size) for merge_path and
+// CUB (merge_path's records in scratch, 128 bytes per 2048 path items, are not counted); the input only
+// for the floor. percent_of_read_floor = floor_ms / median_ms x 100; percent_of_bound =
+// (floor_ms x bytes / input_bytes) / median_ms x 100: the floor's time scaled to the method's own bytes.
+//
+//   cmake --build build/release --target bench_ragged        (defined beside ragged_tests: BUILD_TESTING on)
+//   build/release/bin/bench_ragged > ragged_bench.jsonl        (--quick: n = 2^18, 3 repetitions)
+//
+// Output: JSON lines, the run head first, then one per (distribution, type, op, method). Exit code 0 when
+// every checked result is right, 1 when one is wrong, 2 on a bad argument, 3 without a GPU or on a CUDA error.
+#include <cub/device/device_segmented_reduce.cuh>
+#include <cuda/std/limits>
+#include <thrust/iterator/tabulate_output_iterator.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "chapter.h"
+#include "cuda_check.h"
+#include "device_buffer.h"
+#include "device_info.h"
+#include "json.h"
+#include "l2_flush.h"
+#include "parallel.h"
+#include "ragged_segments.cuh"
+#include "random.h"
+#include "read_floor.h"
+#include "rows_check.h"
+#include "rows_harness.h"
+#include "run_head.h"
+#include "timer.h"
+
+namespace {
+
+using namespace reduction;
+using namespace reduction::rows_harness;
+namespace rs = ::ragged_segments;
+
+constexpr std::uint64_t kSeed = 20260046;  // the lengths' and the values' seed, in every line
+constexpr std::size_t kTile = 2048;        // ragged_segments.cu: 256 threads x 8 path items
+
+// ---------------------------------------------------------------- the distributions
+
+struct Distribution {
+  std::string name;
+  std::vector<std::int32_t> offsets{0};
+  std::size_t longest = 0, longest_at = 0;
+  std::size_t segments() const { return offsets.size() - 1; }
+  void add(std::size_t length) {
+    if (length > longest) longest = length, longest_at = segments();
+    offsets.push_back(std::int32_t(std::size_t(offsets.back()) + length));
+  }
+};
+
+// A counter-based stream of 64-bit draws (splitmix64 of the seed and a counter).
+struct Draws {
+  std::uint64_t seed, i = 0;
+  std::uint64_t next() { return splitmix64(seed * 0xD1B54A32D192ED03ull + i++); }
+  std::size_t in(std::size_t low, std::size_t high) { return low + std::size_t(next() % (high - low + 1)); }
+};
+
+// Segments of 1..max_length until `budget` elements are used, the last one trimmed to fit.
+void fill_uniform(Distribution& d, std::size_t budget, std::size_t max_length, Draws& draws) {
+  while (budget > 0) {
+    const std::size_t length = std::min(draws.in(1, max_length), budget);
+    d.add(length);
+    budget -= length;
+  }
+}
+
+std::vector<Distribution> distributions(std::size_t n) {
+  std::vector<Distribution> all;
+  {
+    Distribution d{"uniform 1..2048"};
+    Draws draws{kSeed + 1};
+    fill_uniform(d, n, 2048, draws);
+    all.push_back(std::move(d));
+  }
+  {
+    Distribution d{"pareto 1.1"};
+    Draws draws{kSeed + 2};
+    for (std::size_t left = n; left > 0;) {
+      const double u = double((draws.next() >> 11) + 1) * 0x1.0p-53;  // (0, 1]
+      const double x = std::floor(std::pow(u, -1.0 / 1.1));           // x_m = 1: at least 1
+      const std::size_t length = x >= double(left) ? left : std::size_t(x);
+      d.add(length);
+      left -= length;
+    }
+    all.push_back(std::move(d));
+  }
+  {
+    Distribution d{"one n/2, rest 1..8"};
+    Draws draws{kSeed + 3};
+    fill_uniform(d, n / 4, 8, draws);
+    d.add(n / 2);
+    fill_uniform(d, n - n / 4 - n / 2, 8, draws);
+    all.push_back(std::move(d));
+  }
+  {
+    Distribution d{"four n/8, rest 1..64"};
+    Draws draws{kSeed + 4};
+    for (int k = 0; k < 4; ++k) {
+      fill_uniform(d, n / 8, 64, draws);
+      d.add(n / 8);
+    }
+    fill_uniform(d, n - 8 * (n / 8), 64, draws);  // nothing for n a multiple of 8
+    all.push_back(std::move(d));
+  }
+  for (std::size_t m : {1, 64, 4096}) {
+    Distribution d{"equal rows M=" + std::to_string(m)};
+    for (std::size_t r = 0; r < m; ++r) d.add(n / m);  // n is a multiple of 4096
+    all.push_back(std::move(d));
+  }
+  return all;
+}
+
+// The segments whose results are checked: the first and last 64, the longest, 256 drawn from the seed.
+std::vector<std::size_t> sample_of(const Distribution& d) {
+  const std::size_t segments = d.segments();
+  std::vector<std::size_t> sample;
+  for (std::size_t s = 0; s < std::min<std::size_t>(64, segments); ++s) sample.push_back(s), sample.push_back(segments - 1 - s);
+  sample.push_back(d.longest_at);
+  Draws draws{kSeed + 5};
+  for (int k = 0; k < 256; ++k) sample.push_back(std::size_t(draws.next() % segments));
+  std::sort(sample.begin(), sample.end());
+  sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
+  return sample;
+}
+
+// ---------------------------------------------------------------- the methods
+
+enum class Method { MergePath, CubSegmented, Floor };
+const char* method_text(Method m) {
+  return m == Method::MergePath ? "merge_path" : m == Method::CubSegmented ? "cub_segmented" : "floor";
+}
+
+// The most combining steps an element's state takes to its segment's result in merge path: the walk (8),
+// the warp's scan (5), the warps' totals (3 + 1), the thread's first closed segment (1), the last block's
+// tree over 2 x tiles records (tests/test_ragged.cu's ragged_depth, which explains each term).
+std::size_t merge_path_depth(std::size_t n, std::size_t segments) {
+  const std::size_t tiles = (n + segments + kTile - 1) / kTile;
+  std::size_t levels = 0;
+  while ((std::size_t(1) << levels) < 2 * tiles) ++levels;
+  return 8 + 5 + 3 + 1 + 1 + levels;
+}
+
+// CUB's order is its own. Assumed: a block of at least 128 threads per segment, each thread combining its
+// share (at most length / 128 + 32 items: its items of a tile, then tile after tile), then a tree of at
+// most 32 levels; never more steps than the segment has elements.
+std::size_t cub_depth(std::size_t length) {
+  return std::max<std::size_t>(1, std::min(length, length / 128 + 64));
+}
+
+__host__ __device__ inline float as_float(float x) { return x; }
+__host__ __device__ inline float as_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+// CUB's operators, as common/cub_rows.cu gives them: sum and max in float (max propagating NaN), and
+// ArgMax's KeyValuePair written as a ValueIndex.
+struct SumInFloat {
+  template <typename A, typename B>
+  __host__ __device__ float operator()(const A& a, const B& b) const { return as_float(a) + as_float(b); }
+};
+struct MaxInFloat {
+  template <typename A, typename B>
+  __host__ __device__ float operator()(const A& a, const B& b) const {
+    const float x = as_float(a), y = as_float(b);
+    return (x > y || x != x) ? x : y;
+  }
+};
+struct WriteValueIndex {
+  rs::ValueIndex* output;
+  template <typename In>
+  __host__ __device__ void operator()(std::ptrdiff_t segment, const cub::KeyValuePair<int, In>& found) const {
+    output[segment] = {as_float(found.value), found.key};
+  }
+};
+
+// One CUB call on the offsets (begin: offsets, end: offsets + 1); temp == nullptr asks for its size.
+template <typename In>
+cudaError_t cub_call(RowOp op, void* temp, std::size_t& temp_bytes, const In* input, const std::int32_t* offsets,
+                     std::size_t segments, void* output, cudaStream_t stream) {
+  const auto count = static_cast<std::int64_t>(segments);
+  switch (op) {
+    case RowOp::Sum:
+      return cub::DeviceSegmentedReduce::Reduce(temp, temp_bytes, input, static_cast<float*>(output), count, offsets,
+                                                offsets + 1, SumInFloat{}, 0.0f, stream);
+    case RowOp::Max:
+      return cub::DeviceSegmentedReduce::Reduce(temp, temp_bytes, input, static_cast<float*>(output), count, offsets,
+                                                offsets + 1, MaxInFloat{},
+                                                -cuda::std::numeric_limits<float>::infinity(), stream);
+    case RowOp::ArgMax: {
+      const auto out = thrust::make_tabulate_output_iterator(WriteValueIndex{static_cast<rs::ValueIndex*>(output)});
+      return cub::DeviceSegmentedReduce::ArgMax(temp, temp_bytes, input, out, count, offsets, offsets + 1, stream);
+    }
+    default: return cudaErrorInvalidValue;  // no mean and variance in CUB
+  }
+}
+
+template <typename In>
+cudaError_t merge_path_call(RowOp op, const In* input, std::size_t n, const std::int32_t* offsets,
+                            std::size_t segments, void* output, void* scratch, std::size_t scratch_bytes) {
+  switch (op) {
+    case RowOp::Sum:
+      return rs::reduce_segments<In, std::int32_t, rs::Sum>(input, n, offsets, segments, static_cast<float*>(output),
+                                                            scratch, scratch_bytes);
+    case RowOp::Max:
+      return rs::reduce_segments<In, std::int32_t, rs::Max>(input, n, offsets, segments, static_cast<float*>(output),
+                                                            scratch, scratch_bytes);
+    case RowOp::ArgMax:
+      return rs::reduce_segments<In, std::int32_t, rs::ArgMax>(
+          input, n, offsets, segments, static_cast<rs::ValueIndex*>(output), scratch, scratch_bytes);
+    default:
+      return rs::reduce_segments<In, std::int32_t, rs::MeanVar>(
+          input, n, offsets, segments, static_cast<rs::MeanVariance*>(output), scratch, scratch_bytes);
+  }
+}
+
+// The floor over the input's bytes read as floats, at its default block and grid (common/rows_harness.cu's
+// floor_launch); the grid asked once per size, not inside the timed span of every repetition.
+cudaError_t floor_call(const void* input, std::size_t bytes, void* sink) {
+  static const Variant floor = read_floor_variant();
+  static std::size_t grid_for_floats = SIZE_MAX;
+  static int grid = 0;
+  const std::size_t floats = bytes / sizeof(float);
+  if (floats != grid_for_floats) {
+    const cudaError_t status = floor.default_grid(floats, floor.default_block, &grid);
+    if (status != cudaSuccess) return status;
+    grid_for_floats = floats;
+  }
+  float* data = static_cast<float*>(const_cast<void*>(input));  // only read
+  return floor.launcher<float>(Op::Sum)(data, floats, nullptr, sink, sizeof(unsigned), floor.default_block, grid,
+                                         nullptr);
+}
+
+struct Job {
+  Method method;
+  RowOp op;
+};
+
+// One input type on the device, with its values as float (what the reference reads).
+struct Input {
+  ElementType type;
+  std::vector<float> values;
+  DeviceBuffer<unsigned char> device;
+};
+
+// ---------------------------------------------------------------- the command line
+
+struct Options {
+  bool quick = false, help = false;
+  int reps = 20;
+};
+
+const char* kUsage =
+    "usage: bench_ragged [--quick] [--reps R] [--help]\n"
+    "  19's merge path (Sum, Max, ArgMax, MeanVar), CUB's DeviceSegmentedReduce (Sum, Max, ArgMax) and the\n"
+    "  read-only floor over ragged segments (int32 offsets), float and bf16, n = 2^26; L2 flushed, the median\n"
+    "  of R repetitions (20). --quick: n = 2^18 and 3 repetitions (a smoke test). JSON lines on stdout.\n";
+
+bool parse(int argc, char** argv, Options* options, std::string* error) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--quick") {
+      options->quick = true;
+    } else if (arg == "--help" || arg == "-h") {
+      options->help = true;
+    } else if (arg == "--reps") {
+      char* end = nullptr;
+      const long reps = i + 1 < argc ? std::strtol(argv[i + 1], &end, 10) : 0;
+      if (i + 1 >= argc || *end != '\0' || reps < 1 || reps > 1000) {
+        *error = "--reps takes a whole number from 1 to 1000";
+        return false;
+      }
+      options->reps = int(reps);
+      ++i;
+    } else {
+      *error = "unknown argument '" + arg + "'";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  std::string error;
+  if (!parse(argc, argv, &options, &error)) {
+    std::fprintf(stderr, "bench_ragged: %s\n%s", error.c_str(), kUsage);
+    return 2;
+  }
+  if (options.help) {
+    std::printf("%s", kUsage);
+    return 0;
+  }
+  std::string why;
+  if (!cuda_device_available(&why)) {
+    std::fprintf(stderr, "bench_ragged: needs a CUDA GPU: %s\n", why.c_str());
+    return 3;
+  }
+  const int reps = options.quick ? std::min(options.reps, 3) : options.reps;
+  const std::size_t n = options.quick ? std::size_t(1) << 18 : std::size_t(1) << 26;
+  try {
+    const DeviceInfo device = query_device();
+    std::printf("%s\n", run_head(&device, reps, true).c_str());
+    std::fflush(stdout);
+    L2Flusher flusher(device.l2_bytes);
+
+    // The values, uniform in [-1, 1), once; then rounded to bf16 for the bf16 input.
+    std::vector<float> values(n);
+    parallel_chunks(n, [&](unsigned, std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) values[i] = 2.0f * random_value<float>(kSeed, i, n) - 1.0f;
+    });
+    std::vector<Input> inputs;
+    for (ElementType type : {ElementType::Float, ElementType::BFloat16}) {
+      Input in{type, values, DeviceBuffer<unsigned char>(n * element_bytes(type))};
+      if (type == ElementType::Float) {
+        CUDA_CHECK(cudaMemcpy(in.device.get(), values.data(), n * 4, cudaMemcpyHostToDevice));
+      } else {
+        std::vector<__nv_bfloat16> bits(n);
+        parallel_chunks(n, [&](unsigned, std::size_t begin, std::size_t end) {
+          for (std::size_t i = begin; i < end; ++i) {
+            bits[i] = __float2bfloat16_rn(values[i]);
+            in.values[i] = __bfloat162float(bits[i]);
+          }
+        });
+        CUDA_CHECK(cudaMemcpy(in.device.get(), bits.data(), n * 2, cudaMemcpyHostToDevice));
+      }
+      inputs.push_back(std::move(in));
+    }
+    values = {};
+
+    const std::vector<Job> jobs = {{Method::MergePath, RowOp::Sum},    {Method::MergePath, RowOp::Max},
+                                   {Method::MergePath, RowOp::ArgMax}, {Method::MergePath, RowOp::MeanVar},
+                                   {Method::CubSegmented, RowOp::Sum}, {Method::CubSegmented, RowOp::Max},
+                                   {Method::CubSegmented, RowOp::ArgMax}, {Method::Floor, RowOp::Sum}};
+    DeviceBuffer<unsigned> sink(1);
+    bool all_ok = true;
+    for (const Distribution& d : distributions(n)) {
+      const std::size_t segments = d.segments();
+      DeviceBuffer<std::int32_t> offsets(segments + 1);
+      CUDA_CHECK(cudaMemcpy(offsets.get(), d.offsets.data(), (segments + 1) * 4, cudaMemcpyHostToDevice));
+      DeviceBuffer<unsigned char> output(segments * 8);  // the widest result: 8 bytes
+      std::vector<unsigned char> host_output(segments * 8);
+      const std::size_t scratch_bytes = rs::ragged_temp_bytes(n, segments);
+      DeviceBuffer<unsigned char> scratch(scratch_bytes);
+      CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch_bytes));  // once: every call puts its ticket back to 0
+      const std::vector<std::size_t> sample = sample_of(d);
+
+      for (Input& in : inputs) {
+        const void* input = in.device.get();
+        // CUB's temp storage: the largest of its three operators, allocated once.
+        std::size_t temp_bytes = 0;
+        for (RowOp op : {RowOp::Sum, RowOp::Max, RowOp::ArgMax}) {
+          std::size_t bytes = 0;
+          CUDA_CHECK(by_element_type(in.type, [&](auto tag) {
+            using In = typename decltype(tag)::type;
+            if constexpr (std::is_same_v<In, __half>) return cudaErrorInvalidValue;  // not benched
+            else return cub_call<In>(op, nullptr, bytes, nullptr, offsets.get(), segments, nullptr, nullptr);
+          }));
+          temp_bytes = std::max(temp_bytes, bytes);
+        }
+        DeviceBuffer<unsigned char> temp(std::max<std::size_t>(temp_bytes, 1));
+
+        // The facts of the sampled segments (every operator's: MeanVar's are the widest).
+        std::vector<RowFacts> facts(sample.size());
+        parallel_chunks(sample.size(), [&](unsigned, std::size_t begin, std::size_t end) {
+          for (std::size_t k = begin; k < end; ++k) {
+            const std::size_t s = sample[k], first = std::size_t(d.offsets[s]);
+            facts[k] = facts_of(in.values.data() + first, std::size_t(d.offsets[s + 1]) - first, RowOp::MeanVar);
+          }
+        });
+
+        std::vector<bool> ok(jobs.size(), true);
+        std::vector<double> worst(jobs.size(), 0.0);
+        auto launch = [&](std::size_t j) {
+          const Job& job = jobs[j];
+          cudaError_t status = cudaSuccess;
+          if (job.method == Method::Floor) {
+            status = floor_call(input, n * element_bytes(in.type), sink.get());
+          } else {
+            status = by_element_type(in.type, [&](auto tag) {
+              using In = typename decltype(tag)::type;
+              if constexpr (std::is_same_v<In, __half>) {
+                return cudaErrorInvalidValue;  // not benched
+              } else {
+                const In* typed = static_cast<const In*>(input);
+                if (job.method == Method::MergePath) {
+                  return merge_path_call<In>(job.op, typed, n, offsets.get(), segments, output.get(), scratch.get(),
+                                             scratch_bytes);
+                }
+                std::size_t bytes = temp_bytes;
+                return cub_call<In>(job.op, temp.get(), bytes, typed, offsets.get(), segments, output.get(), nullptr);
+              }
+            });
+          }
+          CUDA_CHECK(status);
+        };
+        auto prepare = [&](std::size_t j, int poison) {  // an unwritten result fails its check
+          if (jobs[j].method != Method::Floor) {
+            CUDA_CHECK(cudaMemset(output.get(), poison, segments * result_bytes(jobs[j].op)));
+          }
+        };
+        auto checked = [&](std::size_t j, bool /*after_last*/) {
+          const Job& job = jobs[j];
+          if (job.method == Method::Floor) return;
+          const std::size_t stride = result_bytes(job.op);
+          CUDA_CHECK(cudaMemcpy(host_output.data(), output.get(), segments * stride, cudaMemcpyDeviceToHost));
+          const std::size_t path_depth = merge_path_depth(n, segments);
+          for (std::size_t k = 0; k < sample.size(); ++k) {
+            const std::size_t s = sample[k], length = std::size_t(d.offsets[s + 1]) - std::size_t(d.offsets[s]);
+            const std::size_t depth = job.method == Method::MergePath ? path_depth : cub_depth(length);
+            const RowVerdict v = verdict_of(facts[k], length, job.op, host_output.data() + s * stride, depth);
+            worst[j] = std::max(worst[j], v.ratio);
+            if (!v.ok && ok[j]) {
+              std::fprintf(stderr, "bench_ragged: WRONG %s, %s, %s, %s: segment %zu (length %zu): %s but the "
+                           "reference is %s (%s)\n", d.name.c_str(), element_name(in.type), op_name(job.op),
+                           method_text(job.method), s, length, v.result.c_str(), v.reference.c_str(), v.why.c_str());
+            }
+            if (!v.ok) ok[j] = false;
+          }
+        };
+        const std::vector<std::vector<double>> times = time_in_turns(jobs.size(), reps, &flusher, prepare, launch, checked);
+
+        const Spread floor = summarize(times.back());
+        const double input_bytes = double(n * element_bytes(in.type));
+        for (std::size_t j = 0; j < jobs.size(); ++j) {
+          const Job& job = jobs[j];
+          const bool is_floor = job.method == Method::Floor;
+          const Spread t = summarize(times[j]);
+          const double bytes =
+              is_floor ? input_bytes : input_bytes + double(segments + 1) * 4 + double(segments * result_bytes(job.op));
+          const double of_floor = t.median > 0 ? 100.0 * floor.median / t.median : 0.0;
+          all_ok = all_ok && ok[j];
+          JsonObject line;
+          line.str("dist", d.name).num("n", n).num("segments", segments).num("longest", d.longest)
+              .str("type", element_name(in.type)).str("offsets", "int32").str("op", is_floor ? "-" : op_name(job.op))
+              .str("method", method_text(job.method)).num("median_ms", t.median, "%.6f").num("min_ms", t.min, "%.6f")
+              .num("iqr_ms", t.iqr, "%.6f").num("bytes", std::size_t(bytes)).num("input_bytes", std::size_t(input_bytes))
+              .num("gbps", t.median > 0 ? bytes / t.median / 1e6 : 0.0, "%.1f").num("floor_ms", floor.median, "%.6f")
+              .num("percent_of_read_floor", of_floor, "%.2f")
+              .num("percent_of_bound", of_floor * bytes / input_bytes, "%.2f")
+              .raw("ok", is_floor ? "null" : ok[j] ? "true" : "false");
+          if (!is_floor) line.num("checked_segments", sample.size()).num("worst_ratio", worst[j], "%.3g");
+          line.num("seed", kSeed);
+          std::printf("%s\n", line.text().c_str());
+        }
+        std::fflush(stdout);
+      }
+    }
+    return all_ok ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_ragged: %s\n", e.what());
+    return 3;
+  }
+}
