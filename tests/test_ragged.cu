@@ -40,13 +40,15 @@ constexpr std::size_t kTile = 2048;  // ragged_segments.cu: 256 threads x 8 path
 //   5  the warp's segmented scan of the carries (offsets 1, 2, 4, 8, 16);
 //   3  the scan of the 8 warps' totals (offsets 1, 2, 4), then 1 to add the warps before to a lane;
 //   1  the thread's first closed segment: the carry of the threads before it, then its own piece;
-//   L  the last block's tree over the 2 x tiles records: one combine per level, L = ceil(log2(2 x tiles)).
-// A segment closed inside one thread's walk takes only the first 8.
+// then, for a segment cut between tiles, its pieces (one per tile it covers, at most `tiles`) combined by
+// the tile that draws its last ticket:
+//   P  thread t combines pieces t, t + 256, ... in turn: at most P = ceil(tiles / 256) combines;
+//   5  the warp's tree (lane l takes lane l + 16, 8, 4, 2, 1);
+//   3  warp 0's tree over the 8 warps' totals (5 steps, but the first 2 add only identities, exactly).
+// A segment closed inside one thread's walk takes only the first 8; a segment inside one tile the first 18.
 std::size_t ragged_depth(std::size_t n, std::size_t segments) {
   const std::size_t tiles = (n + segments + kTile - 1) / kTile;
-  std::size_t levels = 0;
-  while ((std::size_t(1) << levels) < 2 * tiles) ++levels;
-  return 8 + 5 + 3 + 1 + 1 + levels;
+  return 8 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
 }
 
 // Element bytes of `type` for the float values (rounded in place to what the device reads).
@@ -357,7 +359,7 @@ TEST(RaggedSegmentsGpu, SmallForTheSanitizers) {
       for (RowOp op : kAllOps) check(r, type, wide, op);
 }
 
-// One scratch, zeroed once, over calls of every size it was sized for (the ticket back to 0 each time).
+// One scratch, zeroed once, over calls of every size it was sized for (the counters back to 0 each time).
 TEST(RaggedSegmentsGpu, RepeatedCallsOnOneScratch) {
   REQUIRE_GPU();
   const std::uint64_t seed = fresh_seed();

@@ -22,8 +22,8 @@
 //   equal rows M=1, 64, 4096 M segments of K = n / M
 //
 // Bytes: input + offsets ((segments + 1) x 4) + outputs (segments x the result's size) for merge_path and
-// CUB (merge_path's records in scratch, 128 bytes per 2048 path items, are not counted); the input only
-// for the floor. percent_of_read_floor = floor_ms / median_ms x 100; percent_of_bound =
+// CUB (merge_path's counters and pieces in scratch, at most 36 bytes per 2048 path items, are not
+// counted); the input only for the floor. percent_of_read_floor = floor_ms / median_ms x 100; percent_of_bound =
 // (floor_ms x bytes / input_bytes) / median_ms x 100: the floor's time scaled to the method's own bytes.
 //
 //   cmake --build build/release --target bench_ragged        (defined beside ragged_tests: BUILD_TESTING on)
@@ -165,13 +165,12 @@ const char* method_text(Method m) {
 }
 
 // The most combining steps an element's state takes to its segment's result in merge path: the walk (8),
-// the warp's scan (5), the warps' totals (3 + 1), the thread's first closed segment (1), the last block's
-// tree over 2 x tiles records (tests/test_ragged.cu's ragged_depth, which explains each term).
+// the warp's scan (5), the warps' totals (3 + 1), the thread's first closed segment (1), then a cut
+// segment's pieces: a thread's share (ceil(tiles / 256)) and the block's tree in order (5 + 3)
+// (tests/test_ragged.cu's ragged_depth, which explains each term).
 std::size_t merge_path_depth(std::size_t n, std::size_t segments) {
   const std::size_t tiles = (n + segments + kTile - 1) / kTile;
-  std::size_t levels = 0;
-  while ((std::size_t(1) << levels) < 2 * tiles) ++levels;
-  return 8 + 5 + 3 + 1 + 1 + levels;
+  return 8 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
 }
 
 // CUB's order is its own. Assumed: a block of at least 128 threads per segment, each thread combining its
@@ -375,7 +374,7 @@ int main(int argc, char** argv) {
       std::vector<unsigned char> host_output(segments * 8);
       const std::size_t scratch_bytes = rs::ragged_temp_bytes(n, segments);
       DeviceBuffer<unsigned char> scratch(scratch_bytes);
-      CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch_bytes));  // once: every call puts its ticket back to 0
+      CUDA_CHECK(cudaMemset(scratch.get(), 0, scratch_bytes));  // once: every call puts its counters back to 0
       const std::vector<std::size_t> sample = sample_of(d);
 
       for (Input& in : inputs) {

@@ -6,8 +6,9 @@
 // path items, 2048: a binary search of the offsets on the block's diagonal finds where its tile starts.
 // Inside the tile each thread walks 8 items the same way, closing segments as it meets their ends; a
 // segmented scan of the threads' carries (by segment id) completes the segments cut between threads.
-// Segments cut between tiles: every tile leaves two records (its first segment's piece, the piece open at
-// its end) and the last block (09's and 18's ticket) merges them by segment in a tree.
+// Segments cut between tiles: 18's per-row ticket, per segment. Every tile holding a piece of one stores
+// it and draws a ticket kept at the tile where the segment begins; the tile that draws the last combines
+// the pieces. No last block: the pieces of different segments are combined at once, in different tiles.
 #include "ragged_segments.cuh"
 #include <cuda/atomic>
 #include <cuda/std/limits>
@@ -23,8 +24,8 @@ constexpr int kWarps = kBlock / kWarpSize;         // 8
 constexpr int kItemsPerThread = 8;                 // path items one thread walks
 constexpr int kTile = kBlock * kItemsPerThread;    // path items per block: 2048
 constexpr std::size_t kVectorBytes = 16;           // the widest load
-constexpr std::size_t kRecordBytes = 32;           // a record's slot in scratch: any (key, state) fits
-constexpr std::size_t kRecordsOffset = 16;         // the ticket, then the records from a 16-byte boundary
+constexpr std::size_t kPieceBytes = 16;            // a piece's slot in scratch: any state fits
+constexpr int kPiecesInFlight = 8;                 // loads a thread issues before combining a cut segment's pieces
 constexpr long long kNoIndex = LLONG_MAX;          // ArgMax's identity index: loses every tie
 template <typename In> constexpr int kPerVector = int(kVectorBytes / sizeof(In));  // 4 floats, 8 halves
 
@@ -86,7 +87,7 @@ template <typename Op> using StateOf = typename Reducer<Op>::State;
 
 // A piece of one segment: the segment's id (the key) and the state of the piece's elements.
 template <typename Op> struct Carry { long long key; StateOf<Op> state; };
-static_assert(sizeof(Carry<MeanVar>) <= kRecordBytes && sizeof(Carry<ArgMax>) <= kRecordBytes, "records fit");
+static_assert(sizeof(StateOf<MeanVar>) <= kPieceBytes && sizeof(StateOf<ArgMax>) <= kPieceBytes, "pieces fit");
 
 // Any trivially copyable value through a shuffle, 4 bytes at a time: from `delta` lanes below (up) or
 // from lane `source` (from).
@@ -145,22 +146,48 @@ __device__ void diagonal_search(long long diagonal, long long ends, long long el
 // (a thread's walk starts about 8 elements after its neighbour's) hit 32 different banks.
 __device__ __forceinline__ int padded(int e) { return e + e / int(kWarpSize); }
 
+// The block's states combined in thread order, as a tree: at each step lane l takes lane l + offset's state
+// on its right (the wrapped shuffles of the top lanes are dropped), then warp 0 does the same over the 8
+// warps' totals. Thread 0 gets the result; a __syncthreads() between calls (warp_states).
+template <typename Op>
+__device__ StateOf<Op> block_reduce_in_order(StateOf<Op> state, StateOf<Op>* warp_states) {
+  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+  auto warp_reduce = [lane](StateOf<Op> s) {
+#pragma unroll
+    for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
+      const StateOf<Op> right = shuffle_from(s, lane + offset);
+      if (lane + offset < kWarpSize) s = Reducer<Op>::combine(s, right);
+    }
+    return s;
+  };
+  state = warp_reduce(state);
+  if (lane == 0) warp_states[warp] = state;
+  __syncthreads();  // every warp's total is written before warp 0 reads them
+  if (warp == 0) state = warp_reduce(lane < unsigned(kWarps) ? warp_states[lane] : Reducer<Op>::identity());
+  return state;
+}
+
 // [snippet:ragged_tiles]
-// Block b: path items [b x 2048, (b + 1) x 2048). Closed segments other than the tile's first: written
-// here. The tile's first segment (it may have begun in earlier tiles) and the segment open at the tile's
-// end: two records in scratch, for the last block to merge. records_first and records_last: the tree's
-// node storage (a node's first and last run); each tile writes its pair to both.
+// Block b: path items [b x 2048, (b + 1) x 2048). Segments that begin and end in the tile: written here.
+// A segment whose items span several tiles is *cut*; its *owner* is the tile of its first item (its first
+// element, or its end when empty: item offsets[s] + s), its last tile the one of its end (item
+// offsets[s + 1] + s). Each of those tiles stores its piece of the segment (the owner in opening[owner],
+// the others in continuing[tile]) and draws a ticket from counters[owner]; the tile that draws the last
+// one combines the pieces. A tile holds at most two such pieces: the segment open at its start (begun
+// before it) and the segment open at its end (begun in it); they may be one segment only if it begins
+// exactly at the tile's first item.
 template <typename In, typename Offset, typename Op>
 __global__ void __launch_bounds__(kBlock)
     ragged_tiles(const In* __restrict__ input, long long n, const Offset* __restrict__ offsets, long long segments,
-                 typename Op::Result* __restrict__ output, Carry<Op>* records_first, Carry<Op>* records_last,
-                 unsigned* ticket) {
+                 typename Op::Result* __restrict__ output, unsigned* counters, StateOf<Op>* opening,
+                 StateOf<Op>* continuing) {
   using R = Reducer<Op>;
   __shared__ float elements[kTile + kTile / kWarpSize];  // the tile's elements, widened, padded
   __shared__ int ends[kTile];                             // the tile's segment ends, from the tile's first element
   __shared__ long long corner[4];                         // the tile's (first end, first element, last end, last element)
   __shared__ Carry<Op> warp_totals[kWarps], first_piece;
-  __shared__ bool last;
+  __shared__ StateOf<Op> warp_states[kWarps];
+  __shared__ long long to_combine[2];                     // the cut segments whose last ticket this tile drew, or -1
 
   // 1. Where the tile starts and ends on the path: threads 0 and 1 search the offsets (end k = offsets[k + 1]).
   const long long path = segments + n, first_item = (long long)blockIdx.x * kTile;
@@ -249,76 +276,79 @@ __global__ void __launch_bounds__(kBlock)
     const StateOf<Op> closed = before_me.key == first_closed_key ? R::combine(before_me.state, first_closed)
                                                                  : first_closed;
     if (first_closed_key == first_end) {
-      first_piece = {first_end, closed};  // the tile's first segment: its earlier pieces are in other tiles' records
+      first_piece = {first_end, closed};  // the tile's first segment: it may have begun in an earlier tile (step 5)
     } else {
       output[first_closed_key] =
           R::result(closed, std::is_same_v<Op, ArgMax> ? offset_at(offsets, first_closed_key, n) : 0);
     }
   }
   __syncthreads();  // first_piece is written
+
+  // 5. Thread 255 holds the tile's carry-out (the segment open at the tile's end). It finishes the tile's
+  //    first segment when it began here, else stores the tile's pieces of cut segments and draws their tickets.
+  auto first_tile = [&](long long s) { return (offset_at(offsets, s, n) + s) / kTile; };    // the owner
+  auto last_tile = [&](long long s) { return (offset_at(offsets, s + 1, n) + s) / kTile; };  // the tile of its end
+  auto draw = [&](long long s) {  // 09's ticket, one per cut segment, kept at its owner
+    const long long owner = first_tile(s), covered = last_tile(s) - owner + 1;
+    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(counters[owner]);
+    // Release: the piece stored before is visible to any thread of the device that acquires this counter.
+    // Acquire: if this tile draws the last ticket, its reads of the pieces see what every other tile released.
+    const bool last = ticket.fetch_add(1, cuda::memory_order_acq_rel) == covered - 1;
+    if (last) ticket.store(0, cuda::memory_order_relaxed);  // every other tile has drawn: 0 for the next call
+    return last ? s : -1;
+  };
+  const long long tile = blockIdx.x;
+  if (threadIdx.x == kBlock - 1) {
+    to_combine[0] = to_combine[1] = -1;
+    const long long lead = first_end, trail = inclusive.key;  // open at the tile's start, at its end
+    if (lead < segments && first_tile(lead) < tile && tile <= last_tile(lead)) {  // begun in an earlier tile
+      continuing[tile] = tile_ends > 0 ? first_piece.state : inclusive.state;   // it ends here, or spans the tile
+      to_combine[0] = draw(lead);
+    } else if (tile_ends > 0) {  // begun and closed in this tile (first_piece.key == lead)
+      output[lead] = R::result(first_piece.state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, lead, n) : 0);
+    }
+    if (trail < segments && first_tile(trail) == tile && last_tile(trail) > tile) {  // begun here, goes on
+      opening[tile] = inclusive.state;
+      to_combine[1] = draw(trail);
+    }
+  }
+  __syncthreads();  // to_combine is written, and carries thread 255's acquire to the block's other threads
   // [/snippet:ragged_tiles]
 
-  // 5. Thread 255 holds the tile's carry-out; it publishes the tile's two records and takes 09's ticket.
-  const unsigned tiles = gridDim.x;
-  if (threadIdx.x == kBlock - 1) {
-    const std::size_t mine = 2 * std::size_t(blockIdx.x);
-    records_first[mine] = records_last[mine] = first_piece;
-    records_first[mine + 1] = records_last[mine + 1] = inclusive;
-    cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket_ref(*ticket);
-    // Release: the records stored above are visible to any thread of the device that acquires this
-    // ticket. Acquire: if this block draws the last ticket, its reads of the records below see what every
-    // other block released. (acq_rel: both.)
-    last = ticket_ref.fetch_add(1, cuda::memory_order_acq_rel) == tiles - 1;
-    // fetch_add does not wrap: the last block puts the counter back to 0 for the next call. Every other
-    // block has drawn its ticket already.
-    if (last) ticket_ref.store(0, cuda::memory_order_relaxed);
-  }
-  __syncthreads();  // `last` is written, and carries thread 255's acquire to the block's other threads
-  if (!last) return;  // the same for the whole block
-
-  // 6. The last block merges the 2 x tiles records by key, in a tree: a node covers a run of records and
-  //    keeps its first and its last segment's state (one when it holds one key). Merging two neighbours
-  //    combines the left's last with the right's first when they are one segment; a segment whose records
-  //    all lie inside the merged node, neither first nor last, is complete: written here. Plain loads,
-  //    not __ldg: the records were written during this launch.
-  auto write = [&](const Carry<Op>& c) {
-    if (c.key < segments) output[c.key] = R::result(c.state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, c.key, n) : 0);
-  };
-  const unsigned long long records = 2ull * tiles;  // 64-bit: up to 2^32 records, and left + width past them
-  for (unsigned long long width = 1; width < records; width *= 2) {  // ceil(log2(records)) levels, a barrier each
-    for (unsigned long long left = threadIdx.x * 2 * width; left + width < records; left += kBlock * 2 * width) {
-      const unsigned long long right = left + width;
-      const Carry<Op> a_first = records_first[left], a_last_stored = records_last[left];
-      const Carry<Op> b_first = records_first[right], b_last = records_last[right];
-      const bool a_one = a_first.key == a_last_stored.key, b_one = b_first.key == b_last.key;
-      const Carry<Op> a_last = a_one ? a_first : a_last_stored;  // a one-key node keeps its state in first
-      Carry<Op> new_first = a_first, new_last = b_one ? b_first : b_last;
-      if (a_last.key == b_first.key) {  // one segment across the seam: left's piece first (ArgMax's ties)
-        const Carry<Op> middle{a_last.key, R::combine(a_last.state, b_first.state)};
-        if (a_one) new_first = middle;
-        if (b_one) new_last = middle;
-        if (!a_one && !b_one) write(middle);
-      } else {  // the seam ends the left's last segment and begins the right's first
-        if (!a_one) write(a_last);
-        if (!b_one) write(b_first);
+  // 6. The tile that drew a cut segment's last ticket combines its pieces, owner first, in a fixed order:
+  //    thread t the pieces t, t + 256, ... (8 loads issued first), then the block's tree in thread order.
+  //    (ArgMax's ties go to the smaller index whatever the order.) Plain loads, not __ldg: the pieces were
+  //    written during this launch.
+  for (int k = 0; k < 2; ++k) {
+    const long long s = to_combine[k];
+    if (s < 0) continue;  // the same for the whole block
+    const long long owner = first_tile(s), covered = last_tile(s) - owner + 1;
+    StateOf<Op> state = R::identity();
+    for (long long p = threadIdx.x; p < covered; p += kPiecesInFlight * kBlock) {
+      StateOf<Op> loaded[kPiecesInFlight];
+#pragma unroll
+      for (int i = 0; i < kPiecesInFlight; ++i) {
+        const long long q = p + i * kBlock;
+        loaded[i] = q >= covered ? R::identity() : q == 0 ? opening[owner] : continuing[owner + q];
       }
-      records_first[left] = new_first, records_last[left] = new_last;
+#pragma unroll
+      for (int i = 0; i < kPiecesInFlight; ++i) state = R::combine(state, loaded[i]);
     }
-    __syncthreads();  // a level's nodes are written before the next level reads them
-  }
-  if (threadIdx.x == 0) {  // the root: its first and last segments are complete too
-    write(records_first[0]);
-    if (records_last[0].key != records_first[0].key) write(records_last[0]);
+    state = block_reduce_in_order<Op>(state, warp_states);
+    if (threadIdx.x == 0) output[s] = R::result(state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, s, n) : 0);
+    __syncthreads();  // warp 0 is done with warp_states before the next segment's tree
   }
 }
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 constexpr std::size_t kMaxPath = std::size_t(INT_MAX) * kTile;  // a block per tile, at most INT_MAX blocks
+// Scratch: the counters (4 bytes a tile), then opening and continuing from 16-byte boundaries.
+constexpr std::size_t pieces_offset(std::size_t tiles) { return ceil_div(tiles * sizeof(unsigned), 16) * 16; }
 }  // namespace
 
-std::size_t ragged_temp_bytes(std::size_t n, std::size_t segments) {  // the ticket, then 2 records per tile, twice
+std::size_t ragged_temp_bytes(std::size_t n, std::size_t segments) {  // a counter and two piece slots per tile
   const std::size_t tiles = ceil_div(n + segments, kTile);
-  return kRecordsOffset + 2 * 2 * tiles * kRecordBytes;
+  return pieces_offset(tiles) + 2 * tiles * kPieceBytes;
 }
 
 // [snippet:reduce_segments]
@@ -337,11 +367,12 @@ cudaError_t reduce_segments(const In* input, std::size_t n, const Offset* offset
     return cudaErrorInvalidValue;
   }
   const std::size_t tiles = ceil_div(n + segments, kTile);  // at most 2^31: one block per tile
-  unsigned* ticket = static_cast<unsigned*>(scratch);
-  auto* records_first = reinterpret_cast<Carry<Op>*>(static_cast<char*>(scratch) + kRecordsOffset);
-  auto* records_last = reinterpret_cast<Carry<Op>*>(static_cast<char*>(scratch) + kRecordsOffset + 2 * tiles * kRecordBytes);
+  unsigned* counters = static_cast<unsigned*>(scratch);
+  char* pieces = static_cast<char*>(scratch) + pieces_offset(tiles);
+  auto* opening = reinterpret_cast<StateOf<Op>*>(pieces);
+  auto* continuing = reinterpret_cast<StateOf<Op>*>(pieces + tiles * kPieceBytes);
   ragged_tiles<In, Offset, Op><<<unsigned(tiles), kBlock, 0, stream>>>(
-      input, (long long)n, offsets, (long long)segments, output, records_first, records_last, ticket);
+      input, (long long)n, offsets, (long long)segments, output, counters, opening, continuing);
   return cudaGetLastError();
 }
 // [/snippet:reduce_segments]

@@ -10,7 +10,7 @@
 //   void* scratch = nullptr;
 //   float* sums = nullptr;  // one result per segment, in device memory
 //   cudaError_t status = cudaMalloc(&scratch, bytes);
-//   if (status == cudaSuccess) status = cudaMemset(scratch, 0, bytes);  // once: every call leaves its ticket at 0
+//   if (status == cudaSuccess) status = cudaMemset(scratch, 0, bytes);  // once: every call leaves its counters at 0
 //   if (status == cudaSuccess) status = cudaMalloc(&sums, segments * sizeof(float));
 //   if (status == cudaSuccess) status = ragged_segments::reduce_segments<float, int, ragged_segments::Sum>(input, n, offsets, segments, sums, scratch, bytes);
 //   if (status == cudaSuccess) status = cudaDeviceSynchronize();  // the kernels' own errors show here
@@ -44,9 +44,10 @@ struct Max { using Result = float; };
 struct ArgMax { using Result = ValueIndex; };
 struct MeanVar { using Result = MeanVariance; };
 
-// Scratch: a ticket, then two records per tile of 2048 path items (elements + segment ends), 16 + 128 x
-// ceil((n + segments) / 2048) bytes. Zero it once; each call puts the ticket back to 0. One scratch serves
-// one stream at a time; any call whose n + segments it was sized for.
+// Scratch: per tile of 2048 path items (elements + segment ends), a 4-byte counter (the tickets of the cut
+// segment that begins in it), then two 16-byte pieces: 16 x ceil(tiles / 4) + 32 x tiles bytes, tiles =
+// ceil((n + segments) / 2048). Zero it once; each call puts its counters back to 0. One scratch serves one
+// stream at a time; any call whose n + segments it was sized for.
 std::size_t ragged_temp_bytes(std::size_t n, std::size_t segments);
 
 // One Op::Result per segment to output[0, segments) (device memory); segment i is input[offsets[i],
@@ -56,7 +57,8 @@ std::size_t ragged_temp_bytes(std::size_t n, std::size_t segments);
 // n + segments past (2^31 - 1) x 2048 (a block per tile), a missing, misaligned or too small scratch.
 // Not checked (the offsets live on the device, and reading them first would cost a copy and a
 // synchronization): offsets[0] == 0, offsets[segments] == n, offsets non-decreasing. The kernel clamps
-// every offset it reads into [0, n], so bad offsets give wrong results but no access out of bounds.
+// every offset it reads into [0, n], so bad offsets give wrong results but no access out of bounds; they
+// may also leave a counter off 0: zero the scratch again before the next call.
 // ArgMax: a segment of 2^31 elements or more has no int32 index; its index reads -1 (its value is right).
 // Returns the first CUDA error.
 template <typename In, typename Offset, typename Op>
