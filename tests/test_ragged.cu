@@ -32,23 +32,24 @@ namespace rs = ::ragged_segments;
 
 constexpr RowOp kAllOps[] = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};
 constexpr ElementType kAllTypes[] = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
-constexpr std::size_t kTile = 2048;  // ragged_segments.cu: 256 threads x 8 path items
+constexpr std::size_t kTile = 4096;  // ragged_segments.cu: 256 threads x 16 path items
 
 // The most combining steps an element's state passes through on the way to its segment's result
 // (ragged_segments.cu, the chain length of verdict_of's bounds):
-//   8  its thread's walk (8 path items, each element one combine into the open segment's state);
+//  16  its thread's walk (16 path items, each element one combine into the open segment's state);
 //   5  the warp's segmented scan of the carries (offsets 1, 2, 4, 8, 16);
 //   3  the scan of the 8 warps' totals (offsets 1, 2, 4), then 1 to add the warps before to a lane;
 //   1  the thread's first closed segment: the carry of the threads before it, then its own piece;
 // then, for a segment cut between tiles, its pieces (one per tile it covers, at most `tiles`) combined by
-// the tile that draws its last ticket:
+// the tile that draws its last ticket: over at most 8 tiles, that thread alone in order (7 combines at
+// most, fewer than the block's P + 8), else the block:
 //   P  thread t combines pieces t, t + 256, ... in turn: at most P = ceil(tiles / 256) combines;
 //   5  the warp's tree (lane l takes lane l + 16, 8, 4, 2, 1);
 //   3  warp 0's tree over the 8 warps' totals (5 steps, but the first 2 add only identities, exactly).
-// A segment closed inside one thread's walk takes only the first 8; a segment inside one tile the first 18.
+// A segment closed inside one thread's walk takes only the first 16; a segment inside one tile the first 26.
 std::size_t ragged_depth(std::size_t n, std::size_t segments) {
   const std::size_t tiles = (n + segments + kTile - 1) / kTile;
-  return 8 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
+  return 16 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
 }
 
 // Element bytes of `type` for the float values (rounded in place to what the device reads).
@@ -316,7 +317,7 @@ TEST(RaggedSegmentsGpu, SegmentsEndingOnTileBoundaries) {
   const std::uint64_t seed = fresh_seed();
   std::mt19937_64 g(seed);
   for (int delta : {-1, 0, 1}) {
-    std::vector<std::size_t> lengths = {std::size_t(int(7 * kTile - 1) + delta)};  // ends on item 7 x 2048 - 1
+    std::vector<std::size_t> lengths = {std::size_t(int(7 * kTile - 1) + delta)};  // ends on item 7 x 4096 - 1
     const std::vector<std::size_t> more = uniform_lengths(5000, 0, 9, g);
     lengths.insert(lengths.end(), more.begin(), more.end());
     lengths.push_back(3 * kTile - 1);  // another long one, wherever it falls
@@ -343,14 +344,16 @@ TEST(RaggedSegmentsGpu, NaNAndTiesAcrossTiles) {
   check_everything(r, {RowOp::Max, RowOp::ArgMax});
 }
 
-// Small enough for compute-sanitizer (h46check.sh runs it under memcheck and racecheck): 20 tiles or so
-// of short segments, empty ones and one over several tiles, every operator, float and half, both offsets.
+// Small enough for compute-sanitizer (h46check.sh runs it under memcheck and racecheck): 17 tiles or so
+// of short segments, empty ones, one over 4 tiles (its last drawer combines alone) and one over 10 (the
+// block combines), every operator, float and half, both offsets.
 TEST(RaggedSegmentsGpu, SmallForTheSanitizers) {
   REQUIRE_GPU();
   const std::uint64_t seed = fresh_seed();
   std::mt19937_64 g(seed);
   std::vector<std::size_t> lengths = uniform_lengths(700, 0, 40, g);
-  lengths.push_back(5 * kTile + 3);
+  lengths.push_back(3 * kTile + 3);
+  lengths.push_back(9 * kTile + 3);
   const std::vector<std::size_t> more = uniform_lengths(300, 0, 9, g);
   lengths.insert(lengths.end(), more.begin(), more.end());
   const Ragged r = ragged("small", lengths, seed);

@@ -22,8 +22,8 @@
 //   equal rows M=1, 64, 4096 M segments of K = n / M
 //
 // Bytes: input + offsets ((segments + 1) x 4) + outputs (segments x the result's size) for merge_path and
-// CUB (merge_path's counters and pieces in scratch, at most 36 bytes per 2048 path items, are not
-// counted); the input only for the floor. percent_of_read_floor = floor_ms / median_ms x 100; percent_of_bound =
+// CUB (merge_path's counters, pieces and tile boundaries in scratch, about 44 bytes per 4096 path
+// items, are not counted); the input only for the floor. percent_of_read_floor = floor_ms / median_ms x 100; percent_of_bound =
 // (floor_ms x bytes / input_bytes) / median_ms x 100: the floor's time scaled to the method's own bytes.
 //
 //   cmake --build build/release --target bench_ragged        (defined beside ragged_tests: BUILD_TESTING on)
@@ -67,7 +67,7 @@ using namespace reduction::rows_harness;
 namespace rs = ::ragged_segments;
 
 constexpr std::uint64_t kSeed = 20260046;  // the lengths' and the values' seed, in every line
-constexpr std::size_t kTile = 2048;        // ragged_segments.cu: 256 threads x 8 path items
+constexpr std::size_t kTile = 4096;        // ragged_segments.cu: 256 threads x 16 path items
 
 // ---------------------------------------------------------------- the distributions
 
@@ -164,13 +164,13 @@ const char* method_text(Method m) {
   return m == Method::MergePath ? "merge_path" : m == Method::CubSegmented ? "cub_segmented" : "floor";
 }
 
-// The most combining steps an element's state takes to its segment's result in merge path: the walk (8),
+// The most combining steps an element's state takes to its segment's result in merge path: the walk (16),
 // the warp's scan (5), the warps' totals (3 + 1), the thread's first closed segment (1), then a cut
 // segment's pieces: a thread's share (ceil(tiles / 256)) and the block's tree in order (5 + 3)
 // (tests/test_ragged.cu's ragged_depth, which explains each term).
 std::size_t merge_path_depth(std::size_t n, std::size_t segments) {
   const std::size_t tiles = (n + segments + kTile - 1) / kTile;
-  return 8 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
+  return 16 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
 }
 
 // CUB's order is its own. Assumed: a block of at least 128 threads per segment, each thread combining its

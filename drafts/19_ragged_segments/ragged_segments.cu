@@ -3,12 +3,13 @@
 // may be anything (millions of 1..8 beside one of n/2), so no split by segments balances the work. Merge
 // path does (Merrill and Garland's SpMV): merge the n elements with the segment ends into one path of
 // n + segments items (an end comes after every element before it) and give every block the same number of
-// path items, 2048: a binary search of the offsets on the block's diagonal finds where its tile starts.
-// Inside the tile each thread walks 8 items the same way, closing segments as it meets their ends; a
-// segmented scan of the threads' carries (by segment id) completes the segments cut between threads.
-// Segments cut between tiles: 18's per-row ticket, per segment. Every tile holding a piece of one stores
-// it and draws a ticket kept at the tile where the segment begins; the tile that draws the last combines
-// the pieces. No last block: the pieces of different segments are combined at once, in different tiles.
+// path items, 4096. A first kernel, one thread per tile boundary, finds where each boundary crosses the
+// path (a binary search of the offsets on its diagonal), so a tile reads its corners with two loads
+// (CUB's merge-based SpMV does the same). Inside the tile each thread walks 16 items, closing segments as
+// it meets their ends; a segmented scan of the threads' carries (by segment) completes the segments cut
+// between threads. Segments cut between tiles: 18's per-row ticket, per segment. Every tile holding a
+// piece of one stores it and draws a ticket kept at the tile where the segment begins; the tile that draws
+// the last combines the pieces. No last block: the pieces of different segments are combined at once.
 #include "ragged_segments.cuh"
 #include <cuda/atomic>
 #include <cuda/std/limits>
@@ -21,11 +22,13 @@ namespace {
 constexpr unsigned kWarpSize = 32, kFullMask = 0xffffffffu;
 constexpr int kBlock = 256;                        // threads per block
 constexpr int kWarps = kBlock / kWarpSize;         // 8
-constexpr int kItemsPerThread = 8;                 // path items one thread walks
-constexpr int kTile = kBlock * kItemsPerThread;    // path items per block: 2048
+constexpr int kItemsPerThread = 16;                // path items one thread walks
+constexpr int kTile = kBlock * kItemsPerThread;    // path items per block: 4096
+constexpr int kStaged = kTile + kTile / kWarpSize; // the tile's staging words: its items, a spare word per 32
 constexpr std::size_t kVectorBytes = 16;           // the widest load
 constexpr std::size_t kPieceBytes = 16;            // a piece's slot in scratch: any state fits
 constexpr int kPiecesInFlight = 8;                 // loads a thread issues before combining a cut segment's pieces
+                                                   // (a segment over at most 8 tiles: its last drawer alone)
 constexpr long long kNoIndex = LLONG_MAX;          // ArgMax's identity index: loses every tie
 template <typename In> constexpr int kPerVector = int(kVectorBytes / sizeof(In));  // 4 floats, 8 halves
 
@@ -84,9 +87,13 @@ template <> struct Reducer<MeanVar> {
   }
 };
 template <typename Op> using StateOf = typename Reducer<Op>::State;
+// Blocks of 256 an SM must hold: registers 65536 / (256 x blocks), the most ptxas (sm_90, CUDA 13.0) fits
+// without a spill: 6 (40 registers) for Max, 5 (48) for Sum and ArgMax, 4 (64) for MeanVar's 16-byte state.
+// 8 (32) spills for all four.
+template <typename Op> constexpr int kMinBlocks = std::is_same_v<Op, Max> ? 6 : std::is_same_v<Op, MeanVar> ? 4 : 5;
 
-// A piece of one segment: the segment's id (the key) and the state of the piece's elements.
-template <typename Op> struct Carry { long long key; StateOf<Op> state; };
+// A piece of one segment: the segment's key (its end's index in the tile) and the state of its elements.
+template <typename Op> struct Carry { int key; StateOf<Op> state; };
 static_assert(sizeof(StateOf<MeanVar>) <= kPieceBytes && sizeof(StateOf<ArgMax>) <= kPieceBytes, "pieces fit");
 
 // Any trivially copyable value through a shuffle, 4 bytes at a time: from `delta` lanes below (up) or
@@ -142,8 +149,8 @@ __device__ void diagonal_search(long long diagonal, long long ends, long long el
   *ends_taken = low, *elements_taken = diagonal - low;
 }
 
-// Padded slot of the tile's element e: a spare word per 32, so that threads reading 8 apart in a warp
-// (a thread's walk starts about 8 elements after its neighbour's) hit 32 different banks.
+// Padded slot of the tile's element e: a spare word per 32, so that threads reading 16 apart in a warp
+// (a thread's walk starts about 16 elements after its neighbour's) hit 32 different banks.
 __device__ __forceinline__ int padded(int e) { return e + e / int(kWarpSize); }
 
 // The block's states combined in thread order, as a tree: at each step lane l takes lane l + offset's state
@@ -167,8 +174,23 @@ __device__ StateOf<Op> block_reduce_in_order(StateOf<Op> state, StateOf<Op>* war
   return state;
 }
 
+// The partition: thread b finds where tile boundary b (path item b x 4096, the path's end for the last)
+// crosses the path and writes the ends taken there to coordinates[b] (the elements taken: the diagonal less
+// them). tiles + 1 boundaries, one thread each: every tile's search runs at once, none in the tiles.
+template <typename Offset>
+__global__ void __launch_bounds__(kBlock)
+    ragged_partition(const Offset* __restrict__ offsets, long long n, long long segments, long long tiles,
+                     long long* __restrict__ coordinates) {
+  const long long boundary = (long long)blockIdx.x * kBlock + threadIdx.x, path = n + segments;
+  if (boundary > tiles) return;
+  long long ends_taken, elements_taken;
+  diagonal_search(min(boundary * kTile, path), segments, n,
+                  [&](long long k) { return offset_at(offsets, std::size_t(k) + 1, n); }, &ends_taken, &elements_taken);
+  coordinates[boundary] = ends_taken;
+}
+
 // [snippet:ragged_tiles]
-// Block b: path items [b x 2048, (b + 1) x 2048). Segments that begin and end in the tile: written here.
+// Block b: path items [b x 4096, (b + 1) x 4096). Segments that begin and end in the tile: written here.
 // A segment whose items span several tiles is *cut*; its *owner* is the tile of its first item (its first
 // element, or its end when empty: item offsets[s] + s), its last tile the one of its end (item
 // offsets[s + 1] + s). Each of those tiles stores its piece of the segment (the owner in opening[owner],
@@ -176,39 +198,36 @@ __device__ StateOf<Op> block_reduce_in_order(StateOf<Op> state, StateOf<Op>* war
 // one combines the pieces. A tile holds at most two such pieces: the segment open at its start (begun
 // before it) and the segment open at its end (begun in it); they may be one segment only if it begins
 // exactly at the tile's first item.
+// Three __syncthreads a tile (five before the partition kernel): the tile staged before the walks read
+// it; the warps' totals written before every warp scans them; the long cut segments to combine written
+// before the block reads them (step 6, which adds two more when it runs: a segment over more than 8 tiles).
 template <typename In, typename Offset, typename Op>
-__global__ void __launch_bounds__(kBlock)
+__global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     ragged_tiles(const In* __restrict__ input, long long n, const Offset* __restrict__ offsets, long long segments,
                  typename Op::Result* __restrict__ output, unsigned* counters, StateOf<Op>* opening,
-                 StateOf<Op>* continuing) {
+                 StateOf<Op>* continuing, const long long* __restrict__ coordinates) {
   using R = Reducer<Op>;
-  __shared__ float elements[kTile + kTile / kWarpSize];  // the tile's elements, widened, padded
-  __shared__ int ends[kTile];                             // the tile's segment ends, from the tile's first element
-  __shared__ long long corner[4];                         // the tile's (first end, first element, last end, last element)
-  __shared__ Carry<Op> warp_totals[kWarps], first_piece;
+  union Word { float element; int end; };
+  __shared__ Word staged[kStaged];  // the tile's elements, widened, from the bottom (padded); its ends at the top
+  __shared__ Carry<Op> warp_totals[kWarps];
   __shared__ StateOf<Op> warp_states[kWarps];
-  __shared__ long long to_combine[2];                     // the cut segments whose last ticket this tile drew, or -1
+  __shared__ long long to_combine[2];  // the cut segments whose last ticket this tile drew (over 8 tiles), or -1
 
-  // 1. Where the tile starts and ends on the path: threads 0 and 1 search the offsets (end k = offsets[k + 1]).
+  // 1. The tile's corners on the path, from the partition: (first end, first element), (last end, last element).
   const long long path = segments + n, first_item = (long long)blockIdx.x * kTile;
-  auto global_end = [&](long long k) { return offset_at(offsets, std::size_t(k) + 1, n); };
-  if (threadIdx.x < 2) {
-    const long long diagonal = first_item + (threadIdx.x ? kTile : 0);
-    diagonal_search(diagonal < path ? diagonal : path, segments, n, global_end, &corner[2 * threadIdx.x],
-                    &corner[2 * threadIdx.x + 1]);
-  }
-  __syncthreads();  // the corners are written before every thread reads them
-  const long long first_end = corner[0], first_element = corner[1];
-  // Clamped so that bad offsets cannot overflow the shared arrays (good ones never need it).
-  const int tile_ends = int(corner[2] > first_end ? corner[2] - first_end : 0);
-  const int tile_elements = int(min(corner[3] > first_element ? corner[3] - first_element : 0LL,
-                                    (long long)(kTile - tile_ends)));
+  const long long first_end = __ldg(coordinates + blockIdx.x), last_end = __ldg(coordinates + blockIdx.x + 1);
+  const long long first_element = first_item - first_end, last_element = min(first_item + kTile, path) - last_end;
+  // Clamped so that bad offsets cannot overflow the staging words (good ones never need it).
+  const int tile_ends = int(min(max(last_end - first_end, 0LL), (long long)kTile));
+  const int tile_elements = int(min(max(last_element - first_element, 0LL), (long long)(kTile - tile_ends)));
+  Word* const ends = staged + (kStaged - tile_ends);  // past the elements: padded(tile_elements) + tile_ends <= kStaged
 
-  // 2. Stage the tile: its ends (coalesced) and its elements, 16-byte loads between an unaligned head and
-  //    tail (the tile starts at any element, so at any alignment).
+  // 2. Stage the tile: its ends (coalesced; end k from the tile's first element) and its elements, 16-byte
+  //    loads (all issued before the stores) between an unaligned head and tail (the tile starts anywhere).
+  auto global_end = [&](long long k) { return offset_at(offsets, std::size_t(k) + 1, n); };
   for (int k = threadIdx.x; k < tile_ends; k += kBlock) {
     const long long end = global_end(first_end + k) - first_element;
-    ends[k] = int(end < 0 ? 0 : end > tile_elements ? tile_elements : end);
+    ends[k].end = int(end < 0 ? 0 : end > tile_elements ? tile_elements : end);
   }
   const In* tile_input = input + first_element;
   const int misaligned = int(reinterpret_cast<std::uintptr_t>(tile_input) % kVectorBytes);
@@ -216,45 +235,54 @@ __global__ void __launch_bounds__(kBlock)
   const int head = min(head_elements, tile_elements);
   const int vectors = (tile_elements - head) / kPerVector<In>, tail = head + vectors * kPerVector<In>;
   const uint4* tile_vectors = reinterpret_cast<const uint4*>(tile_input + head);
-  for (int v = threadIdx.x; v < vectors; v += kBlock) {
-    const uint4 bits = __ldg(tile_vectors + v);
-    In x[kPerVector<In>];
-    memcpy(x, &bits, sizeof bits);
+  constexpr int kLoads = kTile / kPerVector<In> / kBlock;  // a thread's vectors at most: 4 floats, 2 halves
+  uint4 bits[kLoads];
 #pragma unroll
-    for (int k = 0; k < kPerVector<In>; ++k) elements[padded(head + v * kPerVector<In> + k)] = widen(x[k]);
+  for (int i = 0; i < kLoads; ++i) {
+    if (int(threadIdx.x) + i * kBlock < vectors) bits[i] = __ldg(tile_vectors + threadIdx.x + i * kBlock);
   }
-  if (threadIdx.x < head) elements[padded(threadIdx.x)] = widen(__ldg(tile_input + threadIdx.x));
+#pragma unroll
+  for (int i = 0; i < kLoads; ++i) {
+    const int v = int(threadIdx.x) + i * kBlock;
+    if (v >= vectors) break;
+    In x[kPerVector<In>];
+    memcpy(x, &bits[i], sizeof bits[i]);
+#pragma unroll
+    for (int k = 0; k < kPerVector<In>; ++k) staged[padded(head + v * kPerVector<In> + k)].element = widen(x[k]);
+  }
+  if (threadIdx.x < head) staged[padded(threadIdx.x)].element = widen(__ldg(tile_input + threadIdx.x));
   if (tail + int(threadIdx.x) < tile_elements) {
-    elements[padded(tail + threadIdx.x)] = widen(__ldg(tile_input + tail + threadIdx.x));
+    staged[padded(tail + threadIdx.x)].element = widen(__ldg(tile_input + tail + threadIdx.x));
   }
-  if (threadIdx.x == 0) first_piece = {first_end, R::identity()};  // the tile's first segment, until a thread closes it
-  __syncthreads();  // the tile is staged before any thread walks it
+  if (threadIdx.x == 0) to_combine[0] = to_combine[1] = -1;  // until a thread draws a long segment's last ticket
+  __syncthreads();  // 1 of 3: the tile is staged before any thread walks it
 
-  // 3. Each thread walks its 8 items from its own diagonal (a search in shared memory): an element joins
+  // 3. Each thread walks its 16 items from its own diagonal (a search in shared memory): an element joins
   //    the open segment's state; an end closes that segment. The first segment it closes may have begun
   //    before the thread (it waits for the scan); later ones lie wholly in its walk and are written now.
+  //    Keys are the ends' indices in the tile (segment first_end + key).
   const int tile_items = tile_ends + tile_elements;
   const int diagonal = min(int(threadIdx.x) * kItemsPerThread, tile_items);
   long long taken_ends, taken_elements;
-  diagonal_search(diagonal, tile_ends, tile_elements, [&](long long k) { return ends[k]; }, &taken_ends,
+  diagonal_search(diagonal, tile_ends, tile_elements, [&](long long k) { return ends[k].end; }, &taken_ends,
                   &taken_elements);
   int e = int(taken_ends), j = int(taken_elements);  // the next end, the next element
   StateOf<Op> state = R::identity(), first_closed = R::identity();
-  long long first_closed_key = -1;  // -1: this thread closes none
+  int first_closed_key = -1;  // -1: this thread closes none
 #pragma unroll
   for (int item = 0; item < kItemsPerThread; ++item) {
     if (diagonal + item >= tile_items) break;
-    if (e < tile_ends && ends[e] <= j) {  // the end of segment first_end + e
-      const long long key = first_end + e;
+    if (e < tile_ends && ends[e].end <= j) {  // the end of segment first_end + e
       if (first_closed_key < 0) {
-        first_closed_key = key, first_closed = state;
+        first_closed_key = e, first_closed = state;
       } else {
+        const long long key = first_end + e;
         output[key] = R::result(state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, key, n) : 0);
       }
       state = R::identity();
       ++e;
     } else {  // element j of the tile
-      state = R::combine(state, R::element(elements[padded(j)], first_element + j));
+      state = R::combine(state, R::element(staged[padded(j)].element, first_element + j));
       ++j;
     }
   }
@@ -262,63 +290,71 @@ __global__ void __launch_bounds__(kBlock)
   // 4. The threads' carries (the segment open at each thread's end) scanned by key: in the warp, then the
   //    warps' totals (every warp scans the 8 totals itself: no second barrier), then the warp's prefix.
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  Carry<Op> inclusive = warp_scan_by_key<Op>(Carry<Op>{first_end + e, state});
+  Carry<Op> inclusive = warp_scan_by_key<Op>(Carry<Op>{e, state});
   if (lane == kWarpSize - 1) warp_totals[warp] = inclusive;
-  __syncthreads();  // the warps' totals are written before any warp reads them
-  Carry<Op> total = lane < kWarps ? warp_totals[lane] : Carry<Op>{LLONG_MAX, R::identity()};
+  __syncthreads();  // 2 of 3: the warps' totals are written before any warp reads them
+  Carry<Op> total = lane < kWarps ? warp_totals[lane] : Carry<Op>{INT_MAX, R::identity()};
   total = warp_scan_by_key<Op>(total);  // lane w: the warps up to w, by key
   const Carry<Op> before_warp = shuffle_from(total, warp > 0 ? warp - 1 : 0);  // the warps before this one
   if (warp > 0 && before_warp.key == inclusive.key) inclusive.state = R::combine(before_warp.state, inclusive.state);
   Carry<Op> before_me = shuffle_up(inclusive, 1);  // the threads before this one (key -1: none)
   if (lane == 0) before_me = warp > 0 ? before_warp : Carry<Op>{-1, R::identity()};
-  if (first_closed_key >= 0) {  // complete in this tile now: the threads before it hold the rest
-    // before_me.key is the segment open where this thread starts: the one it closes first.
-    const StateOf<Op> closed = before_me.key == first_closed_key ? R::combine(before_me.state, first_closed)
-                                                                 : first_closed;
-    if (first_closed_key == first_end) {
-      first_piece = {first_end, closed};  // the tile's first segment: it may have begun in an earlier tile (step 5)
-    } else {
-      output[first_closed_key] =
-          R::result(closed, std::is_same_v<Op, ArgMax> ? offset_at(offsets, first_closed_key, n) : 0);
-    }
-  }
-  __syncthreads();  // first_piece is written
 
-  // 5. Thread 255 holds the tile's carry-out (the segment open at the tile's end). It finishes the tile's
-  //    first segment when it began here, else stores the tile's pieces of cut segments and draws their tickets.
+  // 5. The cut segments' pieces and tickets. The thread that closes the tile's first end finishes that
+  //    segment (lead) or stores its piece when it began in an earlier tile; thread 255 holds the tile's
+  //    carry-out (the segment open at its end, trail): the lead's piece when the tile has no end, and the
+  //    trail's first piece when it begins here. The last drawer of a segment over at most 8 tiles combines
+  //    its pieces alone (owner first, 8 loads in flight); a longer one is left to the block (step 6).
   auto first_tile = [&](long long s) { return (offset_at(offsets, s, n) + s) / kTile; };    // the owner
   auto last_tile = [&](long long s) { return (offset_at(offsets, s + 1, n) + s) / kTile; };  // the tile of its end
-  auto draw = [&](long long s) {  // 09's ticket, one per cut segment, kept at its owner
+  const long long tile = blockIdx.x;
+  auto begun_before = [&](long long s) { return s < segments && first_tile(s) < tile && tile <= last_tile(s); };
+  auto settle = [&](long long s) -> long long {  // 09's ticket, one per cut segment, kept at its owner
     const long long owner = first_tile(s), covered = last_tile(s) - owner + 1;
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(counters[owner]);
     // Release: the piece stored before is visible to any thread of the device that acquires this counter.
     // Acquire: if this tile draws the last ticket, its reads of the pieces see what every other tile released.
-    const bool last = ticket.fetch_add(1, cuda::memory_order_acq_rel) == covered - 1;
-    if (last) ticket.store(0, cuda::memory_order_relaxed);  // every other tile has drawn: 0 for the next call
-    return last ? s : -1;
+    if (ticket.fetch_add(1, cuda::memory_order_acq_rel) != covered - 1) return -1;
+    ticket.store(0, cuda::memory_order_relaxed);  // every other tile has drawn: 0 for the next call
+    if (covered > kPiecesInFlight) return s;  // for the block (plain loads below, not __ldg: written in this launch)
+    StateOf<Op> loaded[kPiecesInFlight];
+#pragma unroll
+    for (int q = 0; q < kPiecesInFlight; ++q) loaded[q] = q >= covered ? R::identity() : q == 0 ? opening[owner] : continuing[owner + q];
+    StateOf<Op> combined = loaded[0];
+#pragma unroll
+    for (int q = 1; q < kPiecesInFlight; ++q) if (q < covered) combined = R::combine(combined, loaded[q]);
+    output[s] = R::result(combined, std::is_same_v<Op, ArgMax> ? offset_at(offsets, s, n) : 0);
+    return -1;
   };
-  const long long tile = blockIdx.x;
+  if (first_closed_key >= 0) {  // complete in this tile now: the threads before it hold the rest
+    // before_me.key is the segment open where this thread starts: the one it closes first.
+    const StateOf<Op> closed = before_me.key == first_closed_key ? R::combine(before_me.state, first_closed)
+                                                                 : first_closed;
+    const long long key = first_end + first_closed_key;
+    if (first_closed_key == 0 && begun_before(key)) {  // the lead, begun in an earlier tile: ends here
+      continuing[tile] = closed;
+      to_combine[0] = settle(key);
+    } else {
+      output[key] = R::result(closed, std::is_same_v<Op, ArgMax> ? offset_at(offsets, key, n) : 0);
+    }
+  }
   if (threadIdx.x == kBlock - 1) {
-    to_combine[0] = to_combine[1] = -1;
-    const long long lead = first_end, trail = inclusive.key;  // open at the tile's start, at its end
-    if (lead < segments && first_tile(lead) < tile && tile <= last_tile(lead)) {  // begun in an earlier tile
-      continuing[tile] = tile_ends > 0 ? first_piece.state : inclusive.state;   // it ends here, or spans the tile
-      to_combine[0] = draw(lead);
-    } else if (tile_ends > 0) {  // begun and closed in this tile (first_piece.key == lead)
-      output[lead] = R::result(first_piece.state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, lead, n) : 0);
+    const long long lead = first_end, trail = first_end + inclusive.key;  // open at the tile's start, at its end
+    if (tile_ends == 0 && begun_before(lead)) {  // the lead spans the tile
+      continuing[tile] = inclusive.state;
+      to_combine[0] = settle(lead);
     }
     if (trail < segments && first_tile(trail) == tile && last_tile(trail) > tile) {  // begun here, goes on
       opening[tile] = inclusive.state;
-      to_combine[1] = draw(trail);
+      to_combine[1] = settle(trail);
     }
   }
-  __syncthreads();  // to_combine is written, and carries thread 255's acquire to the block's other threads
+  __syncthreads();  // 3 of 3: to_combine is written, and carries the drawers' acquire to the block's threads
   // [/snippet:ragged_tiles]
 
-  // 6. The tile that drew a cut segment's last ticket combines its pieces, owner first, in a fixed order:
-  //    thread t the pieces t, t + 256, ... (8 loads issued first), then the block's tree in thread order.
-  //    (ArgMax's ties go to the smaller index whatever the order.) Plain loads, not __ldg: the pieces were
-  //    written during this launch.
+  // 6. The tile that drew the last ticket of a segment over more than 8 tiles combines its pieces, owner
+  //    first, in a fixed order: thread t the pieces t, t + 256, ... (8 loads issued first), then the
+  //    block's tree in thread order. (ArgMax's ties go to the smaller index whatever the order.)
   for (int k = 0; k < 2; ++k) {
     const long long s = to_combine[k];
     if (s < 0) continue;  // the same for the whole block
@@ -342,13 +378,15 @@ __global__ void __launch_bounds__(kBlock)
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 constexpr std::size_t kMaxPath = std::size_t(INT_MAX) * kTile;  // a block per tile, at most INT_MAX blocks
-// Scratch: the counters (4 bytes a tile), then opening and continuing from 16-byte boundaries.
+// Scratch: the counters (4 bytes a tile), then opening and continuing from 16-byte boundaries, then the
+// partition's coordinates (8 bytes a boundary, tiles + 1).
 constexpr std::size_t pieces_offset(std::size_t tiles) { return ceil_div(tiles * sizeof(unsigned), 16) * 16; }
+constexpr std::size_t coordinates_offset(std::size_t tiles) { return pieces_offset(tiles) + 2 * tiles * kPieceBytes; }
 }  // namespace
 
-std::size_t ragged_temp_bytes(std::size_t n, std::size_t segments) {  // a counter and two piece slots per tile
+std::size_t ragged_temp_bytes(std::size_t n, std::size_t segments) {  // per tile: a counter, two pieces, a boundary
   const std::size_t tiles = ceil_div(n + segments, kTile);
-  return pieces_offset(tiles) + 2 * tiles * kPieceBytes;
+  return coordinates_offset(tiles) + (tiles + 1) * sizeof(long long);
 }
 
 // [snippet:reduce_segments]
@@ -371,8 +409,13 @@ cudaError_t reduce_segments(const In* input, std::size_t n, const Offset* offset
   char* pieces = static_cast<char*>(scratch) + pieces_offset(tiles);
   auto* opening = reinterpret_cast<StateOf<Op>*>(pieces);
   auto* continuing = reinterpret_cast<StateOf<Op>*>(pieces + tiles * kPieceBytes);
+  auto* coordinates = reinterpret_cast<long long*>(static_cast<char*>(scratch) + coordinates_offset(tiles));
+  ragged_partition<Offset><<<unsigned(ceil_div(tiles + 1, kBlock)), kBlock, 0, stream>>>(
+      offsets, (long long)n, (long long)segments, (long long)tiles, coordinates);
+  cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess) return status;
   ragged_tiles<In, Offset, Op><<<unsigned(tiles), kBlock, 0, stream>>>(
-      input, (long long)n, offsets, (long long)segments, output, counters, opening, continuing);
+      input, (long long)n, offsets, (long long)segments, output, counters, opening, continuing, coordinates);
   return cudaGetLastError();
 }
 // [/snippet:reduce_segments]

@@ -44,23 +44,26 @@ struct Max { using Result = float; };
 struct ArgMax { using Result = ValueIndex; };
 struct MeanVar { using Result = MeanVariance; };
 
-// Scratch: per tile of 2048 path items (elements + segment ends), a 4-byte counter (the tickets of the cut
-// segment that begins in it), then two 16-byte pieces: 16 x ceil(tiles / 4) + 32 x tiles bytes, tiles =
-// ceil((n + segments) / 2048). Zero it once; each call puts its counters back to 0. One scratch serves one
-// stream at a time; any call whose n + segments it was sized for.
+// Scratch: per tile of 4096 path items (elements + segment ends), a 4-byte counter (the tickets of the cut
+// segment that begins in it), then two 16-byte pieces, then per tile boundary the 8-byte point where it
+// crosses the path (written by the first of the two kernels): 16 x ceil(tiles / 4) + 32 x tiles +
+// 8 x (tiles + 1) bytes, tiles = ceil((n + segments) / 4096). Zero it once; each call puts its counters
+// back to 0 (the boundaries need no zeros). One scratch serves one stream at a time; any call whose
+// n + segments it was sized for.
 std::size_t ragged_temp_bytes(std::size_t n, std::size_t segments);
 
 // One Op::Result per segment to output[0, segments) (device memory); segment i is input[offsets[i],
 // offsets[i + 1]), offsets has segments + 1 entries in device memory, int32 (n < 2^31) or int64.
 // Refused with cudaErrorInvalidValue before any launch: a null or misaligned pointer (input when n > 0,
 // offsets, output when segments > 0), segments == 0 with n > 0, n past the offset type's range,
-// n + segments past (2^31 - 1) x 2048 (a block per tile), a missing, misaligned or too small scratch.
+// n + segments past (2^31 - 1) x 4096 (a block per tile), a missing, misaligned or too small scratch.
 // Not checked (the offsets live on the device, and reading them first would cost a copy and a
-// synchronization): offsets[0] == 0, offsets[segments] == n, offsets non-decreasing. The kernel clamps
-// every offset it reads into [0, n], so bad offsets give wrong results but no access out of bounds; they
+// synchronization): offsets[0] == 0, offsets[segments] == n, offsets non-decreasing. The kernels clamp
+// every offset they read into [0, n], so bad offsets give wrong results but no access out of bounds; they
 // may also leave a counter off 0: zero the scratch again before the next call.
 // ArgMax: a segment of 2^31 elements or more has no int32 index; its index reads -1 (its value is right).
-// Returns the first CUDA error.
+// Two kernels on `stream`, in order: the partition (the tile boundaries), then the tiles. Returns the
+// first CUDA error.
 template <typename In, typename Offset, typename Op>
 cudaError_t reduce_segments(const In* input, std::size_t n, const Offset* offsets, std::size_t segments,
                             typename Op::Result* output, void* scratch, std::size_t scratch_bytes,
