@@ -425,5 +425,62 @@ TEST(Programs, TourHelpListsOnlyWhatTheTourAccepts) {
   EXPECT_NE(run.output.find("sweep_T.csv and sweep_T.json"), std::string::npos) << run.output;
 }
 
+#ifdef REDUCTION_HAVE_RAGGED_PROGRAM
+// 19_ragged_segments (the draft in drafts/19_ragged_segments/, issue 46): ragged segments by
+// CSR offsets, with its own harness (segments_harness.h) and command line.
+TEST(Programs, RaggedSegmentsHelpListsEveryOption) {
+  const ProgramRun run = run_program("19_ragged_segments", "--help");
+  EXPECT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("usage: 19_ragged_segments"), std::string::npos) << run.output;
+  for (const char* option : {"--n", "--lengths", "--rows", "--type", "--offsets", "--op", "--method", "--reps",
+                             "--seed", "--no-flush", "--json", "--help", "uniform", "pareto", "one_half",
+                             "four_eighths", "equal", "float|half|bf16", "int32|int64", "sum|max|argmax|meanvar",
+                             "auto|merge_path|cub_segmented", "exit codes"}) {
+    EXPECT_NE(run.output.find(option), std::string::npos) << option << " missing from:\n" << run.output;
+  }
+}
+
+TEST(Programs, RaggedSegmentsBadUsageExitsTwo) {
+  const std::string p = "19_ragged_segments";
+  expect_usage_error(p, "--frobnicate", "unknown option '--frobnicate'");
+  expect_usage_error(p, "--n", "--n needs a value");
+  expect_usage_error(p, "--n 12abc", "--n expects a whole number");
+  expect_usage_error(p, "--n -5", "--n expects a whole number");
+  expect_usage_error(p, "--n 2^41", "--n 2^41 is too large");
+  expect_usage_error(p, "--n 2^31", "does not fit int32 offsets");
+  expect_usage_error(p, "--lengths zipf", "--lengths expects uniform|pareto|one_half|four_eighths|equal");
+  expect_usage_error(p, "--lengths", "--lengths needs a value");
+  expect_usage_error(p, "--rows 64", "--rows applies to --lengths equal only");
+  expect_usage_error(p, "--lengths pareto --rows 64", "--rows applies to --lengths equal only, not pareto");
+  expect_usage_error(p, "--lengths equal --rows 0", "--rows must be at least 1");
+  expect_usage_error(p, "--lengths equal --rows x", "--rows expects a whole number");
+  expect_usage_error(p, "--type int", "--type expects float|half|bf16");
+  expect_usage_error(p, "--type double", "--type expects float|half|bf16");
+  expect_usage_error(p, "--offsets int16", "--offsets expects int32|int64");
+  expect_usage_error(p, "--op min", "--op expects sum|max|argmax|meanvar");
+  expect_usage_error(p, "--method warp", "--method expects auto|merge_path|cub_segmented");
+  expect_usage_error(p, "--method cub_segmented --op meanvar", "--method cub_segmented does not offer --op meanvar");
+  expect_usage_error(p, "--op meanvar --method cub_segmented", "CUB has no mean and variance");
+  expect_usage_error(p, "--reps 0", "--reps must be at least 1");
+  expect_usage_error(p, "--reps 99999999999", "--reps 99999999999 is too large (at most 100000)");
+  expect_usage_error(p, "--seed x", "--seed expects a whole number");
+  expect_usage_error(p, "--seed 2^64", "(at most 18446744073709551615 = 2^64-1)");
+  expect_usage_error(p, "--reps 3 --reps 4", "--reps given twice; give each option once");
+  expect_usage_error(p, "--cols 100", "--cols does not apply");
+  expect_usage_error(p, "--block 256", "--block does not apply");
+  expect_usage_error(p, "--input x.npy", "--input does not apply");
+}
+
+TEST(Programs, RaggedSegmentsWithoutADeviceExitsThree) {
+  for (const char* args : {"--n 1000", "--n 2^20+3 --lengths pareto --type bf16 --op argmax --reps 2",
+                           "--n 0 --lengths equal --rows 5 --offsets int64 --op meanvar --json",
+                           "--n 2^31 --offsets int64 --method cub_segmented --op max --no-flush --seed 2^64-1"}) {
+    const ProgramRun run = run_program("19_ragged_segments", args, "CUDA_VISIBLE_DEVICES= ");
+    EXPECT_EQ(run.exit_code, 3) << args << "\n" << run.output;
+    EXPECT_NE(run.output.find("no CUDA device"), std::string::npos) << args << "\n" << run.output;
+  }
+}
+#endif  // REDUCTION_HAVE_RAGGED_PROGRAM
+
 }  // namespace
 }  // namespace reduction::testing

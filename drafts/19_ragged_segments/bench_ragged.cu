@@ -13,8 +13,9 @@
 // sample of segments (the first and last 64, the longest, 256 others drawn from the seed) against the CPU
 // reference of each (common/rows_check.h: facts_of in double, verdict_of).
 //
-// Distributions (lengths from splitmix64 of the seed; element values uniform in [-1, 1), the same array
-// for every distribution, rounded to bf16 for the bf16 runs):
+// Distributions (segments_harness.cu's generators, which 19_ragged_segments shares; lengths from
+// splitmix64 of the seed; element values uniform in [-1, 1), the same array for every distribution,
+// rounded to bf16 for the bf16 runs):
 //   uniform 1..2048          lengths uniform in 1..2048 until n elements are used (the last one trimmed)
 //   pareto 1.1               floor(x_m / U^(1/1.1)), x_m = 1, U uniform in (0, 1], capped at what is left
 //   one n/2, rest 1..8       1..8 over the first n/4 elements, one segment of n/2, 1..8 over the last n/4
@@ -31,10 +32,6 @@
 //
 // Output: JSON lines, the run head first, then one per (distribution, type, op, method). Exit code 0 when
 // every checked result is right, 1 when one is wrong, 2 on a bad argument, 3 without a GPU or on a CUDA error.
-#include <cub/device/device_segmented_reduce.cuh>
-#include <cuda/std/limits>
-#include <thrust/iterator/tabulate_output_iterator.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -58,6 +55,7 @@
 #include "rows_check.h"
 #include "rows_harness.h"
 #include "run_head.h"
+#include "segments_harness.h"
 #include "timer.h"
 
 namespace {
@@ -65,82 +63,22 @@ namespace {
 using namespace reduction;
 using namespace reduction::rows_harness;
 namespace rs = ::ragged_segments;
+using segments_harness::Distribution;
+using segments_harness::Lengths;
 
 constexpr std::uint64_t kSeed = 20260046;  // the lengths' and the values' seed, in every line
 constexpr std::size_t kTile = 4096;        // ragged_segments.cu: 256 threads x 16 path items
 
 // ---------------------------------------------------------------- the distributions
 
-struct Distribution {
-  std::string name;
-  std::vector<std::int32_t> offsets{0};
-  std::size_t longest = 0, longest_at = 0;
-  std::size_t segments() const { return offsets.size() - 1; }
-  void add(std::size_t length) {
-    if (length > longest) longest = length, longest_at = segments();
-    offsets.push_back(std::int32_t(std::size_t(offsets.back()) + length));
-  }
-};
-
-// A counter-based stream of 64-bit draws (splitmix64 of the seed and a counter).
-struct Draws {
-  std::uint64_t seed, i = 0;
-  std::uint64_t next() { return splitmix64(seed * 0xD1B54A32D192ED03ull + i++); }
-  std::size_t in(std::size_t low, std::size_t high) { return low + std::size_t(next() % (high - low + 1)); }
-};
-
-// Segments of 1..max_length until `budget` elements are used, the last one trimmed to fit.
-void fill_uniform(Distribution& d, std::size_t budget, std::size_t max_length, Draws& draws) {
-  while (budget > 0) {
-    const std::size_t length = std::min(draws.in(1, max_length), budget);
-    d.add(length);
-    budget -= length;
-  }
-}
-
+// The distributions of the lengths (segments_harness.cu's generators, which 19_ragged_segments
+// draws from too), every one from kSeed.
 std::vector<Distribution> distributions(std::size_t n) {
   std::vector<Distribution> all;
-  {
-    Distribution d{"uniform 1..2048"};
-    Draws draws{kSeed + 1};
-    fill_uniform(d, n, 2048, draws);
-    all.push_back(std::move(d));
+  for (Lengths lengths : {Lengths::Uniform, Lengths::Pareto, Lengths::OneHalf, Lengths::FourEighths}) {
+    all.push_back(segments_harness::make_distribution(lengths, n, kSeed));
   }
-  {
-    Distribution d{"pareto 1.1"};
-    Draws draws{kSeed + 2};
-    for (std::size_t left = n; left > 0;) {
-      const double u = double((draws.next() >> 11) + 1) * 0x1.0p-53;  // (0, 1]
-      const double x = std::floor(std::pow(u, -1.0 / 1.1));           // x_m = 1: at least 1
-      const std::size_t length = x >= double(left) ? left : std::size_t(x);
-      d.add(length);
-      left -= length;
-    }
-    all.push_back(std::move(d));
-  }
-  {
-    Distribution d{"one n/2, rest 1..8"};
-    Draws draws{kSeed + 3};
-    fill_uniform(d, n / 4, 8, draws);
-    d.add(n / 2);
-    fill_uniform(d, n - n / 4 - n / 2, 8, draws);
-    all.push_back(std::move(d));
-  }
-  {
-    Distribution d{"four n/8, rest 1..64"};
-    Draws draws{kSeed + 4};
-    for (int k = 0; k < 4; ++k) {
-      fill_uniform(d, n / 8, 64, draws);
-      d.add(n / 8);
-    }
-    fill_uniform(d, n - 8 * (n / 8), 64, draws);  // nothing for n a multiple of 8
-    all.push_back(std::move(d));
-  }
-  for (std::size_t m : {1, 64, 4096}) {
-    Distribution d{"equal rows M=" + std::to_string(m)};
-    for (std::size_t r = 0; r < m; ++r) d.add(n / m);  // n is a multiple of 4096
-    all.push_back(std::move(d));
-  }
+  for (std::size_t m : {1, 64, 4096}) all.push_back(segments_harness::make_distribution(Lengths::Equal, n, kSeed, m));
   return all;
 }
 
@@ -150,8 +88,9 @@ std::vector<std::size_t> sample_of(const Distribution& d) {
   std::vector<std::size_t> sample;
   for (std::size_t s = 0; s < std::min<std::size_t>(64, segments); ++s) sample.push_back(s), sample.push_back(segments - 1 - s);
   sample.push_back(d.longest_at);
-  Draws draws{kSeed + 5};
-  for (int k = 0; k < 256; ++k) sample.push_back(std::size_t(draws.next() % segments));
+  for (std::uint64_t k = 0; k < 256; ++k) {  // splitmix64 draws of kSeed + 5
+    sample.push_back(std::size_t(splitmix64((kSeed + 5) * 0xD1B54A32D192ED03ull + k) % segments));
+  }
   std::sort(sample.begin(), sample.end());
   sample.erase(std::unique(sample.begin(), sample.end()), sample.end());
   return sample;
@@ -173,57 +112,7 @@ std::size_t merge_path_depth(std::size_t n, std::size_t segments) {
   return 16 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
 }
 
-// CUB's order is its own. Assumed: a block of at least 128 threads per segment, each thread combining its
-// share (at most length / 128 + 32 items: its items of a tile, then tile after tile), then a tree of at
-// most 32 levels; never more steps than the segment has elements.
-std::size_t cub_depth(std::size_t length) {
-  return std::max<std::size_t>(1, std::min(length, length / 128 + 64));
-}
-
-__host__ __device__ inline float as_float(float x) { return x; }
-__host__ __device__ inline float as_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-// CUB's operators, as common/cub_rows.cu gives them: sum and max in float (max propagating NaN), and
-// ArgMax's KeyValuePair written as a ValueIndex.
-struct SumInFloat {
-  template <typename A, typename B>
-  __host__ __device__ float operator()(const A& a, const B& b) const { return as_float(a) + as_float(b); }
-};
-struct MaxInFloat {
-  template <typename A, typename B>
-  __host__ __device__ float operator()(const A& a, const B& b) const {
-    const float x = as_float(a), y = as_float(b);
-    return (x > y || x != x) ? x : y;
-  }
-};
-struct WriteValueIndex {
-  rs::ValueIndex* output;
-  template <typename In>
-  __host__ __device__ void operator()(std::ptrdiff_t segment, const cub::KeyValuePair<int, In>& found) const {
-    output[segment] = {as_float(found.value), found.key};
-  }
-};
-
-// One CUB call on the offsets (begin: offsets, end: offsets + 1); temp == nullptr asks for its size.
-template <typename In>
-cudaError_t cub_call(RowOp op, void* temp, std::size_t& temp_bytes, const In* input, const std::int32_t* offsets,
-                     std::size_t segments, void* output, cudaStream_t stream) {
-  const auto count = static_cast<std::int64_t>(segments);
-  switch (op) {
-    case RowOp::Sum:
-      return cub::DeviceSegmentedReduce::Reduce(temp, temp_bytes, input, static_cast<float*>(output), count, offsets,
-                                                offsets + 1, SumInFloat{}, 0.0f, stream);
-    case RowOp::Max:
-      return cub::DeviceSegmentedReduce::Reduce(temp, temp_bytes, input, static_cast<float*>(output), count, offsets,
-                                                offsets + 1, MaxInFloat{},
-                                                -cuda::std::numeric_limits<float>::infinity(), stream);
-    case RowOp::ArgMax: {
-      const auto out = thrust::make_tabulate_output_iterator(WriteValueIndex{static_cast<rs::ValueIndex*>(output)});
-      return cub::DeviceSegmentedReduce::ArgMax(temp, temp_bytes, input, out, count, offsets, offsets + 1, stream);
-    }
-    default: return cudaErrorInvalidValue;  // no mean and variance in CUB
-  }
-}
+using segments_harness::cub_depth;  // CUB's order is its own: the depth assumed (segments_harness.h)
 
 template <typename In>
 cudaError_t merge_path_call(RowOp op, const In* input, std::size_t n, const std::int32_t* offsets,
@@ -369,7 +258,8 @@ int main(int argc, char** argv) {
     for (const Distribution& d : distributions(n)) {
       const std::size_t segments = d.segments();
       DeviceBuffer<std::int32_t> offsets(segments + 1);
-      CUDA_CHECK(cudaMemcpy(offsets.get(), d.offsets.data(), (segments + 1) * 4, cudaMemcpyHostToDevice));
+      const std::vector<std::int32_t> narrow(d.offsets.begin(), d.offsets.end());  // n = 2^26: int32 offsets
+      CUDA_CHECK(cudaMemcpy(offsets.get(), narrow.data(), (segments + 1) * 4, cudaMemcpyHostToDevice));
       DeviceBuffer<unsigned char> output(segments * 8);  // the widest result: 8 bytes
       std::vector<unsigned char> host_output(segments * 8);
       const std::size_t scratch_bytes = rs::ragged_temp_bytes(n, segments);
@@ -386,7 +276,8 @@ int main(int argc, char** argv) {
           CUDA_CHECK(by_element_type(in.type, [&](auto tag) {
             using In = typename decltype(tag)::type;
             if constexpr (std::is_same_v<In, __half>) return cudaErrorInvalidValue;  // not benched
-            else return cub_call<In>(op, nullptr, bytes, nullptr, offsets.get(), segments, nullptr, nullptr);
+            else return segments_harness::cub_segmented_call(in.type, op, nullptr, &bytes, nullptr, offsets.get(), false,
+                                                             segments, nullptr, nullptr);
           }));
           temp_bytes = std::max(temp_bytes, bytes);
         }
@@ -420,7 +311,8 @@ int main(int argc, char** argv) {
                                              scratch_bytes);
                 }
                 std::size_t bytes = temp_bytes;
-                return cub_call<In>(job.op, temp.get(), bytes, typed, offsets.get(), segments, output.get(), nullptr);
+                return segments_harness::cub_segmented_call(in.type, job.op, temp.get(), &bytes, typed, offsets.get(),
+                                                            false, segments, output.get(), nullptr);
               }
             });
           }
