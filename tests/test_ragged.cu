@@ -36,7 +36,8 @@ constexpr std::size_t kTile = 4096;  // ragged_segments.cu: 256 threads x 16 pat
 
 // The most combining steps an element's state passes through on the way to its segment's result
 // (ragged_segments.cu, the chain length of verdict_of's bounds):
-//  16  its thread's walk (16 path items, each element one combine into the open segment's state);
+//  30  its thread's walk (16 path items, each element one combine into the open segment's state; in a tile
+//      of few ends its 16 elements, plus up to 7 of the tile's unaligned head and 7 of its tail);
 //   5  the warp's segmented scan of the carries (offsets 1, 2, 4, 8, 16);
 //   3  the scan of the 8 warps' totals (offsets 1, 2, 4), then 1 to add the warps before to a lane;
 //   1  the thread's first closed segment: the carry of the threads before it, then its own piece;
@@ -46,10 +47,10 @@ constexpr std::size_t kTile = 4096;  // ragged_segments.cu: 256 threads x 16 pat
 //   P  thread t combines pieces t, t + 256, ... in turn: at most P = ceil(tiles / 256) combines;
 //   5  the warp's tree (lane l takes lane l + 16, 8, 4, 2, 1);
 //   3  warp 0's tree over the 8 warps' totals (5 steps, but the first 2 add only identities, exactly).
-// A segment closed inside one thread's walk takes only the first 16; a segment inside one tile the first 26.
+// A segment closed inside one thread's walk takes only the first 30; a segment inside one tile the first 40.
 std::size_t ragged_depth(std::size_t n, std::size_t segments) {
   const std::size_t tiles = (n + segments + kTile - 1) / kTile;
-  return 16 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
+  return 30 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
 }
 
 // Element bytes of `type` for the float values (rounded in place to what the device reads).

@@ -103,13 +103,13 @@ const char* method_text(Method m) {
   return m == Method::MergePath ? "merge_path" : m == Method::CubSegmented ? "cub_segmented" : "floor";
 }
 
-// The most combining steps an element's state takes to its segment's result in merge path: the walk (16),
+// The most combining steps an element's state takes to its segment's result in merge path: the walk (30),
 // the warp's scan (5), the warps' totals (3 + 1), the thread's first closed segment (1), then a cut
 // segment's pieces: a thread's share (ceil(tiles / 256)) and the block's tree in order (5 + 3)
 // (tests/test_ragged.cu's ragged_depth, which explains each term).
 std::size_t merge_path_depth(std::size_t n, std::size_t segments) {
   const std::size_t tiles = (n + segments + kTile - 1) / kTile;
-  return 16 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
+  return 30 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
 }
 
 using segments_harness::cub_depth;  // CUB's order is its own: the depth assumed (segments_harness.h)

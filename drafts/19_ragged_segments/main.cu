@@ -50,13 +50,13 @@ cudaError_t temp_bytes_for(ElementType, RowOp, std::size_t n, bool, std::size_t 
   return cudaSuccess;
 }
 
-// The most combining steps an element's state takes to its segment's result: the walk (16),
+// The most combining steps an element's state takes to its segment's result: the walk (30),
 // the warp's scan (5), the warps' totals (3 + 1), the thread's first closed segment (1), then a
 // cut segment's pieces: a thread's share (ceil(tiles / 256)) and the block's tree in order
 // (5 + 3), tiles of 4096 path items (tests/test_ragged.cu's ragged_depth explains each term).
 std::size_t depth(std::size_t n, std::size_t segments) {
   const std::size_t tiles = (n + segments + 4095) / 4096;
-  return 16 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
+  return 30 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
 }
 
 }  // namespace

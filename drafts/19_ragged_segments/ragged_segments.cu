@@ -6,8 +6,8 @@
 // path items, 4096. A first kernel, one thread per tile boundary, finds where each boundary crosses the
 // path (a binary search of the offsets on its diagonal), so a tile reads its corners with two loads
 // (CUB's merge-based SpMV does the same). Inside the tile each thread walks 16 items, closing segments as
-// it meets their ends; a segmented scan of the threads' carries (by segment) completes the segments cut
-// between threads. Segments cut between tiles: 18's per-row ticket, per segment. Every tile holding a
+// it meets their ends (a tile of at most 128 ends: its 16 elements, from its registers); a segmented scan
+// of the threads' carries (by segment) completes the segments cut between threads. Segments cut between tiles: 18's per-row ticket, per segment. Every tile holding a
 // piece of one stores it and draws a ticket kept at the tile where the segment begins; the tile that draws
 // the last combines the pieces. No last block: the pieces of different segments are combined at once.
 #include "ragged_segments.cuh"
@@ -25,6 +25,7 @@ constexpr int kWarps = kBlock / kWarpSize;         // 8
 constexpr int kItemsPerThread = 16;                // path items one thread walks
 constexpr int kTile = kBlock * kItemsPerThread;    // path items per block: 4096
 constexpr int kStaged = kTile + kTile / kWarpSize; // the tile's staging words: its items, a spare word per 32
+constexpr int kFewEnds = 128;                      // a tile with at most this many ends is reduced from registers
 constexpr std::size_t kVectorBytes = 16;           // the widest load
 constexpr std::size_t kPieceBytes = 16;            // a piece's slot in scratch: any state fits
 constexpr int kPiecesInFlight = 8;                 // loads a thread issues before combining a cut segment's pieces
@@ -222,8 +223,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
   const int tile_elements = int(min(max(last_element - first_element, 0LL), (long long)(kTile - tile_ends)));
   Word* const ends = staged + (kStaged - tile_ends);  // past the elements: padded(tile_elements) + tile_ends <= kStaged
 
-  // 2. Stage the tile: its ends (coalesced; end k from the tile's first element) and its elements, 16-byte
-  //    loads (all issued before the stores) between an unaligned head and tail (the tile starts anywhere).
+  // 2. Load the tile: its ends into shared memory (coalesced; end k from the tile's first element), and its
+  //    elements into registers, thread t the 16 after the unaligned head, [head + 16t, head + 16t + 16), in
+  //    16-byte loads (all issued first). A tile of many ends also stages its elements for merge path (step 3).
   auto global_end = [&](long long k) { return offset_at(offsets, std::size_t(k) + 1, n); };
   for (int k = threadIdx.x; k < tile_ends; k += kBlock) {
     const long long end = global_end(first_end + k) - first_element;
@@ -235,55 +237,127 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
   const int head = min(head_elements, tile_elements);
   const int vectors = (tile_elements - head) / kPerVector<In>, tail = head + vectors * kPerVector<In>;
   const uint4* tile_vectors = reinterpret_cast<const uint4*>(tile_input + head);
-  constexpr int kLoads = kTile / kPerVector<In> / kBlock;  // a thread's vectors at most: 4 floats, 2 halves
+  constexpr int kLoads = kItemsPerThread / kPerVector<In>;  // a thread's vectors: 4 of floats, 2 of halves
+  static_assert(kLoads * kPerVector<In> == kItemsPerThread, "a thread's elements are whole vectors");
+  const int my_vectors = int(threadIdx.x) * kLoads;  // the first of them
   uint4 bits[kLoads];
 #pragma unroll
   for (int i = 0; i < kLoads; ++i) {
-    if (int(threadIdx.x) + i * kBlock < vectors) bits[i] = __ldg(tile_vectors + threadIdx.x + i * kBlock);
+    if (my_vectors + i < vectors) bits[i] = __ldg(tile_vectors + my_vectors + i);
   }
+  const bool few_ends = tile_ends <= kFewEnds;  // the same for the whole block
+  if (!few_ends) {
 #pragma unroll
-  for (int i = 0; i < kLoads; ++i) {
-    const int v = int(threadIdx.x) + i * kBlock;
-    if (v >= vectors) break;
-    In x[kPerVector<In>];
-    memcpy(x, &bits[i], sizeof bits[i]);
+    for (int i = 0; i < kLoads; ++i) {
+      const int v = my_vectors + i;
+      if (v >= vectors) break;
+      In x[kPerVector<In>];
+      memcpy(x, &bits[i], sizeof bits[i]);
 #pragma unroll
-    for (int k = 0; k < kPerVector<In>; ++k) staged[padded(head + v * kPerVector<In> + k)].element = widen(x[k]);
-  }
-  if (threadIdx.x < head) staged[padded(threadIdx.x)].element = widen(__ldg(tile_input + threadIdx.x));
-  if (tail + int(threadIdx.x) < tile_elements) {
-    staged[padded(tail + threadIdx.x)].element = widen(__ldg(tile_input + tail + threadIdx.x));
+      for (int k = 0; k < kPerVector<In>; ++k) staged[padded(head + v * kPerVector<In> + k)].element = widen(x[k]);
+    }
+    if (threadIdx.x < head) staged[padded(threadIdx.x)].element = widen(__ldg(tile_input + threadIdx.x));
+    if (tail + int(threadIdx.x) < tile_elements) {
+      staged[padded(tail + threadIdx.x)].element = widen(__ldg(tile_input + tail + threadIdx.x));
+    }
   }
   if (threadIdx.x == 0) to_combine[0] = to_combine[1] = -1;  // until a thread draws a long segment's last ticket
   __syncthreads();  // 1 of 3: the tile is staged before any thread walks it
 
-  // 3. Each thread walks its 16 items from its own diagonal (a search in shared memory): an element joins
-  //    the open segment's state; an end closes that segment. The first segment it closes may have begun
-  //    before the thread (it waits for the scan); later ones lie wholly in its walk and are written now.
-  //    Keys are the ends' indices in the tile (segment first_end + key).
-  const int tile_items = tile_ends + tile_elements;
-  const int diagonal = min(int(threadIdx.x) * kItemsPerThread, tile_items);
-  long long taken_ends, taken_elements;
-  diagonal_search(diagonal, tile_ends, tile_elements, [&](long long k) { return ends[k].end; }, &taken_ends,
-                  &taken_elements);
-  int e = int(taken_ends), j = int(taken_elements);  // the next end, the next element
+  // 3. Each thread walks its part of the tile: an element joins the open segment's state; an end closes that
+  //    segment. The first segment it closes may have begun before the thread (it waits for the scan); later
+  //    ones lie wholly in its part and are written now. Keys are the ends' indices in the tile (segment
+  //    first_end + key); e, the next end, makes the thread's carry key.
   StateOf<Op> state = R::identity(), first_closed = R::identity();
   int first_closed_key = -1;  // -1: this thread closes none
-#pragma unroll
-  for (int item = 0; item < kItemsPerThread; ++item) {
-    if (diagonal + item >= tile_items) break;
-    if (e < tile_ends && ends[e].end <= j) {  // the end of segment first_end + e
-      if (first_closed_key < 0) {
-        first_closed_key = e, first_closed = state;
-      } else {
-        const long long key = first_end + e;
-        output[key] = R::result(state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, key, n) : 0);
+  int e = 0;
+  auto close = [&]() {
+    if (first_closed_key < 0) {
+      first_closed_key = e, first_closed = state;
+    } else {
+      const long long key = first_end + e;
+      output[key] = R::result(state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, key, n) : 0);
+    }
+    state = R::identity();
+    ++e;
+  };
+  if (few_ends) {
+    // Few ends (most tiles of long segments): thread t takes its own elements from its registers (thread 0
+    // also the head's, the thread where the tail falls also the tail's) and the ends before them, found by
+    // one short search; the thread of the tile's last element also the ends after it. A thread whose 16
+    // elements hold no end adds them with no test at all.
+    const int t = threadIdx.x, first = head + t * kItemsPerThread;  // its first element from the registers
+    const int last_owner = tile_elements - 1 < head ? 0 : (tile_elements - 1 - head) / kItemsPerThread;
+    if (t > last_owner) {
+      e = tile_ends;  // no element here, and every end closed before: the key of the tile's carry-out
+    } else {
+      int low = 0, high = tile_ends;  // the first end at or after the thread's first element (thread 0: 0)
+      const int from = t == 0 ? 0 : first;
+      while (low < high) {
+        const int middle = (low + high) / 2;
+        if (ends[middle].end < from) low = middle + 1; else high = middle;
       }
-      state = R::identity();
-      ++e;
-    } else {  // element j of the tile
-      state = R::combine(state, R::element(staged[padded(j)].element, first_element + j));
-      ++j;
+      e = low;
+      int next = e < tile_ends ? ends[e].end : INT_MAX;
+      auto step = [&](float x, int j) {  // element j of the tile, after the ends before it (empty segments too)
+        while (next <= j) {
+          close();
+          next = e < tile_ends ? ends[e].end : INT_MAX;
+        }
+        state = R::combine(state, R::element(x, first_element + j));
+      };
+      if (t == 0) {
+#pragma unroll
+        for (int i = 0; i < kPerVector<In> - 1; ++i) if (i < head) step(widen(__ldg(tile_input + i)), i);
+      }
+      if (next >= first + kItemsPerThread && my_vectors + kLoads <= vectors) {
+#pragma unroll
+        for (int i = 0; i < kLoads; ++i) {
+          In x[kPerVector<In>];
+          memcpy(x, &bits[i], sizeof bits[i]);
+#pragma unroll
+          for (int k = 0; k < kPerVector<In>; ++k) {
+            state = R::combine(state, R::element(widen(x[k]), first_element + first + i * kPerVector<In> + k));
+          }
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < kLoads; ++i) {
+          if (my_vectors + i >= vectors) break;
+          In x[kPerVector<In>];
+          memcpy(x, &bits[i], sizeof bits[i]);
+#pragma unroll
+          for (int k = 0; k < kPerVector<In>; ++k) step(widen(x[k]), first + i * kPerVector<In> + k);
+        }
+      }
+      if (t == vectors / kLoads) {  // the tail's thread: its elements follow this thread's last vector
+#pragma unroll
+        for (int i = 0; i < kPerVector<In> - 1; ++i) {
+          if (tail + i < tile_elements) step(widen(__ldg(tile_input + tail + i)), tail + i);
+        }
+      }
+      if (t == last_owner) {
+        while (e < tile_ends) close();  // the ends after the tile's last element (every one left)
+      }
+    }
+  } else {
+    // Many ends: merge path inside the tile, 16 items (elements or ends) a thread from its own diagonal.
+    const int tile_items = tile_ends + tile_elements;
+    const int diagonal = min(int(threadIdx.x) * kItemsPerThread, tile_items);
+    long long taken_ends, taken_elements;
+    diagonal_search(diagonal, tile_ends, tile_elements, [&](long long k) { return ends[k].end; }, &taken_ends,
+                    &taken_elements);
+    e = int(taken_ends);
+    int j = int(taken_elements);  // the next element
+#pragma unroll
+    for (int item = 0; item < kItemsPerThread; ++item) {
+      if (diagonal + item >= tile_items) break;
+      if (e < tile_ends && ends[e].end <= j) {  // the end of segment first_end + e
+        close();
+      } else {  // element j of the tile
+        state = R::combine(state, R::element(staged[padded(j)].element, first_element + j));
+        ++j;
+      }
     }
   }
 
