@@ -348,12 +348,14 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     diagonal_search(diagonal, tile_ends, tile_elements, [&](long long k) { return ends[k].end; }, &taken_ends,
                     &taken_elements);
     e = int(taken_ends);
-    int j = int(taken_elements);  // the next element
+    int j = int(taken_elements);                       // the next element
+    int next = e < tile_ends ? ends[e].end : INT_MAX;  // and where the next end falls, kept in a register
 #pragma unroll
     for (int item = 0; item < kItemsPerThread; ++item) {
       if (diagonal + item >= tile_items) break;
-      if (e < tile_ends && ends[e].end <= j) {  // the end of segment first_end + e
+      if (next <= j) {  // the end of segment first_end + e
         close();
+        next = e < tile_ends ? ends[e].end : INT_MAX;
       } else {  // element j of the tile
         state = R::combine(state, R::element(staged[padded(j)].element, first_element + j));
         ++j;
