@@ -288,29 +288,30 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     // elements hold no end adds them with no test at all.
     const int t = threadIdx.x, first = head + t * kItemsPerThread;  // its first element from the registers
     const int last_owner = tile_elements - 1 < head ? 0 : (tile_elements - 1 - head) / kItemsPerThread;
-    if (t > last_owner) {
-      e = tile_ends;  // no element here, and every end closed before: the key of the tile's carry-out
-    } else {
-      int low = 0, high = tile_ends;  // the first end at or after the thread's first element (thread 0: 0)
-      const int from = t == 0 ? 0 : first;
-      while (low < high) {
-        const int middle = (low + high) / 2;
-        if (ends[middle].end < from) low = middle + 1; else high = middle;
+    int low = 0, high = t > last_owner ? 0 : tile_ends;  // the first end at or after its first element (thread 0: 0)
+    const int from = t == 0 ? 0 : first;
+    while (low < high) {
+      const int middle = (low + high) / 2;
+      if (ends[middle].end < from) low = middle + 1; else high = middle;
+    }
+    e = t > last_owner ? tile_ends : low;  // past the last element: every end closed before, the carry-out's key
+    int next = e < tile_ends ? ends[e].end : INT_MAX;
+    // The test-free loop only where the whole warp takes it: a warp split between the two loops would run both.
+    const bool clear = t > last_owner || (next >= first + kItemsPerThread && my_vectors + kLoads <= vectors);
+    const bool warp_clear = __all_sync(kFullMask, clear);
+    auto step = [&](float x, int j) {  // element j of the tile, after the ends before it (empty segments too)
+      while (next <= j) {
+        close();
+        next = e < tile_ends ? ends[e].end : INT_MAX;
       }
-      e = low;
-      int next = e < tile_ends ? ends[e].end : INT_MAX;
-      auto step = [&](float x, int j) {  // element j of the tile, after the ends before it (empty segments too)
-        while (next <= j) {
-          close();
-          next = e < tile_ends ? ends[e].end : INT_MAX;
-        }
-        state = R::combine(state, R::element(x, first_element + j));
-      };
+      state = R::combine(state, R::element(x, first_element + j));
+    };
+    if (t <= last_owner) {
       if (t == 0) {
 #pragma unroll
         for (int i = 0; i < kPerVector<In> - 1; ++i) if (i < head) step(widen(__ldg(tile_input + i)), i);
       }
-      if (next >= first + kItemsPerThread && my_vectors + kLoads <= vectors) {
+      if (warp_clear) {
 #pragma unroll
         for (int i = 0; i < kLoads; ++i) {
           In x[kPerVector<In>];
