@@ -139,7 +139,7 @@ T compensated_sum(const T* x, std::size_t n) {
 // [/snippet:compensated_sum]
 
 unsigned threaded_sum_threads(std::size_t n) {
-  if (n < (std::size_t(1) << 16)) return 1;  // one thread: waking the others costs more (cpu_sums.h)
+  if (n < (std::size_t(1) << 18)) return 1;  // one thread: waking the others costs more (cpu_sums.h)
   return hardware_threads();
 }
 

@@ -38,10 +38,10 @@ template <typename T> T compensated_sum(const T* x, std::size_t n);
 // one; calls from several threads at once take turns.
 template <typename T> T threaded_sum(const T* x, std::size_t n);
 
-// How many threads threaded_sum uses for n elements: 1 below 2^16, all hardware threads
-// from there; its longest chain of additions is ceil(n / threads) + threads. 2^16 was
-// chosen as the point where starting the others pays; the tour's int sweep puts it higher,
-// between 2^17 and 2^18 (README: "Results"), so up to there one thread would be faster.
+// How many threads threaded_sum uses for n elements: 1 below 2^18, all hardware threads
+// from there; its longest chain of additions is ceil(n / threads) + threads. Below 2^18,
+// waking the other threads costs more than they save: the tour's sweep timed all of them
+// slower than one thread at 2^16 and 2^17 (README: "Results").
 unsigned threaded_sum_threads(std::size_t n);
 
 }  // namespace cpu_baseline

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <regex>
 #include <stdexcept>
+#include <thread>
 
 #include "cpu_methods.h"
 #include "cpu_sums.h"
@@ -17,7 +18,7 @@ namespace reduction {
 namespace {
 
 TEST(CpuBaseline, EveryMethodIsExactForInts) {
-  for (std::size_t n : {0, 1, 2, 3, 5, 31, 33, 1000, 4097, 65537, 1000003}) {
+  for (std::size_t n : {0, 1, 2, 3, 5, 31, 33, 1000, 4097, 65537, 262143, 262144, 262145, 1000003}) {
     auto x = generate_input<int>(n, 100 + n);
     long long expect = 0;
     for (int v : x) expect += v;
@@ -26,6 +27,13 @@ TEST(CpuBaseline, EveryMethodIsExactForInts) {
     EXPECT_EQ(cpu_baseline::threaded_sum(x.data(), n), expect) << n;
     EXPECT_EQ(cpu_baseline::halving_sum(x.data(), n), expect) << n;  // last: it overwrites x
   }
+}
+
+// One thread below 2^18 (starting the others costs more there), every hardware thread from 2^18 on.
+TEST(CpuBaseline, ThreadedSumWakesTheOthersFrom2To18) {
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads(0), 1u);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads((1 << 18) - 1), 1u);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads(1 << 18), std::max(1u, std::thread::hardware_concurrency()));
 }
 
 TEST(CpuBaseline, FloatLoopStallsAt2To24AndTheOthersDoNot) {
