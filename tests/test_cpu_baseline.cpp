@@ -29,11 +29,16 @@ TEST(CpuBaseline, EveryMethodIsExactForInts) {
   }
 }
 
-// One thread below 2^18 (starting the others costs more there), every hardware thread from 2^18 on.
-TEST(CpuBaseline, ThreadedSumWakesTheOthersFrom2To18) {
-  EXPECT_EQ(cpu_baseline::threaded_sum_threads(0), 1u);
-  EXPECT_EQ(cpu_baseline::threaded_sum_threads((1 << 18) - 1), 1u);
-  EXPECT_EQ(cpu_baseline::threaded_sum_threads(1 << 18), std::max(1u, std::thread::hardware_concurrency()));
+// One thread below 2^18 ints or 2^17 floats (starting the others costs more there), every
+// hardware thread from there on.
+TEST(CpuBaseline, ThreadedSumWakesTheOthersFrom2To18IntsAnd2To17Floats) {
+  const unsigned all = std::max(1u, std::thread::hardware_concurrency());
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<int>(0), 1u);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<int>((1 << 18) - 1), 1u);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<int>(1 << 18), all);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<float>((1 << 17) - 1), 1u);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<float>(1 << 17), all);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<double>(1 << 17), all);
 }
 
 TEST(CpuBaseline, FloatLoopStallsAt2To24AndTheOthersDoNot) {
