@@ -101,6 +101,7 @@ int run_typed(const Options& options) {
   bool all_ok = true;
   for (const auto& m : results) all_ok = all_ok && (m.ok || !m.bounded);
   const CpuMethodResult& fastest = results.back();
+  const unsigned threads = cpu_baseline::threaded_sum_threads<T>(n);  // the threaded sum's
 
   if (options.json) {
     std::printf("%s\n", run_head(nullptr, options.reps, options.flush).c_str());  // no GPU: device null
@@ -118,7 +119,7 @@ int run_typed(const Options& options) {
         .str("note", notes).raw("non_finite", json_non_finite(ref))
         .num("median_ms", fastest.median_ms, "%.6f").num("min_ms", fastest.min_ms, "%.6f")
         .num("iqr_ms", fastest.iqr_ms, "%.6f").num("gbps", fastest.gbps, "%.3f")
-        .num("threads", cpu_baseline::threaded_sum_threads<T>(n)).num("seed", options.seed)
+        .num("threads", threads).num("seed", options.seed)
         .raw("methods", json_list(methods));
     std::printf("%s\n", json.text().c_str());
     return all_ok ? 0 : 1;
@@ -137,7 +138,6 @@ int run_typed(const Options& options) {
                 format_ms(m.median_ms).c_str(), m.gbps,
                 m.ok ? "ok" : (m.bounded ? "WRONG" : "no guarantee"));
   }
-  const unsigned threads = cpu_baseline::threaded_sum_threads<T>(n);
   std::printf("\nmedian of %d runs after an untimed warm-up; %u thread%s for the threaded sum.\n\"no guarantee\": "
               "n * u >= 1, so the float loop's error bound exceeds the sum itself\n(see README: the "
               "accumulator stalls at 2^24).\n",

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <regex>
 #include <stdexcept>
-#include <thread>
 
 #include "cpu_methods.h"
 #include "cpu_sums.h"
@@ -32,7 +31,7 @@ TEST(CpuBaseline, EveryMethodIsExactForInts) {
 // One thread below 2^18 ints or 2^17 floats (starting the others costs more there), every
 // hardware thread from there on.
 TEST(CpuBaseline, ThreadedSumWakesTheOthersFrom2To18IntsAnd2To17Floats) {
-  const unsigned all = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned all = cpu_threads();  // parallel.h: every hardware thread
   EXPECT_EQ(cpu_baseline::threaded_sum_threads<int>(0), 1u);
   EXPECT_EQ(cpu_baseline::threaded_sum_threads<int>((1 << 18) - 1), 1u);
   EXPECT_EQ(cpu_baseline::threaded_sum_threads<int>(1 << 18), all);
