@@ -138,14 +138,16 @@ T compensated_sum(const T* x, std::size_t n) {
 }
 // [/snippet:compensated_sum]
 
+template <typename T>
 unsigned threaded_sum_threads(std::size_t n) {
-  if (n < (std::size_t(1) << 16)) return 1;  // one thread: waking the others costs more (cpu_sums.h)
+  const int one_thread_below = std::is_integral_v<T> ? 18 : 17;  // log2 of n (cpu_sums.h)
+  if (n < (std::size_t(1) << one_thread_below)) return 1;  // one thread: waking the others costs more
   return hardware_threads();
 }
 
 template <typename T>
 T threaded_sum(const T* x, std::size_t n) {
-  const unsigned threads = threaded_sum_threads(n);
+  const unsigned threads = threaded_sum_threads<T>(n);
   const std::size_t chunk = (n + threads - 1) / threads;
   std::vector<Wide<T>> partial(threads, 0);
   auto sum_chunk = [&](unsigned t) {  // thread t sums x[t * chunk, (t + 1) * chunk), cut at n
@@ -167,11 +169,12 @@ T threaded_sum(const T* x, std::size_t n) {
 }  // namespace cpu_baseline
 
 // Another element type: one line CPU_SUMS_INSTANTIATE(T) at the end of this file.
-#define CPU_SUMS_INSTANTIATE(T)                                      \
-  template T cpu_baseline::loop_sum<T>(const T*, std::size_t);        \
-  template T cpu_baseline::halving_sum<T>(T*, std::size_t);           \
-  template T cpu_baseline::compensated_sum<T>(const T*, std::size_t); \
-  template T cpu_baseline::threaded_sum<T>(const T*, std::size_t);
+#define CPU_SUMS_INSTANTIATE(T)                                         \
+  template T cpu_baseline::loop_sum<T>(const T*, std::size_t);          \
+  template T cpu_baseline::halving_sum<T>(T*, std::size_t);             \
+  template T cpu_baseline::compensated_sum<T>(const T*, std::size_t);   \
+  template T cpu_baseline::threaded_sum<T>(const T*, std::size_t);      \
+  template unsigned cpu_baseline::threaded_sum_threads<T>(std::size_t);
 CPU_SUMS_INSTANTIATE(int)
 CPU_SUMS_INSTANTIATE(float)
 CPU_SUMS_INSTANTIATE(double)

@@ -38,10 +38,11 @@ template <typename T> T compensated_sum(const T* x, std::size_t n);
 // one; calls from several threads at once take turns.
 template <typename T> T threaded_sum(const T* x, std::size_t n);
 
-// How many threads threaded_sum uses for n elements: 1 below 2^16, all hardware threads
-// from there; its longest chain of additions is ceil(n / threads) + threads. 2^16 was
-// chosen as the point where starting the others pays; the tour's int sweep puts it higher,
-// between 2^17 and 2^18 (README: "Results"), so up to there one thread would be faster.
-unsigned threaded_sum_threads(std::size_t n);
+// How many threads threaded_sum uses for n elements of T: one below 2^18 ints or 2^17
+// floats, all hardware threads from there; its longest chain of additions is
+// ceil(n / threads) + threads. Below that, waking the other threads costs more than they
+// save (the tour's sweep, README: "Results"). Floats cross over sooner: their loop is one
+// chain of double additions, the int loop's int64 additions vectorize.
+template <typename T> unsigned threaded_sum_threads(std::size_t n);
 
 }  // namespace cpu_baseline

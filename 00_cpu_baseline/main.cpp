@@ -21,7 +21,7 @@ std::vector<CpuMethodResult> run_cpu_methods(const std::vector<T>& x, int reps, 
   const std::size_t n = x.size();
   const Reference ref = cpu_reference(x.data(), n);
   const double u_t = unit_roundoff<T>(), u_d = unit_roundoff<double>();
-  const std::size_t threads = cpu_baseline::threaded_sum_threads(n);  // its chunks: one per thread
+  const std::size_t threads = cpu_baseline::threaded_sum_threads<T>(n);  // its chunks: one per thread
   struct Method {
     const char* name;
     double u_accumulate;  // unit roundoff of the accumulator (0: exact integers)
@@ -101,6 +101,7 @@ int run_typed(const Options& options) {
   bool all_ok = true;
   for (const auto& m : results) all_ok = all_ok && (m.ok || !m.bounded);
   const CpuMethodResult& fastest = results.back();
+  const unsigned threads = cpu_baseline::threaded_sum_threads<T>(n);  // the threaded sum's
 
   if (options.json) {
     std::printf("%s\n", run_head(nullptr, options.reps, options.flush).c_str());  // no GPU: device null
@@ -118,7 +119,7 @@ int run_typed(const Options& options) {
         .str("note", notes).raw("non_finite", json_non_finite(ref))
         .num("median_ms", fastest.median_ms, "%.6f").num("min_ms", fastest.min_ms, "%.6f")
         .num("iqr_ms", fastest.iqr_ms, "%.6f").num("gbps", fastest.gbps, "%.3f")
-        .num("threads", cpu_baseline::threaded_sum_threads(n)).num("seed", options.seed)
+        .num("threads", threads).num("seed", options.seed)
         .raw("methods", json_list(methods));
     std::printf("%s\n", json.text().c_str());
     return all_ok ? 0 : 1;
@@ -137,10 +138,10 @@ int run_typed(const Options& options) {
                 format_ms(m.median_ms).c_str(), m.gbps,
                 m.ok ? "ok" : (m.bounded ? "WRONG" : "no guarantee"));
   }
-  std::printf("\nmedian of %d runs after an untimed warm-up; %u threads for the threaded sum.\n\"no guarantee\": "
+  std::printf("\nmedian of %d runs after an untimed warm-up; %u thread%s for the threaded sum.\n\"no guarantee\": "
               "n * u >= 1, so the float loop's error bound exceeds the sum itself\n(see README: the "
               "accumulator stalls at 2^24).\n",
-              options.reps, cpu_baseline::threaded_sum_threads(n));
+              options.reps, threads, threads == 1 ? "" : "s");
   return all_ok ? 0 : 1;
 }
 

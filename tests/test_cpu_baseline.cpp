@@ -17,7 +17,7 @@ namespace reduction {
 namespace {
 
 TEST(CpuBaseline, EveryMethodIsExactForInts) {
-  for (std::size_t n : {0, 1, 2, 3, 5, 31, 33, 1000, 4097, 65537, 1000003}) {
+  for (std::size_t n : {0, 1, 2, 3, 5, 31, 33, 1000, 4097, 65537, 262143, 262144, 262145, 1000003}) {
     auto x = generate_input<int>(n, 100 + n);
     long long expect = 0;
     for (int v : x) expect += v;
@@ -26,6 +26,18 @@ TEST(CpuBaseline, EveryMethodIsExactForInts) {
     EXPECT_EQ(cpu_baseline::threaded_sum(x.data(), n), expect) << n;
     EXPECT_EQ(cpu_baseline::halving_sum(x.data(), n), expect) << n;  // last: it overwrites x
   }
+}
+
+// One thread below 2^18 ints or 2^17 floats (starting the others costs more there), every
+// hardware thread from there on.
+TEST(CpuBaseline, ThreadedSumWakesTheOthersFrom2To18IntsAnd2To17Floats) {
+  const unsigned all = cpu_threads();  // parallel.h: every hardware thread
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<int>(0), 1u);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<int>((1 << 18) - 1), 1u);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<int>(1 << 18), all);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<float>((1 << 17) - 1), 1u);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<float>(1 << 17), all);
+  EXPECT_EQ(cpu_baseline::threaded_sum_threads<double>(1 << 17), all);
 }
 
 TEST(CpuBaseline, FloatLoopStallsAt2To24AndTheOthersDoNot) {

@@ -21,8 +21,8 @@ ROOT = os.path.dirname(HERE)  # publish.py --root changes it (tests fill a copy 
 sys.path.insert(0, HERE)
 import ncu_table  # noqa: E402
 import results  # noqa: E402
-from results import (differs, median_over_machines, power_label, read_records, reps_of, table, us,  # noqa: E402
-                     value_range)
+from results import (differs, median_over_machines, ms_to_us, power_label, read_records, reps_of,  # noqa: E402
+                     table, value_range)
 
 def read(path):
     with open(path, encoding="utf-8", errors="replace") as f:
@@ -336,7 +336,7 @@ def single_pass(runs):
     records = read_records(os.path.join(runs[0], "tune_single_pass.jsonl"))
     times, sizes = {}, sorted({d["n"] for d in records})
     for d in records:
-        times.setdefault(d["variant"], {})[d["n"]] = f"{us(d['median_ms']):.2f}" if d["ok"] else "wrong"
+        times.setdefault(d["variant"], {})[d["n"]] = f"{ms_to_us(d['median_ms']):.2f}" if d["ok"] else "wrong"
     return fill("docs/tuning.md", "results:tuning_single_pass", [results.run_facts(runs[0])],
                 f"`tune_single_pass`, µs{differs(reps_of(records))}", table(
                     ["variant"] + [power_label(n) for n in sizes], "compact",
@@ -377,7 +377,7 @@ def small_n(runs):
         for r in read_records(os.path.join(run, "tune_small_n.jsonl")):
             if r["type"] != "int":
                 continue
-            times.setdefault((r["n"], r["job"]), []).append(us(r["median_ms"]))
+            times.setdefault((r["n"], r["job"]), []).append(ms_to_us(r["median_ms"]))
             shapes.setdefault((r["n"], r["job"]), f"{r['grid']} × {r['block']}")
             reps.setdefault(r["n"], set()).add(r["reps"])
 

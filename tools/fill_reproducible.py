@@ -55,7 +55,7 @@ def load(paths):
     machines = []
     for path in paths:
         head, lines = split_head(run_file(path))
-        lines = [dict(r, us=results.us(r["median_ms"])) if "median_ms" in r else r for r in lines]  # times in µs
+        lines = [dict(r, us=results.ms_to_us(r["median_ms"])) if "median_ms" in r else r for r in lines]  # times in µs
         timed = {(r["data"], r["n"], r["job"]): r for r in lines
                  if "us" in r and not r.get("block_sweep") and not r.get("fixed_cost")}
         sweep = {(r["n"], r["block"]): r for r in lines if r.get("block_sweep")}

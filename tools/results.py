@@ -257,7 +257,7 @@ def write_blocks(blocks, root, who):
     return written
 
 
-def us(ms):
+def ms_to_us(ms):
     """A time in ms as µs, rounded to 1e-6 µs: a time stored as µs text (3 decimals) reads back as that number."""
     return round(ms * 1000, 6)
 

@@ -308,12 +308,13 @@ int run() {
     std::fprintf(stderr, "tune_small_n: %s\n", why.c_str());
     return 3;
   }
+  constexpr int kRepsSmall = 100, kRepsLarge = 30;  // up to 2^22, above
   const DeviceInfo device = query_device();
-  std::printf("%s\n", run_head(&device, 100, true).c_str());
+  std::printf("%s\n", run_head(&device, kRepsSmall, true).c_str());
   bool ok = true;
   for (int k : {10, 12, 14, 16, 17, 18, 19, 20, 21, 22, 24, 26, 28, 30}) {
     const std::size_t n = std::size_t(1) << k;
-    const int reps = k <= 22 ? 100 : 30;
+    const int reps = k <= 22 ? kRepsSmall : kRepsLarge;
     ok = run_size<int>(n, device, reps) && ok;
     ok = run_size<float>(n, device, reps) && ok;
   }
