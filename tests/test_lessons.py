@@ -102,7 +102,7 @@ class Lessons(unittest.TestCase):
         sys.path.insert(0, os.path.join(REPO, "tools"))
         import chapters as manifest  # tools/chapters.py
         listed = [folder for folder, _, _ in manifest.manifest(REPO)]
-        kinds = {"cpu", "array", "multi_gpu", "rows", "reproducible"}
+        kinds = {"cpu", "array", "multi_gpu", "rows", "reproducible", "segments"}
         for folder, kind, flags in manifest.manifest(REPO):
             with self.subTest(folder=folder):
                 self.assertTrue(os.path.isdir(os.path.join(REPO, folder)), f"chapters.txt names {folder}, no folder")

@@ -425,8 +425,7 @@ TEST(Programs, TourHelpListsOnlyWhatTheTourAccepts) {
   EXPECT_NE(run.output.find("sweep_T.csv and sweep_T.json"), std::string::npos) << run.output;
 }
 
-#ifdef REDUCTION_HAVE_RAGGED_PROGRAM
-// 19_ragged_segments (the draft in drafts/19_ragged_segments/, issue 46): ragged segments by
+// 19_ragged_segments: ragged segments by
 // CSR offsets, with its own harness (segments_harness.h) and command line.
 TEST(Programs, RaggedSegmentsHelpListsEveryOption) {
   const ProgramRun run = run_program("19_ragged_segments", "--help");
@@ -480,7 +479,6 @@ TEST(Programs, RaggedSegmentsWithoutADeviceExitsThree) {
     EXPECT_NE(run.output.find("no CUDA device"), std::string::npos) << args << "\n" << run.output;
   }
 }
-#endif  // REDUCTION_HAVE_RAGGED_PROGRAM
 
 }  // namespace
 }  // namespace reduction::testing

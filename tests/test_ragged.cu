@@ -1,4 +1,4 @@
-// 19_ragged_segments (draft, issue 46): reduce_segments against the CPU reference of every segment
+// 19_ragged_segments: reduce_segments against the CPU reference of every segment
 // (rows_check.h's facts_of and verdict_of) for every operator, element type and offset type, over
 // lengths from all empty to one segment of n/2 beside millions of short ones, Pareto, segments that
 // end exactly on a tile's last path item, NaN and ties across tiles; one scratch over repeated calls;

@@ -1,15 +1,16 @@
-// bench_ragged (draft, issue 46): 19's merge path against CUB's DeviceSegmentedReduce and the read-only
+// bench_ragged: 19's merge path against CUB's DeviceSegmentedReduce and the read-only
 // floor, on ragged segments given by int32 CSR offsets, n = 2^26 elements.
 //
 // For each distribution of the segment lengths (below) and each input type (float, bf16), these jobs are
 // timed interleaved (time_in_turns, common/timer.h: one checked run and one warm-up each, then 20
 // repetitions in each of which every job runs once, in turn, behind an L2 flush; median, min and IQR):
 //   merge_path     ragged_segments::reduce_segments, Sum, Max, ArgMax and MeanVar (one scratch, zeroed once)
+//   staged         the same with every tile staged, none reduced from registers (staged.cu: the step table)
 //   cub_segmented  cub::DeviceSegmentedReduce on the same offsets: Reduce for Sum and Max (widening to float
 //                  as common/cub_rows.cu does), ArgMax; CUB has no mean and variance (temp storage
 //                  allocated once, outside the timing)
 //   floor          common/read_floor.cu's kernel over the input's bytes (as the rows programs run it)
-// Every result of merge_path and CUB is checked after its first run and after its last repetition, on a
+// Every result of merge_path, staged and CUB is checked after its first run and after its last repetition, on a
 // sample of segments (the first and last 64, the longest, 256 others drawn from the seed) against the CPU
 // reference of each (common/rows_check.h: facts_of in double, verdict_of).
 //
@@ -22,12 +23,12 @@
 //   four n/8, rest 1..64     four times: 1..64 over n/8 elements, then one segment of n/8
 //   equal rows M=1, 64, 4096 M segments of K = n / M
 //
-// Bytes: input + offsets ((segments + 1) x 4) + outputs (segments x the result's size) for merge_path and
-// CUB (merge_path's counters, pieces and tile boundaries in scratch, about 44 bytes per 4096 path
+// Bytes: input + offsets ((segments + 1) x 4) + outputs (segments x the result's size) for merge_path, staged
+// and CUB (merge_path's counters, pieces and tile boundaries in scratch, about 44 bytes per 4096 path
 // items, are not counted); the input only for the floor. percent_of_read_floor = floor_ms / median_ms x 100; percent_of_bound =
 // (floor_ms x bytes / input_bytes) / median_ms x 100: the floor's time scaled to the method's own bytes.
 //
-//   cmake --build build/release --target bench_ragged        (defined beside ragged_tests: BUILD_TESTING on)
+//   cmake --build build/release --target bench_ragged        (19_ragged_segments/bench/, out of the default build)
 //   build/release/bin/bench_ragged > ragged_bench.jsonl        (--quick: n = 2^18, 3 repetitions)
 //
 // Output: JSON lines, the run head first, then one per (distribution, type, op, method). Exit code 0 when
@@ -56,6 +57,7 @@
 #include "rows_harness.h"
 #include "run_head.h"
 #include "segments_harness.h"
+#include "staged.h"
 #include "timer.h"
 
 namespace {
@@ -98,9 +100,9 @@ std::vector<std::size_t> sample_of(const Distribution& d) {
 
 // ---------------------------------------------------------------- the methods
 
-enum class Method { MergePath, CubSegmented, Floor };
+enum class Method { MergePath, Staged, CubSegmented, Floor };
 const char* method_text(Method m) {
-  return m == Method::MergePath ? "merge_path" : m == Method::CubSegmented ? "cub_segmented" : "floor";
+  return m == Method::MergePath ? "merge_path" : m == Method::Staged ? "staged" : m == Method::CubSegmented ? "cub_segmented" : "floor";
 }
 
 // The most combining steps an element's state takes to its segment's result in merge path: the walk (30),
@@ -171,9 +173,10 @@ struct Options {
 
 const char* kUsage =
     "usage: bench_ragged [--quick] [--reps R] [--help]\n"
-    "  19's merge path (Sum, Max, ArgMax, MeanVar), CUB's DeviceSegmentedReduce (Sum, Max, ArgMax) and the\n"
-    "  read-only floor over ragged segments (int32 offsets), float and bf16, n = 2^26; L2 flushed, the median\n"
-    "  of R repetitions (20). --quick: n = 2^18 and 3 repetitions (a smoke test). JSON lines on stdout.\n";
+    "  19's merge path (Sum, Max, ArgMax, MeanVar; also with every tile staged), CUB's DeviceSegmentedReduce\n"
+    "  (Sum, Max, ArgMax) and the read-only floor over ragged segments (int32 offsets), float and bf16,\n"
+    "  n = 2^26; L2 flushed, the median of R repetitions (20). --quick: n = 2^18 and 3 repetitions (a smoke\n"
+    "  test). JSON lines on stdout.\n";
 
 bool parse(int argc, char** argv, Options* options, std::string* error) {
   for (int i = 1; i < argc; ++i) {
@@ -251,6 +254,8 @@ int main(int argc, char** argv) {
 
     const std::vector<Job> jobs = {{Method::MergePath, RowOp::Sum},    {Method::MergePath, RowOp::Max},
                                    {Method::MergePath, RowOp::ArgMax}, {Method::MergePath, RowOp::MeanVar},
+                                   {Method::Staged, RowOp::Sum},       {Method::Staged, RowOp::Max},
+                                   {Method::Staged, RowOp::ArgMax},    {Method::Staged, RowOp::MeanVar},
                                    {Method::CubSegmented, RowOp::Sum}, {Method::CubSegmented, RowOp::Max},
                                    {Method::CubSegmented, RowOp::ArgMax}, {Method::Floor, RowOp::Sum}};
     DeviceBuffer<unsigned> sink(1);
@@ -310,6 +315,14 @@ int main(int argc, char** argv) {
                   return merge_path_call<In>(job.op, typed, n, offsets.get(), segments, output.get(), scratch.get(),
                                              scratch_bytes);
                 }
+                if (job.method == Method::Staged) {
+                  const auto op = job.op == RowOp::Sum ? bench_staged::Operator::Sum
+                                  : job.op == RowOp::Max ? bench_staged::Operator::Max
+                                  : job.op == RowOp::ArgMax ? bench_staged::Operator::ArgMax
+                                                            : bench_staged::Operator::MeanVar;
+                  return bench_staged::reduce(op, std::is_same_v<In, __nv_bfloat16>, typed, n, offsets.get(), segments,
+                                              output.get(), scratch.get(), scratch_bytes);
+                }
                 std::size_t bytes = temp_bytes;
                 return segments_harness::cub_segmented_call(in.type, job.op, temp.get(), &bytes, typed, offsets.get(),
                                                             false, segments, output.get(), nullptr);
@@ -331,7 +344,7 @@ int main(int argc, char** argv) {
           const std::size_t path_depth = merge_path_depth(n, segments);
           for (std::size_t k = 0; k < sample.size(); ++k) {
             const std::size_t s = sample[k], length = std::size_t(d.offsets[s + 1]) - std::size_t(d.offsets[s]);
-            const std::size_t depth = job.method == Method::MergePath ? path_depth : cub_depth(length);
+            const std::size_t depth = job.method == Method::CubSegmented ? cub_depth(length) : path_depth;
             const RowVerdict v = verdict_of(facts[k], length, job.op, host_output.data() + s * stride, depth);
             worst[j] = std::max(worst[j], v.ratio);
             if (!v.ok && ok[j]) {

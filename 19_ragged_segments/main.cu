@@ -75,6 +75,8 @@ segments_harness::SegmentsProgram ragged_segments_program() {
 
 }  // namespace reduction
 
+#ifndef REDUCTION_CHAPTER_LIBRARY  // the tests link this file without its main()
 int main(int argc, char** argv) {
   return reduction::segments_harness::run_segments_program(reduction::ragged_segments_program(), argc, argv);
 }
+#endif

@@ -6,7 +6,7 @@
 // path items, 4096. A first kernel, one thread per tile boundary, finds where each boundary crosses the
 // path (a binary search of the offsets on its diagonal), so a tile reads its corners with two loads
 // (CUB's merge-based SpMV does the same). Inside the tile each thread walks 16 items, closing segments as
-// it meets their ends (a tile of at most 128 ends: its 16 elements, from its registers); a segmented scan
+// it meets their ends (in a tile of few ends, its 16 elements from its registers); a segmented scan
 // of the threads' carries (by segment) completes the segments cut between threads. Segments cut between tiles: 18's per-row ticket, per segment. Every tile holding a
 // piece of one stores it and draws a ticket kept at the tile where the segment begins; the tile that draws
 // the last combines the pieces. No last block: the pieces of different segments are combined at once.
@@ -25,7 +25,6 @@ constexpr int kWarps = kBlock / kWarpSize;         // 8
 constexpr int kItemsPerThread = 16;                // path items one thread walks
 constexpr int kTile = kBlock * kItemsPerThread;    // path items per block: 4096
 constexpr int kStaged = kTile + kTile / kWarpSize; // the tile's staging words: its items, a spare word per 32
-constexpr int kFewEnds = 128;                      // a tile with at most this many ends is reduced from registers
 constexpr std::size_t kVectorBytes = 16;           // the widest load
 constexpr std::size_t kPieceBytes = 16;            // a piece's slot in scratch: any state fits
 constexpr int kPiecesInFlight = 8;                 // loads a thread issues before combining a cut segment's pieces
@@ -88,6 +87,15 @@ template <> struct Reducer<MeanVar> {
   }
 };
 template <typename Op> using StateOf = typename Reducer<Op>::State;
+// A tile with at most this many ends is reduced from its registers, not staged and walked (step 3): Sum and
+// Max up to 128 ends; ArgMax and MeanVar, whose register path was the slower once ends fall among the
+// elements, only a tile of no end. The bench's second build (bench/staged.cu) stages every tile: the README's
+// step table.
+#ifdef RAGGED_SEGMENTS_STAGED_ONLY
+template <typename Op> constexpr int kFewEnds = -1;
+#else
+template <typename Op> constexpr int kFewEnds = std::is_same_v<Op, Sum> || std::is_same_v<Op, Max> ? 128 : 0;
+#endif
 // Blocks of 256 an SM must hold: registers 65536 / (256 x blocks), the most ptxas (sm_90, CUDA 13.0) fits
 // without a spill: 6 (40 registers) for Max, 5 (48) for Sum and ArgMax, 4 (64) for MeanVar's 16-byte state.
 // 8 (32) spills for all four.
@@ -136,20 +144,6 @@ __device__ __forceinline__ long long offset_at(const Offset* offsets, std::size_
   return o < 0 ? 0 : o > n ? n : o;
 }
 
-// The merge-path search: the point where `diagonal` (a number of path items) crosses the path, as
-// (ends taken, elements taken). End k (k < ends) sorts before element j iff end(k) <= j, so the answer is
-// the fewest ends such that the next end lies past the elements taken. end(k) is a functor.
-template <typename End>
-__device__ void diagonal_search(long long diagonal, long long ends, long long elements, End end,
-                                long long* ends_taken, long long* elements_taken) {
-  long long low = diagonal > elements ? diagonal - elements : 0, high = diagonal < ends ? diagonal : ends;
-  while (low < high) {
-    const long long middle = low + (high - low) / 2;
-    if (end(middle) <= diagonal - middle - 1) low = middle + 1; else high = middle;
-  }
-  *ends_taken = low, *elements_taken = diagonal - low;
-}
-
 // Padded slot of the tile's element e: a spare word per 32, so that threads reading 16 apart in a warp
 // (a thread's walk starts about 16 elements after its neighbour's) hit 32 different banks.
 __device__ __forceinline__ int padded(int e) { return e + e / int(kWarpSize); }
@@ -175,6 +169,21 @@ __device__ StateOf<Op> block_reduce_in_order(StateOf<Op> state, StateOf<Op>* war
   return state;
 }
 
+// [snippet:partition]
+// The merge-path search: the point where `diagonal` (a number of path items) crosses the path, as
+// (ends taken, elements taken). End k (k < ends) sorts before element j iff end(k) <= j, so the answer is
+// the fewest ends such that the next end lies past the elements taken. end(k) is a functor.
+template <typename End>
+__device__ void diagonal_search(long long diagonal, long long ends, long long elements, End end,
+                                long long* ends_taken, long long* elements_taken) {
+  long long low = diagonal > elements ? diagonal - elements : 0, high = diagonal < ends ? diagonal : ends;
+  while (low < high) {
+    const long long middle = low + (high - low) / 2;
+    if (end(middle) <= diagonal - middle - 1) low = middle + 1; else high = middle;
+  }
+  *ends_taken = low, *elements_taken = diagonal - low;
+}
+
 // The partition: thread b finds where tile boundary b (path item b x 4096, the path's end for the last)
 // crosses the path and writes the ends taken there to coordinates[b] (the elements taken: the diagonal less
 // them). tiles + 1 boundaries, one thread each: every tile's search runs at once, none in the tiles.
@@ -189,8 +198,8 @@ __global__ void __launch_bounds__(kBlock)
                   [&](long long k) { return offset_at(offsets, std::size_t(k) + 1, n); }, &ends_taken, &elements_taken);
   coordinates[boundary] = ends_taken;
 }
+// [/snippet:partition]
 
-// [snippet:ragged_tiles]
 // Block b: path items [b x 4096, (b + 1) x 4096). Segments that begin and end in the tile: written here.
 // A segment whose items span several tiles is *cut*; its *owner* is the tile of its first item (its first
 // element, or its end when empty: item offsets[s] + s), its last tile the one of its end (item
@@ -245,7 +254,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
   for (int i = 0; i < kLoads; ++i) {
     if (my_vectors + i < vectors) bits[i] = __ldg(tile_vectors + my_vectors + i);
   }
-  const bool few_ends = tile_ends <= kFewEnds;  // the same for the whole block
+  const bool few_ends = tile_ends <= kFewEnds<Op>;  // the same for the whole block
   if (!few_ends) {
 #pragma unroll
     for (int i = 0; i < kLoads; ++i) {
@@ -264,6 +273,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
   if (threadIdx.x == 0) to_combine[0] = to_combine[1] = -1;  // until a thread draws a long segment's last ticket
   __syncthreads();  // 1 of 3: the tile is staged before any thread walks it
 
+  // [snippet:tile_walk]
   // 3. Each thread walks its part of the tile: an element joins the open segment's state; an end closes that
   //    segment. The first segment it closes may have begun before the thread (it waits for the scan); later
   //    ones lie wholly in its part and are written now. Keys are the ends' indices in the tile (segment
@@ -364,6 +374,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     }
   }
 
+  // [/snippet:tile_walk]
+
   // 4. The threads' carries (the segment open at each thread's end) scanned by key: in the warp, then the
   //    warps' totals (every warp scans the 8 totals itself: no second barrier), then the warp's prefix.
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
@@ -386,6 +398,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
   auto last_tile = [&](long long s) { return (offset_at(offsets, s + 1, n) + s) / kTile; };  // the tile of its end
   const long long tile = blockIdx.x;
   auto begun_before = [&](long long s) { return s < segments && first_tile(s) < tile && tile <= last_tile(s); };
+  // [snippet:settle]
   auto settle = [&](long long s) -> long long {  // 09's ticket, one per cut segment, kept at its owner
     const long long owner = first_tile(s), covered = last_tile(s) - owner + 1;
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(counters[owner]);
@@ -403,6 +416,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     output[s] = R::result(combined, std::is_same_v<Op, ArgMax> ? offset_at(offsets, s, n) : 0);
     return -1;
   };
+  // [/snippet:settle]
   if (first_closed_key >= 0) {  // complete in this tile now: the threads before it hold the rest
     // before_me.key is the segment open where this thread starts: the one it closes first.
     const StateOf<Op> closed = before_me.key == first_closed_key ? R::combine(before_me.state, first_closed)
@@ -427,7 +441,6 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     }
   }
   __syncthreads();  // 3 of 3: to_combine is written, and carries the drawers' acquire to the block's threads
-  // [/snippet:ragged_tiles]
 
   // 6. The tile that drew the last ticket of a segment over more than 8 tiles combines its pieces, owner
   //    first, in a fixed order: thread t the pieces t, t + 256, ... (8 loads issued first), then the

@@ -1,4 +1,4 @@
-// 19_ragged_segments (draft, issue 46): 14's statistics (float, __half, __nv_bfloat16) of ragged segments,
+// 19_ragged_segments: 14's statistics (float, __half, __nv_bfloat16) of ragged segments,
 // given by CSR offsets, at any lengths: empty, one element, one segment of half the array beside millions of
 // short ones. What changes since 18 is at the top of ragged_segments.cu: the work is cut by merge path, so every
 // block gets the same number of elements plus segment ends, whatever the lengths.
