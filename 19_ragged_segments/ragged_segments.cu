@@ -99,7 +99,13 @@ template <typename Op> constexpr int kFewEnds = std::is_same_v<Op, Sum> || std::
 // Blocks of 256 an SM must hold: registers 65536 / (256 x blocks), the most ptxas (sm_90, CUDA 13.0) fits
 // without a spill: 6 (40 registers) for Max, 5 (48) for Sum and ArgMax, 4 (64) for MeanVar's 16-byte state.
 // 8 (32) spills for all four.
+// Where an SM holds 2048 threads (sm_80, sm_90, sm_100, sm_103, as 12); 1 elsewhere (an SM of 1024 or 1536
+// threads: more would be ignored, with a warning).
+#if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
 template <typename Op> constexpr int kMinBlocks = std::is_same_v<Op, Max> ? 6 : std::is_same_v<Op, MeanVar> ? 4 : 5;
+#else
+template <typename Op> constexpr int kMinBlocks = 1;
+#endif
 
 // A piece of one segment: the segment's key (its end's index in the tile) and the state of its elements.
 template <typename Op> struct Carry { int key; StateOf<Op> state; };
@@ -399,7 +405,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
   const long long tile = blockIdx.x;
   auto begun_before = [&](long long s) { return s < segments && first_tile(s) < tile && tile <= last_tile(s); };
   // [snippet:settle]
-  auto settle = [&](long long s) -> long long {  // 09's ticket, one per cut segment, kept at its owner
+  auto settle = [&](long long s) -> long long {  // 18's ticket, one per cut segment, kept at its owner
     const long long owner = first_tile(s), covered = last_tile(s) - owner + 1;
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(counters[owner]);
     // Release: the piece stored before is visible to any thread of the device that acquires this counter.

@@ -15,16 +15,17 @@ DIR and builds, each from a copy of the two files alone:
                     element type, e.g. TYPE: add `CODE` at the end of FILE." and, where the
                     unit is built on another, "and `CODE2` at the end of FILE2"): each CODE
                     added at the end of its file, and the block run with TYPE in place of
-                    float (of the input type, for the rows chapters).
+                    float (of the input type, for the rows and segments chapters).
 A unit built on another chapter's unit that lies beside it in the folder (11_multi_gpu, on 09's)
 is copied and compiled with it, as its "Compile:" line says.
 Then
 
     copy_test.py --run --work DIR
 
-runs each driver built there: it reduces fresh random data at awkward sizes and compares
-each sum with the exact one (the values are small integers, so every order of additions
-gives the exact sum). Without a CUDA device it prints SKIPPED and exits 77 (ctest: skipped).
+runs each driver built there: it reduces fresh random data at awkward sizes (the rows
+chapters: shapes; 19_ragged_segments: segment lengths) and compares each sum with the exact
+one (the values are small integers, so every order of additions gives the exact sum).
+Without a CUDA device it prints SKIPPED and exits 77 (ctest: skipped).
 
     copy_test.py --cxx CXX [--nvcc NVCC] --chapter 00_cpu_baseline --work DIR
 
@@ -215,6 +216,108 @@ int main() {{
     }}
     failures += check(input, n_rows, n_cols, expected);
     cudaFree(input);
+  }}
+  return failures ? 1 : 0;
+}}
+"""
+
+
+# 19_ragged_segments reduces the segments of a ragged array, given by CSR offsets: its block
+# leaves one float sum per segment in `host` (host memory), for lengths awkward for its cut.
+SEGMENTS_DRIVER = r"""// Written by tests/copy_test.py from the "Use it in your code" block of {header}.
+#include <cstdio>
+#include <random>
+#include <vector>
+
+{includes}
+
+// The block, verbatim: it reads n values of type {type} at `input` and segments + 1 int offsets
+// at `offsets` (device memory; segment i is input[offsets[i], offsets[i + 1])) and leaves one
+// float sum per segment in `host` (host memory) and the first CUDA error in `status`.
+static int check(const char* lengths, const {type}* input, std::size_t n, const int* offsets, std::size_t segments,
+                 const std::vector<double>& expected) {{
+{body}
+  if (status != cudaSuccess) {{
+    std::fprintf(stderr, "%s (n = %zu, %zu segments): CUDA error %s (%s)\n", lengths, n, segments,
+                 cudaGetErrorName(status), cudaGetErrorString(status));
+    return 1;
+  }}
+  for (std::size_t i = 0; i < segments; ++i) {{
+    if (static_cast<double>(host[i]) != expected[i]) {{
+      std::fprintf(stderr, "%s (n = %zu, %zu segments): segment %zu: the block gave %.1f, the exact sum is %.1f\n",
+                   lengths, n, segments, i, static_cast<double>(host[i]), expected[i]);
+      return 1;
+    }}
+  }}
+  std::printf("%s (n = %zu, %zu segments): every segment sum exact\n", lengths, n, segments);
+  return 0;
+}}
+
+// Each case's segment lengths: empty segments, one element each, one segment far longer than the
+// rest, a few long ones, random lengths.
+static const char* const cases[] = {{
+    "n = 0, one segment", "all empty", "one element each", "a mix with empty segments",
+    "one of 1000003 beside many of 1..8", "3 of 300007", "uniform 0..2048"}};
+
+static std::vector<std::size_t> lengths_of(int which, std::mt19937_64& random) {{
+  std::vector<std::size_t> lengths;
+  switch (which) {{
+    case 0: lengths.assign(1, 0); break;
+    case 1: lengths.assign(100003, 0); break;
+    case 2: lengths.assign(65537, 1); break;
+    case 3:  // half of them empty, the others 1..7 long; the first and the last empty
+      for (int i = 0; i < 100003; ++i) lengths.push_back(random() % 2 ? 0 : 1 + random() % 7);
+      lengths.front() = lengths.back() = 0;
+      break;
+    case 4:
+      for (int i = 0; i < 100000; ++i) lengths.push_back(1 + random() % 8);
+      lengths.insert(lengths.begin() + 50000, 1000003);
+      break;
+    case 5: lengths.assign(3, 300007); break;
+    default:  // about 2^21 elements
+      for (std::size_t n = 0; n < (std::size_t(1) << 21); n += lengths.back()) lengths.push_back(random() % 2049);
+  }}
+  return lengths;
+}}
+
+int main() {{
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {{
+    std::printf("SKIPPED: no CUDA device: the copy unit compiled and linked, but cannot run here\n");
+    return 77;
+  }}
+  std::mt19937_64 random(std::random_device{{}}());
+  int failures = 0;
+  for (int which = 0; which < int(sizeof(cases) / sizeof(cases[0])); ++which) {{
+    const std::vector<std::size_t> lengths = lengths_of(which, random);
+    const std::size_t segments = lengths.size();
+    std::vector<int> offsets(segments + 1, 0);
+    for (std::size_t i = 0; i < segments; ++i) offsets[i + 1] = offsets[i] + static_cast<int>(lengths[i]);
+    const std::size_t n = static_cast<std::size_t>(offsets[segments]);
+    // Integers from -3 to 3: every partial sum stays far below 2^24, so float adds
+    // them exactly in any order and each segment's sum must match to the bit (0 if empty).
+    std::vector<{type}> values(n);
+    std::vector<double> expected(segments, 0.0);
+    for (std::size_t i = 0; i < segments; ++i) {{
+      for (int j = offsets[i]; j < offsets[i + 1]; ++j) {{
+        const int value = static_cast<int>(random() % 7) - 3;
+        values[j] = static_cast<{type}>(static_cast<float>(value));
+        expected[i] += value;
+      }}
+    }}
+    {type}* input = nullptr;
+    int* device_offsets = nullptr;
+    if (cudaMalloc(&input, (n ? n : 1) * sizeof({type})) != cudaSuccess ||
+        cudaMemcpy(input, values.data(), n * sizeof({type}), cudaMemcpyHostToDevice) != cudaSuccess ||
+        cudaMalloc(&device_offsets, offsets.size() * sizeof(int)) != cudaSuccess ||
+        cudaMemcpy(device_offsets, offsets.data(), offsets.size() * sizeof(int), cudaMemcpyHostToDevice) !=
+            cudaSuccess) {{
+      std::fprintf(stderr, "could not set up the input\n");
+      return 1;
+    }}
+    failures += check(cases[which], input, n, device_offsets, segments, expected);
+    cudaFree(input);
+    cudaFree(device_offsets);
   }}
   return failures ? 1 : 0;
 }}
@@ -473,10 +576,14 @@ def recipe(header, sources):
 
 def with_type(body, type_name, rows):
     """The block with another element type: every float (the single-array chapters, whose
-    block holds only the element type), or the input type of reduce_rows<float, ...> and
-    default_plan<float, ...> (the rows chapters, whose results stay float)."""
+    block holds only the element type), or the input type of reduce_rows<float, ...>,
+    default_plan<float, ...> and reduce_segments<float, ...> (the rows and segments chapters,
+    whose results stay float)."""
     if rows:
-        return [line.replace("<float,", f"<{type_name},") for line in body]
+        typed = [line.replace("<float,", f"<{type_name},") for line in body]
+        if typed == body:
+            fail(f"the recipe's {type_name} has no place in the block: no '<float,' (the input type) to replace")
+        return typed
     return [re.sub(r"\bfloat\b", type_name, line) for line in body]
 
 
@@ -624,13 +731,14 @@ def main():
         library = args.nccl_library
         link = ([library, "-Xlinker", "-rpath=" + os.path.dirname(library)] if library else ["-lnccl"])
     rows = name in ROWS_SHAPES
-    template = MULTI_GPU_DRIVER if nccl else ROWS_DRIVER if rows else DRIVER
+    segments = name == "ragged_segments.cuh"  # 19: one sum per segment (SEGMENTS_DRIVER)
+    template = MULTI_GPU_DRIVER if nccl else SEGMENTS_DRIVER if segments else ROWS_DRIVER if rows else DRIVER
 
     # Each build: the unit alone in a folder, compiled exactly as the header's "Compile:"
     # line says (plus --use_fast_math, or the recipe's code), and a driver for it.
     builds = [("driver", [], "float", body, None), ("driver_fast_math", ["--use_fast_math"], "float", body, None)]
     if found:
-        builds.append(("driver_recipe", [], found[0], with_type(body, found[0], rows), found[1]))
+        builds.append(("driver_recipe", [], found[0], with_type(body, found[0], rows or segments), found[1]))
     host_include = "-I" + cuda_include(args.nvcc)
     for driver, flags, type_name, lines, code in builds:
         folder = os.path.join(args.work, driver + "_unit")

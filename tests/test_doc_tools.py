@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """CTest `docs.tools`: the documentation scripts in tools work, and what they made is current.
 
-- draw_schemes.py: each scheme adds the right pairs and ends with the sum; the SVGs in
-  docs/images are what draw_schemes.py, draw_rows.py and accuracy/draw_chain.py draw;
+- draw_schemes.py: each scheme adds the right pairs and ends with the sum; draw_rows.py's merge-path
+  corners (19) are those of a plain merge; the SVGs in docs/images are what draw_schemes.py, draw_rows.py
+  and accuracy/draw_chain.py draw;
 - publish.py (results.py): on a made-up sweep (written to a temporary folder, never to the repo) it
   writes the blocks of results.md and the READMEs and the plots, and leaves other blocks and text alone;
   fill_file replaces one marker block; the plots (matplotlib, tools/plots.py) are the same bytes
@@ -21,6 +22,10 @@
 - publish.py's BLOCKS and the docs agree: every generated block of every *.md is listed, and
   every listed block is in its page; a folder without some kinds of input says which blocks
   it left; every block written is said in a "wrote" line; 17's table from bench_reproducible files.
+- 19's table (`tools/gpu_suite.sh ragged`: bench_ragged and 18's rule beside it, a kind of run of its own): the
+  median of three machines' medians and the farthest, each share of the bound, the bench's order, a WRONG result
+  marked in its cell and its ratio, one run's spread, a run without a field refused, the plots drawn again the
+  same; its step table from the bench's staged lines;
 - the step tables (`tour --steps NN`: steps.jsonl, a kind of run of its own): 04's and 06's in their own words,
   05's, 08's and 09's with the launch shapes read from the records, over several runs; a README without the
   block is passed over;
@@ -48,6 +53,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOOLS = os.path.join(REPO, "tools")
 sys.path.insert(0, TOOLS)
 
+import draw_rows  # noqa: E402
 import draw_schemes  # noqa: E402
 import fill_rows  # noqa: E402
 import plots  # noqa: E402
@@ -121,6 +127,17 @@ class Schemes(unittest.TestCase):
             self.assertEqual([s.pairs[0][1] for s in steps], [lanes >> (k + 1) for k in range(len(steps))])
             self.assertEqual(draw_schemes.simulate(values, steps, True)[-1][0], sum(values))
 
+    def test_merge_path_corners_are_those_of_a_plain_merge(self):
+        for lengths in ([2, 0, 1, 13, 1, 1, 4], [5, 0, 1, 13, 2, 1, 4], [0, 0, 3], [7], [0], [1, 9, 0, 0, 2, 30, 1]):
+            for tile in (1, 3, 8):
+                offsets, items, corners = draw_rows.ragged_path(lengths, tile)
+                self.assertEqual(len(items), sum(lengths) + len(lengths))
+                for b, corner in enumerate(corners):  # the items before boundary b, counted
+                    before = items[:b * tile]
+                    self.assertEqual(corner, (sum(kind == "end" for kind, _, _ in before),
+                                              sum(kind == "element" for kind, _, _ in before)), (lengths, tile, b))
+                self.assertEqual(corners[-1], (len(lengths), sum(lengths)))
+
     def test_committed_diagrams_are_current(self):
         with tempfile.TemporaryDirectory() as out:
             for script in ("draw_schemes.py", "draw_rows.py", os.path.join("accuracy", "draw_chain.py")):
@@ -134,7 +151,7 @@ class Schemes(unittest.TestCase):
                     self.assertTrue(os.path.exists(committed), f"docs/images/{name} is missing")
                     self.assertEqual(read(committed), drawn, f"docs/images/{name} differs from what {script} "
                                      f"draws; run python3 tools/{script}")
-            self.assertEqual(len(os.listdir(out)), 16)  # 10 scheme diagrams, 5 rows pictures, the chain
+            self.assertEqual(len(os.listdir(out)), 17)  # 10 scheme diagrams, 6 rows pictures, the chain
 
     def test_bad_block_size_is_a_usage_error(self):
         with tempfile.TemporaryDirectory() as out:
@@ -826,7 +843,8 @@ class FillDocs(RepoCopy):
             self.assertNotIn(real, text)
 
     def test_one_median_over_the_machines(self):
-        for script in ("fill_docs.py", "fill_rows.py", "fill_reproducible.py", "fill_accuracy.py", "publish.py"):
+        for script in ("fill_docs.py", "fill_rows.py", "fill_reproducible.py", "fill_accuracy.py", "fill_ragged.py",
+                       "publish.py"):
             self.assertNotIn("statistics", read(os.path.join(TOOLS, script)), f"{script}: use "
                              "results.median_over_machines")
         self.assertEqual(results.median_over_machines([3.0, 1.0, 2.0]), 2.0)
@@ -834,7 +852,8 @@ class FillDocs(RepoCopy):
 
     def test_the_scripts_type_no_run_facts(self):
         # The code of the docs scripts, without docstrings and comment lines (which may name examples).
-        for script in ("publish.py", "fill_docs.py", "results.py", "ncu_table.py", "fill_reproducible.py"):
+        for script in ("publish.py", "fill_docs.py", "results.py", "ncu_table.py", "fill_reproducible.py",
+                       "fill_ragged.py"):
             source = read(os.path.join(TOOLS, script))
             docs = set()
             for node in ast.walk(ast.parse(source)):
@@ -1086,6 +1105,177 @@ class Reproducible(unittest.TestCase):
         self.assertEqual(result.returncode, 2, result.stderr)
         self.assertIn("bad.jsonl holds no run files that a block reads", result.stderr)
         self.assertEqual(run("publish.py", "--root", self.root).returncode, 2)
+
+
+# ----------------------------------------------------------------------------- 19's table
+
+RAGGED_N = 1 << 20
+# The made-up distributions of a ragged run: (the bench's name, segments, longest); the last one of equal rows.
+RAGGED_DISTS = [("uniform 1..2048", 1000, 2048), ("one n/2, rest 1..8", 9000, RAGGED_N // 2),
+                ("equal rows M=64", 64, RAGGED_N // 64)]
+
+
+def ragged_run(path, factor, uuid, wrong=()):
+    """A made-up `tools/gpu_suite.sh ragged` folder: bench_ragged's lines for RAGGED_DISTS, float and bf16, every
+    operator of 19 (merge_path, and staged as the bench prints it too) at 100 µs, CUB's (no meanvar) at 200 µs,
+    the floor at 50 µs, every time `factor` times that, each method's bytes 1.2 times the input's; 18's rule on the
+    equal rows at 60 µs. wrong: the (dist, type, op, method) whose ok is false."""
+    lines = [run_head(peak_gbps=1000.0, reps=7)]
+    for dist, segments, longest in RAGGED_DISTS:
+        for dtype, size in (("float", 4), ("bf16", 2)):
+            jobs = [(op, m, us) for m, us in (("merge_path", 100.0), ("staged", 150.0), ("cub_segmented", 200.0))
+                    for op in ("sum", "max", "argmax", "meanvar") if (m, op) != ("cub_segmented", "meanvar")]
+            for op, method, us in jobs + [("-", "floor", 50.0)]:
+                floor, ms, input_bytes = 0.050 * factor, us * factor / 1000, RAGGED_N * size
+                bytes_ = input_bytes if method == "floor" else input_bytes * 6 // 5
+                lines.append({"dist": dist, "n": RAGGED_N, "segments": segments, "longest": longest, "type": dtype,
+                              "offsets": "int32", "op": op, "method": method, "median_ms": ms, "min_ms": ms,
+                              "iqr_ms": ms / 100, "bytes": bytes_, "input_bytes": input_bytes, "gbps": 1.0,
+                              "floor_ms": floor, "percent_of_read_floor": 100 * floor / ms,
+                              "percent_of_bound": 100 * floor * bytes_ / input_bytes / ms,
+                              "ok": None if method == "floor" else (dist, dtype, op, method) not in wrong,
+                              "seed": 1})
+    write(os.path.join(path, "ragged.jsonl"), "".join(json.dumps(line) + "\n" for line in lines))
+    records = [(run_head(reps=11), {"chapter": "18_split_rows", "rows": 64, "cols": RAGGED_N // 64, "type": dtype,
+                                    "op": op, "method": "auto", "median_ms": 0.060 * factor, "iqr_ms": 0.0006,
+                                    "ok": True, "input_bytes": RAGGED_N * size, "output_bytes": 64 * 4})
+               for dtype, size in (("float", 4), ("bf16", 2)) for op in ("sum", "max", "argmax", "meanvar")]
+    write(os.path.join(path, "ragged_rows.jsonl"), headed_lines(records))
+    write(os.path.join(path, "gpu.txt"), GPU_TXT.format(driver="999.1.2", uuid=uuid, cuda="77.7", date="2031-02-03"))
+    return path
+
+
+class Ragged(unittest.TestCase):
+    """19's Results table, its step table, its plots and docs/tuning.md's every operator from `tools/gpu_suite.sh
+    ragged` runs (made up), in a temporary root with the three blocks."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.root = os.path.join(self.tmp.name, "repo")
+        self.readme = os.path.join(self.root, "19_ragged_segments", "README.md")
+        self.tuning = os.path.join(self.root, "docs", "tuning.md")
+        write(self.readme, "# 19\n\n<!-- results:19_ragged_segments -->\n<!-- /results -->\n\n"
+              "<!-- results:19_steps -->\n<!-- /results -->\n\nAfter.\n")
+        write(self.tuning, "# t\n\n<!-- results:ragged_ops -->\n<!-- /results -->\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def runs(self, wrong=()):
+        """Three machines at 1.02, 0.99 and 1.00 times the made-up times: the median is the third, not the mean;
+        wrong: the (dist, type, op, method) WRONG on the second."""
+        return [ragged_run(os.path.join(self.tmp.name, f"results{k}"), factor, f"GPU-r{k}", wrong if k == 1 else ())
+                for k, factor in enumerate((1.02, 0.99, 1.00))]
+
+    def test_three_runs_fill_the_table_with_the_median_of_the_machines(self):
+        import publish
+        runs = self.runs()
+        self.assertEqual(publish.kinds_of(runs[0]), ["ragged"])
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("\nwrote 19_ragged_segments/README.md (results:19_ragged_segments)\n", result.stdout)
+        self.assertIn("\nwrote docs/tuning.md (results:ragged_ops)\n", result.stdout)
+        text = block(read(self.readme), "results:19_ragged_segments")
+        self.assertIn("On Test GPU, CUDA 77.7, driver 999.1.2; 3 runs on 3 different GPUs, 2031-02-03: "
+                      "`tools/gpu_suite.sh ragged`: `bench_ragged` ([bench.cu](bench/bench.cu)), the sums of n = 2^20 "
+                      "elements with int32 offsets, and `18_split_rows --method auto --json` on its equal rows, median "
+                      "of 7 / 11 ([how these are measured](../docs/README.md#how-the-numbers-are-measured)).", text)
+        self.assertIn("| lengths | segments | longest | 19 µs (% of bound) | CUB µs (% of bound) | 19 × faster than CUB "
+                      "| 18's rule µs (% of bound) | 19 ÷ 18's rule | floor µs |", text)
+        # The median of the three machines' medians (the third's), ± the farthest (2 %); the bound: each machine's
+        # floor scaled to 1.2 times the input, over its time; 18's: the floor scaled to the input and 64 floats.
+        self.assertIn("| uniform 1..2048 | 1000 | 2048 | 100.0 ±2.0% (60%) | 200.0 ±2.0% (30%) | 2.00× | — | — | "
+                      "50.0 |", text)
+        self.assertIn("| equal rows M=64 | 64 | 16384 | 100.0 ±2.0% (60%) | 200.0 ±2.0% (30%) | 2.00× | "
+                      "60.0 ±2.0% (83%) | 1.67× | 50.0 |", text)
+        # In the bench's order, float first, each type with its plot.
+        self.assertLess(text.index("| uniform 1..2048 |"), text.index("| one n/2, rest 1..8 |"))
+        self.assertLess(text.index("**float**"), text.index("**bf16**"))
+        self.assertIn("](../docs/images/ragged_bf16.svg)", text)
+        self.assertNotIn("⚠", text)
+        ops = block(read(self.tuning), "results:ragged_ops")
+        self.assertIn("| lengths | sum: % of bound (× CUB) | max: % of bound (× CUB) | argmax: % of bound (× CUB) | "
+                      "meanvar: % of bound |", ops)
+        self.assertIn("| one n/2, rest 1..8 | 60% (2.00×) | 60% (2.00×) | 60% (2.00×) | 60% |", ops)
+        self.assertIn("[bench.cu](../19_ragged_segments/bench/bench.cu)), every operator of n = 2^20 elements with int32 "
+                      "offsets, median of 7 ([how", ops)  # 18's runs are not in it
+        # Stored as docs/data/ragged/run1..3, from which the same pages are written again.
+        data = os.path.join(self.root, "docs", "data", "ragged")
+        self.assertEqual(sorted(os.listdir(data)), ["run1", "run2", "run3"])
+        self.assertEqual(sorted(os.listdir(os.path.join(data, "run1"))),
+                         ["gpu.txt", "ragged.jsonl", "ragged_rows.jsonl"])
+        pages = read(self.readme), read(self.tuning)
+        result = run("publish.py", os.path.join(self.root, "docs", "data"), "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual((read(self.readme), read(self.tuning)), pages)
+        for dtype in ("float", "bf16"):
+            path = os.path.join(self.root, "docs", "images", f"ragged_{dtype}.svg")
+            self.assertEqual(os.path.exists(path), HAVE_MATPLOTLIB)
+            if HAVE_MATPLOTLIB:
+                plot = read(path)
+                xml.dom.minidom.parseString(plot.encode("utf-8"))
+                self.assertIn(f"{dtype} sums of ragged segments, n = 2^20: Test GPU", plot)
+                run("publish.py", *runs, "--root", self.root)
+                self.assertEqual(read(path), plot)  # the same bytes when drawn again
+
+    def test_the_step_table_is_the_staged_unit_then_19(self):
+        result = run("publish.py", *self.runs(wrong=[("equal rows M=64", "bf16", "meanvar", "staged")]), "--root",
+                     self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("\nwrote 19_ragged_segments/README.md (results:19_steps)\n", result.stdout)
+        text = block(read(self.readme), "results:19_steps")
+        self.assertIn("every operator of n = 2^20 elements with int32 offsets, median of 7 ([how", text)  # no 18
+        self.assertIn("| lengths | op | every tile staged µs (% of bound) | few ends from registers (19) µs (% of "
+                      "bound) | × registers |", text)
+        self.assertIn("| uniform 1..2048 | argmax | 150.0 ±2.0% (40%) | 100.0 ±2.0% (60%) | 1.50× |", text)
+        self.assertIn("| equal rows M=64 | meanvar | 150.0 ±2.0% ⚠ (40%) | 100.0 ±2.0% (60%) | 1.50× ⚠ |",
+                      text[text.index("**bf16**"):])
+        self.assertEqual(text.count("| one n/2, rest 1..8 |"), 8)  # every operator, float and bf16
+        self.assertTrue(read(self.readme).endswith("<!-- /results -->\n\nAfter.\n"))
+        # Runs without the staged lines leave the block as it was.
+        runs = self.runs()
+        for path in runs:
+            lines = read(os.path.join(path, "ragged.jsonl")).splitlines(keepends=True)
+            write(os.path.join(path, "ragged.jsonl"), "".join(line for line in lines if '"staged"' not in line))
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("fill_ragged: no data for results:19_steps; block left as it was", result.stderr)
+        self.assertEqual(block(read(self.readme), "results:19_steps"), text)
+
+    def test_a_wrong_result_is_marked(self):
+        runs = self.runs(wrong=[("one n/2, rest 1..8", "float", "sum", "cub_segmented"),
+                                ("uniform 1..2048", "bf16", "argmax", "merge_path")])
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        text = block(read(self.readme), "results:19_ragged_segments")
+        self.assertIn("| one n/2, rest 1..8 | 9000 | 524288 | 100.0 ±2.0% (60%) | 200.0 ±2.0% ⚠ (30%) | 2.00× ⚠ |",
+                      text)
+        self.assertIn("⚠: a WRONG result; its time is shown but does not count.", text)
+        self.assertEqual(text.count("⚠"), 3)  # the cell, the ratio, the note; bf16's argmax is not in the table
+        ops = block(read(self.tuning), "results:ragged_ops")
+        self.assertIn("| uniform 1..2048 | 60% (2.00×) | 60% (2.00×) | 60% ⚠ (2.00× ⚠) | 60% |",
+                      ops[ops.index("**bf16**"):])
+        self.assertIn("⚠: a WRONG result", ops)
+        if HAVE_MATPLOTLIB:  # a red cross on the float plot's CUB bar, said in its legend; bf16's argmax not drawn
+            images = os.path.join(self.root, "docs", "images")
+            self.assertIn("WRONG result", read(os.path.join(images, "ragged_float.svg")))
+            self.assertNotIn("WRONG result", read(os.path.join(images, "ragged_bf16.svg")))
+
+    def test_one_run_shows_half_its_interquartile_range_as_spread(self):
+        result = run("publish.py", self.runs()[2], "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        text = block(read(self.readme), "results:19_ragged_segments")
+        self.assertIn("one run, median of 7 / 11", text)
+        self.assertIn("| uniform 1..2048 | 1000 | 2048 | 100.0 ±0.5% (60%) | 200.0 ±0.5% (30%) | 2.00× |", text)
+
+    def test_a_run_without_a_field_is_refused(self):
+        path = ragged_run(os.path.join(self.tmp.name, "bad"), 1.0, "GPU-b")
+        write(os.path.join(path, "ragged.jsonl"), read(os.path.join(path, "ragged.jsonl")).replace('"floor_ms"',
+                                                                                                    '"floor"'))
+        result = run("publish.py", path, "--root", self.root)
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        self.assertIn("ragged.jsonl: no floor_ms", result.stderr)
+        self.assertNotIn("wrote 19_ragged_segments", result.stdout)
 
 
 class CpuNamed(unittest.TestCase):

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Draws the pictures of the rows chapters (13_rows to 16_short_rows, 18_split_rows) as SVG files.
+"""Draws the pictures of the rows chapters (13_rows to 16_short_rows, 18_split_rows) and of 19_ragged_segments as
+SVG files.
 
     python3 tools/draw_rows.py [--out docs/images]
 
-The shapes are computed the way the kernels do (plan_rows, staged_word, lane_reduce_row); main() lists the
-pictures. Python 3 standard library only.
+The shapes are computed the way the kernels do (plan_rows, staged_word, lane_reduce_row, diagonal_search);
+main() lists the pictures. Python 3 standard library only.
 """
 
 import argparse
@@ -58,6 +59,36 @@ def split_pieces(count, parts):
     """The vectors [begin, end) of each piece of a row of `count` vectors (18's lane_reduce_row)."""
     per = (count + parts - 1) // parts
     return [(min(per * part, count), min(per * part + per, count)) for part in range(parts)]
+
+
+def diagonal_search(diagonal, offsets):
+    """19's merge-path search: where `diagonal` (a number of path items) crosses the path of the segments with
+    these CSR offsets, as (ends taken, elements taken): the fewest ends k such that end k (offsets[k + 1]) is
+    not before element diagonal - k - 1."""
+    ends, elements = len(offsets) - 1, offsets[-1]
+    low, high = max(diagonal - elements, 0), min(diagonal, ends)
+    while low < high:
+        middle = (low + high) // 2
+        if offsets[middle + 1] <= diagonal - middle - 1:
+            low = middle + 1
+        else:
+            high = middle
+    return low, diagonal - low
+
+
+def ragged_path(lengths, tile):
+    """19's path of segments of these lengths: (offsets, items, corners). items: ("element", j, segment) and
+    ("end", k, k) in path order; corners[b]: where tile boundary b (item b x tile, the path's end for the
+    last) crosses the path, as ragged_partition computes it."""
+    offsets = [0]
+    for length in lengths:
+        offsets.append(offsets[-1] + length)
+    items = []
+    for s, length in enumerate(lengths):
+        items += [("element", j, s) for j in range(offsets[s], offsets[s] + length)] + [("end", s, s)]
+    path = len(items)
+    tiles = (path + tile - 1) // tile
+    return offsets, items, [diagonal_search(min(b * tile, path), offsets) for b in range(tiles + 1)]
 
 
 def cell(svg, x, y, w, h, fill, label="", size=10):
@@ -380,6 +411,113 @@ def draw_split():
     return svg
 
 
+def draw_ragged():
+    lengths, tile = [2, 0, 1, 13, 1, 1, 4], 8  # the real tile: 4096 path items (256 threads x 16)
+    offsets, items, corners = ragged_path(lengths, tile)
+    segments, n, path = len(lengths), offsets[-1], len(items)
+    tiles = len(corners) - 1
+    first_tile = [(offsets[s] + s) // tile for s in range(segments)]     # the owner: the tile of its first item
+    last_tile = [(offsets[s + 1] + s) // tile for s in range(segments)]  # the tile of its end
+    cut = [s for s in range(segments) if first_tile[s] != last_tile[s]]
+    longest = max(range(segments), key=lambda s: lengths[s])
+    svg = page(428, "19_ragged_segments: segments of any lengths, balanced by merge path",
+               f"{segments} segments of lengths {', '.join(map(str, lengths))} ({n} elements) merged with their "
+               f"ends into a path of {path} items, cut every {tile} items into {tiles} tiles; the long segment is "
+               f"cut over {last_tile[longest] - first_tile[longest] + 1} tiles, each stores its piece and draws a "
+               "ticket kept at the segment's first tile.",
+               "19_ragged_segments: every tile gets the same number of path items",
+               f"Lengths {', '.join(map(str, lengths))}: {n} elements and {segments} ends make a path of {n} + "
+               f"{segments} = {path} items; a tile takes {tile} of them (in the code 4096 = 256 threads x 16).")
+    x0, ew, nw, ch = 110.0, 28.0, 14.0, 22.0  # ew: an element, nw: an end
+
+    def hue(s):
+        return 0.58 + s / segments * 0.9  # thread_color's hues, one per segment
+
+    xs, x = [], x0  # each path item's left edge
+    for kind, _, _ in items:
+        xs.append(x)
+        x += ew if kind == "element" else nw
+    right = x
+
+    def span(first, last):  # x of the left edge of item first, of the right edge of item last
+        return xs[first], xs[last] + (ew if items[last][0] == "element" else nw)
+
+    # 1. The array: each element where it will lie on the path, the segment boundaries between.
+    y = panel_title(svg, 88, "1. The array and its offsets (CSR): segment s is elements [offsets[s], offsets[s + 1])",
+                    f"Colour = segment; s1 is empty (offsets[1] = offsets[2] = {offsets[1]}). Each element is drawn "
+                    "above its place on the path.") + 14
+    for s in range(segments):
+        mine = [i for i, item in enumerate(items) if item[2] == s]
+        a, b = span(mine[0], mine[-2] if len(mine) > 1 else mine[-1])
+        note(svg, (a + b) / 2, y - 6, f"s{s}", SUBTLE, anchor="middle", size=10.5)
+    side(svg, x0, y, "elements")
+    svg.line(x0, y - 3, x0, y + ch + 5, stroke=GRID, width=1.0, stroke_dasharray="3 2")
+    note(svg, x0, y + ch + 17, "0", anchor="middle", size=10.5)
+    for i, (kind, j, s) in enumerate(items):
+        if kind == "element":
+            cell(svg, xs[i], y, ew, ch, thread_color(s, segments), str(j), 9.5)
+        else:  # the boundary after segment s: offsets[s + 1]
+            mid = xs[i] + nw / 2
+            svg.line(mid, y - 3, mid, y + ch + 5, stroke=GRID, width=1.0, stroke_dasharray="3 2")
+            note(svg, mid, y + ch + 17, str(offsets[s + 1]), anchor="middle", size=10.5)
+    side(svg, x0, y + ch + 3, "offsets")
+
+    # 2. The path: each segment's end after its elements; tiles of `tile` items and where they cross it.
+    y = panel_title(svg, y + ch + 46, f"2. The path: each end after its segment's elements; a tile every {tile} "
+                                      "items, whatever the lengths",
+                    f"Boundary b (item {tile}b) crosses the path at (ends taken, elements taken): the partition "
+                    "kernel's binary search, a thread per boundary.") + 26
+    for b in range(tiles):
+        a, c = span(b * tile, min((b + 1) * tile, path) - 1)
+        count = min((b + 1) * tile, path) - b * tile
+        svg.line(a + 3, y - 10, c - 3, y - 10, stroke=TEXT, width=1.2)
+        note(svg, (a + c) / 2, y - 14, f"tile {b}: {count} items", anchor="middle")
+    side(svg, x0, y, "path")
+    for i, (kind, j, s) in enumerate(items):
+        if kind == "element":
+            cell(svg, xs[i], y, ew, ch, thread_color(s, segments), str(j), 9.5)
+        else:
+            cell(svg, xs[i], y, nw, ch, hls_color(hue(s), 0.28, 0.55), str(s), 9.5)
+    for s in cut:  # the pieces of a cut segment, under the path
+        for t in range(first_tile[s], last_tile[s] + 1):
+            a, c = span(max(offsets[s] + s, t * tile), min(offsets[s + 1] + s, (t + 1) * tile - 1))
+            svg.line(a + 2, y + ch + 4, c - 2, y + ch + 4, stroke=thread_color(s, segments), width=3.0)
+    for b, (ends, elements) in enumerate(corners):
+        bx = xs[b * tile] if b < tiles else right
+        svg.line(bx, y - 5, bx, y + ch + 7, stroke=TEXT, width=2.0)
+        svg.text(bx, y + ch + 19, f"({ends}, {elements})", size=10.5, anchor="middle", color=TEXT, family=MONO)
+    for b in range(tiles):
+        a, c = span(b * tile, min((b + 1) * tile, path) - 1)
+        ends, elements = corners[b + 1][0] - corners[b][0], corners[b + 1][1] - corners[b][1]
+        closed = [f"s{s}" for s in range(segments) if first_tile[s] == last_tile[s] == b]
+        note(svg, (a + c) / 2, y + ch + 36, f"{elements} elements, " + (f"{ends} end" + "s" * (ends != 1) if ends
+                                                                       else "no end"), SUBTLE, anchor="middle")
+        pieces = [f"s{s}" for s in cut if first_tile[s] <= b <= last_tile[s]]
+        note(svg, (a + c) / 2, y + ch + 52, f"closes {', '.join(closed)} itself" if closed else
+             f"a piece of {', '.join(pieces)} only", anchor="middle")
+
+    # 3. A cut segment: a piece in each of its tiles, and a ticket kept at its owner.
+    py = y + ch + 64
+    for s in cut:
+        owner = first_tile[s]
+        tx, ty = x0, py + 54
+        for t in range(owner, last_tile[s] + 1):
+            slot = f"opening[{t}]" if t == owner else f"continuing[{t}]"
+            a, c = span(max(offsets[s] + s, t * tile), min(offsets[s + 1] + s, (t + 1) * tile - 1))
+            ta, tc = span(t * tile, min((t + 1) * tile, path) - 1)
+            w = len(slot) * 6.2 + 14
+            bx = min(max((a + c) / 2 - w / 2, ta + 4), tc - 4 - w)
+            cell(svg, bx, py, w, 22, thread_color(s, segments), slot, 10)
+            svg.line(bx + w / 2, py + 23, tx + 60, ty - 13, stroke=GRID, width=1.0, arrow=True)
+        svg.text(tx, ty, f"counters[{owner}]: " + " → ".join(str(k) for k in range(last_tile[s] - owner + 2)),
+                 size=12, color=TEXT, family=MONO)
+        note(svg, tx + 250, ty - 8, f"s{s} ({lengths[s]} elements) is cut over tiles {owner}-{last_tile[s]}; its "
+                                    f"owner is tile {owner}, the tile of its first item.", size=11.5)
+        note(svg, tx + 250, ty + 9, "Each piece + a ticket at the owner; the last drawer combines the pieces, "
+                                    f"owner first, into output[{s}].", SUBTLE, size=11.5)
+    return svg
+
+
 def main(argv=None):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -388,7 +526,7 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     for name, draw in (("rows_mapping.svg", draw_mapping), ("rows_alignment.svg", draw_alignment),
                        ("rows_lane_groups.svg", draw_lane_groups), ("rows_staged.svg", draw_staged),
-                       ("rows_split.svg", draw_split)):
+                       ("rows_split.svg", draw_split), ("ragged_merge_path.svg", draw_ragged)):
         draw().write(os.path.join(args.out, name))
         print(os.path.join(args.out, name))
     return 0

@@ -38,6 +38,9 @@
 #             2^20 (per_call_*.csv); builds its targets
 #   reproducible_gpus  17 on 1 and 2 GPUs beside 11: bench_reproducible_gpus (reproducible_gpus.jsonl,
 #             gpu_x2.txt); builds its target
+#   ragged    19's tables: bench_ragged (ragged.jsonl: 19, 19 with every tile staged, CUB and the floor), and
+#             18_split_rows --method auto on its equal rows, M = 1, 64 and 4096 of K = 2^26 / M, the sum, float
+#             and bf16 (ragged_rows.jsonl: 18's rule beside 19's sum); builds its targets
 # The run's facts for the docs (tools/publish.py reads them; nothing is typed there):
 # gpu.txt (GPU, driver, memory, UUID, nvcc --version, the CPU model, the date), written before the first step.
 set -u
@@ -356,6 +359,22 @@ for step in "$@"; do
       gpu_facts "$RESULTS/gpu_x2.txt"
       NCCL_NVLS_ENABLE=0 $BIN/bench_reproducible_gpus >"$RESULTS/reproducible_gpus.jsonl" 2>"$RESULTS/reproducible_gpus.err"
       note "bench_reproducible_gpus: exit $? (1: a 17 total whose bits differ between GPUs or from one GPU)"
+      ;;
+    ragged)
+      build_targets bench_ragged 18_split_rows
+      $BIN/bench_ragged >"$RESULTS/ragged.jsonl" 2>"$RESULTS/ragged.err"
+      note "bench_ragged: exit $? (1: a WRONG result, said in ragged.err)"
+      # 18's own rule on the bench's equal rows (M x K = 2^26), beside 19 in its table.
+      : >"$RESULTS/ragged_rows.jsonl"
+      runs=0
+      for type in float bf16; do
+        for m in 1 64 4096; do
+          $BIN/18_split_rows --rows $m --cols $((67108864 / m)) --type $type --op sum --method auto --json \
+            >>"$RESULTS/ragged_rows.jsonl" 2>>"$RESULTS/ragged.err"
+          runs=$((runs + 1))
+        done
+      done
+      note "ragged: 18's rule on the equal rows, $(grep -c '"ok": true' "$RESULTS/ragged_rows.jsonl") of $runs runs ok"
       ;;
     *)
       note "unknown step $step"

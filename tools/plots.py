@@ -1,6 +1,7 @@
-"""The results plots, drawn with matplotlib (results.py, fill_rows.py, fill_accuracy.py) through draw(),
-which skips them with one line where matplotlib is not importable. The SVGs are deterministic: a fixed
-size, DejaVu Sans, a fixed hash salt and no date, so the same data gives the same bytes."""
+"""The results plots, drawn with matplotlib (results.py, fill_rows.py, fill_accuracy.py, fill_ragged.py) through
+draw(), which skips them with one line where matplotlib is not importable: lines (line_plot) and grouped bars
+(bar_plot). The SVGs are deterministic: a fixed size, DejaVu Sans, a fixed hash salt and no date, so the same data
+gives the same bytes."""
 
 import os
 import sys
@@ -60,18 +61,8 @@ def line_plot(path, title, subtitles, series, x_label, y_label, x_ticks, x_label
     wrong (per point: a red cross), bold (label), in_legend, hollow (white markers), alpha. y_gap: a dotted
     line at that height; peak: a dashed line at that GB/s, labelled; extra_legend: (label, Line2D kwargs)
     entries that are no series; legend_order: the series' labels in the legend's order."""
-    plt = pyplot()
+    plt, fig, ax = frame(title, subtitles, size)
     from matplotlib.lines import Line2D
-    width, height = size
-    fig = plt.figure(figsize=size)  # fixed margins in inches: the axes sit at the same place in every plot
-    top_in = 0.42 + 0.2 * len(subtitles) + 0.15
-    fig.subplots_adjust(left=1.0 / width, right=1 - 2.75 / width, bottom=0.75 / height, top=1 - top_in / height)
-    fig.text(0.18 / width, 1 - 0.16 / height, title, fontsize=12.5 if len(title) < 90 else 10.5, fontweight="bold",
-             va="top", ha="left", color="#111111")
-    for i, line in enumerate(subtitles):
-        fig.text(0.18 / width, 1 - (0.46 + 0.2 * i) / height, line, fontsize=9.5 if len(line) < 150 else 8,
-                 va="top", ha="left", color="#444444")
-    ax = fig.add_subplot(1, 1, 1)
     ax.set_xscale("log", base=x_base)
     if y_log:
         ax.set_yscale("log")
@@ -81,12 +72,7 @@ def line_plot(path, title, subtitles, series, x_label, y_label, x_ticks, x_label
     ax.set_ylim(*y_lim)
     if y_ticks is not None:
         ax.set_yticks(y_ticks, y_labels if y_labels is not None else [f"{t:g}" for t in y_ticks])
-    ax.grid(True, color="#e6e6e6", linewidth=0.8)
-    ax.set_axisbelow(True)
-    ax.spines[["top", "right"]].set_visible(False)
-    ax.set_xlabel(x_label, fontsize=11)
-    ax.set_ylabel(y_label, fontsize=11)
-    ax.tick_params(labelsize=9.5, colors="#333333")
+    style_axes(ax, x_label, y_label)
     handles, bold = [], []
     for z, s in enumerate(series):
         color, xs, ys = s["color"], s["x"], [float("nan") if y is None else y for y in s["y"]]
@@ -114,6 +100,37 @@ def line_plot(path, title, subtitles, series, x_label, y_label, x_ticks, x_label
         handles.sort(key=lambda h: legend_order.index(h.get_label()))
     for label, kwargs in extra_legend:
         handles.append(Line2D([], [], label=label, **kwargs))
+    legend_and_save(plt, fig, ax, handles, bold, legend_title, path)
+
+
+def frame(title, subtitles, size):
+    """A figure with fixed margins in inches (the axes sit at the same place in every plot of that size), a bold
+    title and grey subtitles over the axes: (pyplot, the figure, its axes)."""
+    plt = pyplot()
+    width, height = size
+    fig = plt.figure(figsize=size)
+    top_in = 0.42 + 0.2 * len(subtitles) + 0.15
+    fig.subplots_adjust(left=1.0 / width, right=1 - 2.75 / width, bottom=0.75 / height, top=1 - top_in / height)
+    fig.text(0.18 / width, 1 - 0.16 / height, title, fontsize=12.5 if len(title) < 90 else 10.5, fontweight="bold",
+             va="top", ha="left", color="#111111")
+    for i, line in enumerate(subtitles):
+        fig.text(0.18 / width, 1 - (0.46 + 0.2 * i) / height, line, fontsize=9.5 if len(line) < 150 else 8,
+                 va="top", ha="left", color="#444444")
+    return plt, fig, fig.add_subplot(1, 1, 1)
+
+
+def style_axes(ax, x_label, y_label):
+    """Every plot's grid, spines, axis labels and ticks."""
+    ax.grid(True, color="#e6e6e6", linewidth=0.8)
+    ax.set_axisbelow(True)
+    ax.spines[["top", "right"]].set_visible(False)
+    ax.set_xlabel(x_label, fontsize=11)
+    ax.set_ylabel(y_label, fontsize=11)
+    ax.tick_params(labelsize=9.5, colors="#333333")
+
+
+def legend_and_save(plt, fig, ax, handles, bold, legend_title, path):
+    """The legend on the right of the axes (the labels of the handles in `bold` in bold), then the SVG file."""
     legend = ax.legend(handles=handles, title=legend_title, loc="upper left", bbox_to_anchor=(1.02, 1.0),
                        fontsize=9, title_fontsize=10, frameon=False, handlelength=2.6, alignment="left")
     for text, handle in zip(legend.get_texts(), handles):
@@ -123,6 +140,50 @@ def line_plot(path, title, subtitles, series, x_label, y_label, x_ticks, x_label
         legend.get_title().set_fontweight("bold")
     fig.savefig(path, format="svg", metadata={"Date": None})
     plt.close(fig)
+
+
+def bar_plot(path, title, subtitles, categories, series, x_label, y_label, y_lim, y_ticks=None, legend_title=None,
+             extra_legend=(), size=SIZE):
+    """Grouped bars, one group per category (its label under it), a bar per series that has a value there, in the
+    order of series, the group centred; the legend on the right, as line_plot's. series: dicts of y (one per
+    category; None: no bar), color, label, and optionally lo and hi (per category: a whisker, the machines' range;
+    None or nan: none), wrong (per category: a red cross on the bar), bold (label). A bar above y_lim is drawn to
+    it."""
+    plt, fig, ax = frame(title, subtitles, size)
+    from matplotlib.lines import Line2D
+    slot, top = 0.8 / len(series), y_lim[1]  # a group fills 0.8 of the space between two categories
+    handles, bold = [], []
+    present = [[i for i, s in enumerate(series) if s["y"][k] is not None] for k in range(len(categories))]
+    for i, s in enumerate(series):
+        at = [(k + (present[k].index(i) - (len(present[k]) - 1) / 2) * slot, k) for k in range(len(categories))
+              if i in present[k]]
+        xs, ys = [x for x, _ in at], [min(s["y"][k], top) for _, k in at]
+        bars = ax.bar(xs, ys, width=slot * 0.92, color=s["color"], label=s["label"], zorder=3)
+        lo, hi = s.get("lo") or [None] * len(s["y"]), s.get("hi") or [None] * len(s["y"])
+        whiskers = [(x, y, min(lo[k], top), min(hi[k], top)) for (x, k), y in zip(at, ys)
+                    if lo[k] is not None and lo[k] == lo[k]]  # not None, not nan
+        if whiskers:
+            ax.errorbar([x for x, _, _, _ in whiskers], [y for _, y, _, _ in whiskers],
+                        yerr=[[max(y - low, 0) for _, y, low, _ in whiskers],
+                              [max(high - y, 0) for _, y, _, high in whiskers]],
+                        fmt="none", ecolor="#333333", elinewidth=0.9, capsize=2.5, zorder=4)
+        wrong = [(x, y) for (x, k), y in zip(at, ys) if (s.get("wrong") or [False] * len(s["y"]))[k]]
+        if wrong:
+            ax.plot([x for x, _ in wrong], [y for _, y in wrong], linestyle="none", marker="x", markersize=9,
+                    markeredgewidth=2.2, color=WRONG_COLOR, zorder=5)
+        handles.append(bars)
+        if s.get("bold"):
+            bold.append(bars)
+    ax.set_xticks(range(len(categories)), categories)
+    ax.set_xlim(-0.6, len(categories) - 0.4)
+    ax.set_ylim(*y_lim)
+    if y_ticks is not None:
+        ax.set_yticks(y_ticks, [f"{t:g}" for t in y_ticks])
+    style_axes(ax, x_label, y_label)
+    ax.grid(False, axis="x")
+    for label, kwargs in extra_legend:
+        handles.append(Line2D([], [], label=label, **kwargs))
+    legend_and_save(plt, fig, ax, handles, bold, legend_title, path)
 
 
 def band(values):

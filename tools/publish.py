@@ -6,16 +6,16 @@
     python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K    the tour's --json rows for the sweep's
 
 Each INPUT is recognized by what it holds (kinds_of: sweep, suite, steps, undo, sass, rows, split_rows, accuracy,
-reproducible, reproducible_gpus, multigpu, build; several may share a folder, and a folder of them such as docs/data
-stands for them). docs/data holds every published run, one folder per kind and run: docs/data/KIND/runK, with the run files its
-blocks read (RUN_FILES). Runs of a kind given from outside docs/data replace that kind's runs there: docs/data/KIND
-becomes the runs given, in their order, as run1, run2, ... (to add a machine's run to those published, give them
-all: docs/data/KIND/run1 ... and the new one). So `publish.py docs/data` always writes the same pages again. BLOCKS
-says which block of which page each kind fills; each block written is said on one line ("wrote PAGE (MARKER)"), and
-a kind not among the inputs leaves its blocks as they were, said in one line. A suspect sweep point (results.check)
-among runs from outside docs/data makes it refuse and list them unless --allow-suspect, which publishes them marked
-†; runs already in docs/data keep their marks. Exit codes: 0 written; 1 suspect points (nothing written or copied);
-2 bad usage or unreadable data.
+reproducible, reproducible_gpus, multigpu, ragged, build; several may share a folder, and a folder of them such as
+docs/data stands for them). docs/data holds every published run, one folder per kind and run: docs/data/KIND/runK,
+with the run files its blocks read (RUN_FILES). Runs of a kind given from outside docs/data replace that kind's runs
+there: docs/data/KIND becomes the runs given, in their order, as run1, run2, ... (to add a machine's run to those
+published, give them all: docs/data/KIND/run1 ... and the new one). So `publish.py docs/data` always writes the same
+pages again. BLOCKS says which block of which page each kind fills; each block written is said on one line ("wrote
+PAGE (MARKER)"), and a kind not among the inputs leaves its blocks as they were, said in one line. A suspect sweep
+point (results.check) among runs from outside docs/data makes it refuse and list them unless --allow-suspect, which
+publishes them marked †; runs already in docs/data keep their marks. Exit codes: 0 written; 1 suspect points (nothing
+written or copied); 2 bad usage or unreadable data.
 """
 import argparse
 import glob
@@ -31,6 +31,7 @@ sys.path.insert(0, HERE)
 import chapters  # noqa: E402
 import fill_accuracy  # noqa: E402
 import fill_docs  # noqa: E402
+import fill_ragged  # noqa: E402
 import fill_reproducible  # noqa: E402
 import fill_rows  # noqa: E402
 import results  # noqa: E402
@@ -84,10 +85,14 @@ BLOCKS = [
      "multigpu: multigpu_mpi_silent_peer.txt"),
     ("17_reproducible/README.md", "results:17_on_gpus", "fill_reproducible.publish_on_gpus", "reproducible_gpus"),
     (TUNING, "results:17_profile", "fill_reproducible.publish", "reproducible: per_call_*.csv"),
+    (f"{fill_ragged.CHAPTER}/README.md", f"results:{fill_ragged.CHAPTER}", "fill_ragged.publish", "ragged"),
+    (f"{fill_ragged.CHAPTER}/README.md", fill_ragged.STEPS_MARKER, "fill_ragged.publish", "ragged"),
+    (TUNING, "results:ragged_ops", "fill_ragged.publish", "ragged"),
     ("README.md", "results:build_time", "fill_docs.build_time_block", "build"),
 ]
 # Besides the blocks: docs/images/results_{int,float}.svg
-# from the sweep; rows_crossover_*.svg from rows, rows_split_*.svg from split_rows; accuracy_error_*.svg from accuracy.
+# from the sweep; rows_crossover_*.svg from rows, rows_split_*.svg from split_rows; accuracy_error_*.svg from accuracy;
+# ragged_*.svg from ragged.
 
 SUITE_FILES = [name for _, names in fill_docs.SUITE for name in names.split()]  # what fill_suite's writers read
 
@@ -107,6 +112,7 @@ RUN_FILES = {
     "multigpu": ["gpu.txt", "gpu_x2.txt", "topo.txt", "multigpu*.jsonl", "multigpu*.txt", "ctest_multigpu.log"],
     "reproducible": ["per_call_*.csv"],
     "reproducible_gpus": ["reproducible_gpus.jsonl", "gpu_x2.txt"],
+    "ragged": ["gpu.txt", fill_ragged.RUN_FILE, fill_ragged.RULE_FILE],
     "build": ["build_time.json"],
 }
 
@@ -126,7 +132,7 @@ def kinds_of(path):
              "accuracy": has("accuracy/errors.jsonl"),
              "reproducible": fill_reproducible.is_run(fill_reproducible.run_file(path)),
              "reproducible_gpus": has(fill_reproducible.GPUS_FILE) and has("gpu_x2.txt"),
-             "multigpu": has("multigpu.jsonl"), "build": has("build_time.json")}
+             "multigpu": has("multigpu.jsonl"), "ragged": has(fill_ragged.RUN_FILE), "build": has("build_time.json")}
     return [kind for kind, yes in found.items() if yes]
 
 
@@ -264,7 +270,7 @@ def publish(paths, root, allow_suspect=False):
             "accuracy": lambda dirs: fill_accuracy.fill(dirs, root),
             "reproducible": lambda runs: fill_reproducible.publish(runs, root),
             "reproducible_gpus": lambda runs: fill_reproducible.publish_on_gpus(runs, root),
-            "multigpu": fill_docs.multigpu_block,
+            "multigpu": fill_docs.multigpu_block, "ragged": lambda runs: fill_ragged.publish(runs, root),
             "build": fill_docs.build_time_block}
     status = 0
     for kind, job in jobs.items():

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""fill_ragged.py: 19_ragged_segments's Results table, its plots and docs/tuning.md's every operator of 19, for
+tools/publish.py, from `tools/gpu_suite.sh ragged` runs, one folder per separately started machine
+(docs/data/ragged/runK): ragged.jsonl, bench_ragged's output (19_ragged_segments/bench/bench.cu: a run head, then
+a line per distribution of the lengths, type, operator and method: merge_path, staged, cub_segmented, floor);
+ragged_rows.jsonl, 18_split_rows --method auto --json on the bench's equal rows (18's rule beside 19); gpu.txt.
+
+A time is the median over the machines of each machine's median; a share of the bound the median of the
+machines' own (bench.cu's percent_of_bound: the floor's time scaled to the method's bytes, over its time).
+Blocks: the Results table (the Sum), the step table (19 with every tile staged, then 19) and docs/tuning.md's
+every operator. Plots: docs/images/ragged_{type}.svg, each method's Sum as its share of the bound on every
+distribution.
+"""
+import os
+import sys
+import textwrap
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fill_reproducible  # noqa: E402
+import plots  # noqa: E402
+import results  # noqa: E402
+from results import (DataError, differs, fmt_spread, marked_ratio, median_over_machines as median,  # noqa: E402
+                     power_label, reps_of, table)
+
+CHAPTER = "19_ragged_segments"
+RUN_FILE = "ragged.jsonl"  # bench_ragged's output in a run folder
+RULE_FILE = "ragged_rows.jsonl"  # 18_split_rows --method auto --json on the equal rows
+OURS, STAGED, CUB, FLOOR = "merge_path", "staged", "cub_segmented", "floor"  # the bench's methods
+STEPS_MARKER = f"results:{CHAPTER[:2]}_steps"  # the step table's block in 19's README
+# The step table's columns: (the bench's method, the step's name, what it adds to the column before).
+STEPS = [(STAGED, "every tile staged", ""), (OURS, "few ends from registers (19)", "registers")]
+OPS = ("sum", "max", "argmax", "meanvar")  # CUB has no meanvar
+FIELDS = ("dist", "n", "segments", "longest", "type", "offsets", "op", "method", "median_ms", "iqr_ms", "bytes",
+          "input_bytes", "floor_ms", "percent_of_bound", "ok")
+RULE_FIELDS = ("rows", "cols", "type", "op", "median_ms", "iqr_ms", "input_bytes", "output_bytes", "ok")
+# The plot's bars, in the legend's order: (the point's method, colour, label).
+BARS = [(OURS, "#6a3d9a", "19: merge path"), (CUB, "#111111", "cub::DeviceSegmentedReduce"),
+        ("rule", "#ff7f0e", "18's rule (equal rows only)")]
+WRONG_NOTE = "⚠: a WRONG result; its time is shown but does not count."
+
+
+def load(paths):
+    """Per run folder: its facts (results.machine), its run heads, the bench's lines by (dist, type, op, method),
+    18's runs by (type, op, M, K) (none without ragged_rows.jsonl). DataError on a missing field."""
+    machines = []
+    for folder in paths:
+        path = os.path.join(folder, RUN_FILE)
+        head, lines = fill_reproducible.split_head(path)
+        rule_path = os.path.join(folder, RULE_FILE)
+        rules = results.read_records(rule_path) if os.path.exists(rule_path) else []
+        for where, records, fields in ((path, lines, FIELDS), (rule_path, rules, RULE_FIELDS)):
+            missing = sorted({k for r in records for k in fields if k not in r})
+            if missing:
+                raise DataError(f"{where}: no {', '.join(missing)} (is this `tools/gpu_suite.sh ragged`'s?)")
+        machines.append({"facts": results.machine(folder, head), "head": head, "rule_heads": rules,
+                         "bench": {(r["dist"], r["type"], r["op"], r["method"]): r for r in lines},
+                         "rule": {(r["type"], r["op"], r["rows"], r["cols"]): r for r in rules}})
+    return machines
+
+
+def point(found, bounds):
+    """One published point from each machine's record and its share of the bound: the median of the medians,
+    lo and hi (the machines' range), n_runs and iqr_ms (the spread results.marked_ratio reads), ok (False where
+    any machine's was), bound (the median of the shares) and bounds (each machine's)."""
+    times = [r["median_ms"] for r in found]
+    return {"median_ms": median(times), "lo": min(times), "hi": max(times), "n_runs": len(found),
+            "iqr_ms": median(r["iqr_ms"] for r in found), "ok": all(r["ok"] is not False for r in found),
+            "bound": median(bounds), "bounds": bounds}
+
+
+def combine(machines):
+    """The points of every machine: {"dists": in the bench's order, "types", "facts", "heads", "n", "offsets",
+    "points": {(dist, type, op, method): point}}; method "rule" is 18's on a distribution of equal rows, its share
+    of the bound from the floor of the bench's same run: the floor's time scaled to 18's bytes (the input and a
+    result per row; 18 reads no offsets)."""
+    first = machines[0]["bench"]
+    points = {}
+    for key in first:
+        found = [m["bench"].get(key) for m in machines]
+        if all(found):  # not a point that some machine did not measure
+            points[key] = point(found, [r["percent_of_bound"] for r in found])
+    for (dist, dtype, op, method), r in first.items():
+        rule_key = (dtype, op, r["segments"], r["longest"])
+        if method != OURS or r["segments"] * r["longest"] != r["n"] or \
+                not all(rule_key in m["rule"] for m in machines):
+            continue  # not equal rows, or not run by 18 on every machine
+        rules = [m["rule"][rule_key] for m in machines]
+        floors = [m["bench"][(dist, dtype, "-", FLOOR)]["floor_ms"] for m in machines]
+        points[(dist, dtype, op, "rule")] = point(rules, [
+            100 * f * (q["input_bytes"] + q["output_bytes"]) / q["input_bytes"] / q["median_ms"]
+            for f, q in zip(floors, rules)])
+    rows = list(first.values())
+    return {"dists": list(dict.fromkeys(r["dist"] for r in rows)),
+            "types": list(dict.fromkeys(r["type"] for r in rows)), "facts": [m["facts"] for m in machines],
+            "heads": [m["head"] for m in machines], "rule_heads": [h for m in machines for h in m["rule_heads"]],
+            "n": rows[0]["n"], "offsets": rows[0]["offsets"],
+            "shape": {(r["dist"], r["type"]): (r["segments"], r["longest"]) for r in rows}, "points": points}
+
+
+def mark(*found):
+    """" ⚠" where any of the points is a WRONG result."""
+    return " ⚠" if any(p is not None and not p["ok"] for p in found) else ""
+
+
+def cell(p):
+    """A time in µs, its spread (results.fmt_spread of results.spread_percent: the machine farthest from the
+    median, or half the IQR of one run), the mark and its share of the bound: "137.2 ±0.3% (46%)"."""
+    if p is None:
+        return "—"
+    spread = results.spread_percent(p)
+    return (f"{p['median_ms'] * 1000:.1f}" + ("" if spread is None else f" {fmt_spread(spread)}") + mark(p)
+            + f" ({p['bound']:.0f}%)")
+
+
+def ratio(a, b):
+    """a's time over b's (results.marked_ratio: ≈ within the spread, a range past a large one), marked where either
+    is WRONG; "—" where either is missing."""
+    return "—" if a is None or b is None else marked_ratio(a, b) + mark(a, b)
+
+
+def caption(sweep, page, root, what, with_rule=False):
+    """The block's first line: the machines, the commands (with_rule: 18's too, where it ran), what differs from
+    docs/README.md's way of measuring."""
+    with_rule = with_rule and any(k[3] == "rule" for k in sweep["points"])
+    heads = sweep["heads"] + sweep["rule_heads"] * with_rule
+    how = differs(reps_of(heads), all(h.get("flush") is not False for h in heads), len(sweep["facts"]) < 2)
+    bench = results.rel_link(page, os.path.join(root, CHAPTER, "bench", "bench.cu"))
+    rule = ", and `18_split_rows --method auto --json` on its equal rows" * with_rule
+    return results.caption(sweep["facts"], f"`tools/gpu_suite.sh ragged`: `bench_ragged` ([bench.cu]({bench})), "
+                           f"{what} of n = {power_label(sweep['n'])} elements with {sweep['offsets']} offsets"
+                           f"{rule}{how}", page, root)
+
+
+def notes(shown, pairs):
+    """The WRONG note where a point shown is WRONG, the note on ratios given as ranges where a pair's is."""
+    wrong = [WRONG_NOTE] * any(p is not None and not p["ok"] for p in shown)
+    return wrong + [results.LARGE_SPREAD_NOTE] * any(results.large_spread(a, b) for a, b in pairs)
+
+
+def readme_block(sweep, root):
+    """19's README: per type its plot and the Sum on every distribution: 19, CUB and 18's rule with their shares of
+    the bound, the ratios, and the floor."""
+    page, tuning = os.path.join(root, CHAPTER, "README.md"), os.path.join(root, "docs", "tuning.md")
+    legend = ("Times in µs; in brackets the share of the bound: the read-only floor's time (timed in the same run) "
+              "scaled to the bytes the method must move, the input, the offsets (segments + 1) and a result per "
+              "segment for 19 and CUB, the input and a result per row for 18's rule, which reads no offsets. "
+              "\"× faster\": CUB's time over 19's; \"18's rule\": `18_split_rows --method auto` on the same values "
+              "as a matrix, equal rows only; \"19 ÷ 18's rule\": 19's time over 18's. Every operator: "
+              "[docs/tuning.md](" + results.rel_link(page, tuning) + "#19-ragged-segments-every-operator).")
+    out, shown, pairs = [caption(sweep, page, root, "the sums", True) + " " + legend], [], []
+    for dtype in sweep["types"]:
+        rows = []
+        for dist in sweep["dists"]:
+            ours, cub, rule, floor = (sweep["points"].get((dist, dtype, op, m)) for op, m in
+                                      (("sum", OURS), ("sum", CUB), ("sum", "rule"), ("-", FLOOR)))
+            if ours is None:
+                continue
+            shown += [ours, cub, rule]
+            pairs += [(cub, ours), (ours, rule)]
+            segments, longest = sweep["shape"][(dist, dtype)]
+            rows.append([dist, str(segments), str(longest), cell(ours), cell(cub), ratio(cub, ours), cell(rule),
+                         ratio(ours, rule), "—" if floor is None else f"{floor['median_ms'] * 1000:.1f}"])
+        image = results.rel_link(page, os.path.join(root, "docs", "images", f"ragged_{dtype}.svg"))
+        out += [f"**{dtype}**", f"![% of the read+write bound of 19, CUB and 18's rule on every distribution of the "
+                                f"lengths, {dtype} sums]({image})",
+                table(["lengths", "segments", "longest", "19 µs (% of bound)", "CUB µs (% of bound)",
+                       "19 × faster than CUB", "18's rule µs (% of bound)", "19 ÷ 18's rule", "floor µs"],
+                      ["---"] + ["---:"] * 8, rows)]
+    return page, "\n\n".join(out + notes(shown, pairs))
+
+
+def steps_block(sweep, root):
+    """19's README: what reducing the tiles of few ends from registers buys alone: per type, distribution and
+    operator each step's time and share of the bound, and the step before's time over the step's; None where the
+    runs have no staged lines."""
+    page = os.path.join(root, CHAPTER, "README.md")
+    if not any(k[3] == STAGED for k in sweep["points"]):
+        return page, None
+    staged = results.rel_link(page, os.path.join(root, CHAPTER, "bench", "staged.cu"))
+    legend = (f"\"{STEPS[0][1]}\": 19's copy unit compiled again without its register path ([staged.cu]({staged})), "
+              "timed interleaved with 19 in the same run; times and shares of the bound as in the Results table. "
+              f"\"× {STEPS[1][2]}\" is the column before's median time over the column's: what that change buys "
+              "alone.")
+    out, shown, pairs = [caption(sweep, page, root, "every operator") + " " + legend], [], []
+    for dtype in sweep["types"]:
+        rows = []
+        for dist in sweep["dists"]:
+            for op in OPS:
+                before, after = (sweep["points"].get((dist, dtype, op, method)) for method, _, _ in STEPS)
+                if before or after:
+                    shown += [before, after]
+                    pairs.append((before, after))
+                    rows.append([dist, op, cell(before), cell(after), ratio(before, after)])
+        out += [f"**{dtype}**", table(["lengths", "op"] + [f"{name} µs (% of bound)" for _, name, _ in STEPS]
+                                      + [f"× {STEPS[1][2]}"], ["---"] * 2 + ["---:"] * 3, rows)]
+    return page, "\n\n".join(out + notes(shown, pairs))
+
+
+def tuning_block(sweep, root):
+    """docs/tuning.md: per type and distribution, each operator's share of the bound with 19, and CUB's time over
+    19's (no CUB for meanvar)."""
+    page = os.path.join(root, "docs", "tuning.md")
+    legend = ("Each operator of 19 as its share of the bound (the read-only floor's time scaled to the input, the "
+              "offsets and the results), and in brackets CUB's time over 19's (CUB has no mean and variance).")
+    out, shown, pairs = [caption(sweep, page, root, "every operator") + " " + legend], [], []
+    for dtype in sweep["types"]:
+        rows = []
+        for dist in sweep["dists"]:
+            found = [(sweep["points"].get((dist, dtype, op, OURS)), sweep["points"].get((dist, dtype, op, CUB)))
+                     for op in OPS]
+            if not any(ours for ours, _ in found):
+                continue
+            shown += [p for pair in found for p in pair]
+            pairs += [(cub, ours) for ours, cub in found]
+            rows.append([dist] + ["—" if ours is None else f"{ours['bound']:.0f}%" + mark(ours)
+                                  + ("" if cub is None else f" ({ratio(cub, ours)})") for ours, cub in found])
+        out += [f"**{dtype}**", table(["lengths"] + [f"{op}: % of bound (× CUB)" if op != "meanvar" else
+                                                     f"{op}: % of bound" for op in OPS], ["---"] + ["---:"] * 4, rows)]
+    return page, "\n\n".join(out + notes(shown, pairs))
+
+
+def plot(sweep, dtype, path):
+    """The Sum on every distribution of the lengths: a bar per method, its share of the bound (the machines'
+    range as a whisker), a red cross on a WRONG result."""
+    series = []
+    for method, color, label in BARS:
+        found = [sweep["points"].get((dist, dtype, "sum", method)) for dist in sweep["dists"]]
+        if not any(found):
+            continue
+        ranges = [plots.band(p["bounds"]) if p else (None, None) for p in found]
+        series.append({"y": [p and p["bound"] for p in found], "color": color, "label": label,
+                       "lo": [lo for lo, _ in ranges], "hi": [hi for _, hi in ranges], "bold": method == OURS,
+                       "wrong": [bool(p) and not p["ok"] for p in found]})
+    band = "; whiskers: the machines' range" if len(sweep["facts"]) > 1 else ""
+    wrong = [("WRONG result", {"color": plots.WRONG_COLOR, "marker": "x", "markersize": 9, "markeredgewidth": 2.2,
+                               "linestyle": "none"})] * any(any(s["wrong"]) for s in series)
+    plots.bar_plot(path, f"{dtype} sums of ragged segments, n = {power_label(sweep['n'])}: "
+                   f"{results.describe_runs(sweep['facts'])}",
+                   ["% of the bound: the read-only floor's time scaled to the bytes each method moves (input, "
+                    "offsets, results) over its time; 100% moves them at the floor's speed" + band],
+                   [textwrap.fill(dist, 12) for dist in sweep["dists"]], series,
+                   "the lengths of the segments", "% of the read+write bound", (0, 110),
+                   y_ticks=[0, 20, 40, 60, 80, 100], legend_title="method", extra_legend=wrong)
+
+
+def publish(paths, root):
+    """Draws the plots and fills 19's README blocks and docs/tuning.md's from the run folders, one per machine.
+    Returns what it wrote."""
+    sweep = combine(load(paths))
+    images = os.path.join(root, "docs", "images")
+    os.makedirs(images, exist_ok=True)
+    drawn = plots.draw([(path, plot, (sweep, dtype, path)) for dtype in sweep["types"]
+                        for path in [os.path.join(images, f"ragged_{dtype}.svg")]], "fill_ragged.py")
+    readme, text = readme_block(sweep, root)
+    _, steps = steps_block(sweep, root)
+    tuning, ops = tuning_block(sweep, root)
+    return drawn + results.write_blocks([(readme, f"results:{CHAPTER}", text), (readme, STEPS_MARKER, steps),
+                                         (tuning, "results:ragged_ops", ops)], root, "fill_ragged")
