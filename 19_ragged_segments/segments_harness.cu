@@ -604,9 +604,9 @@ int run_segments_program(const SegmentsProgram& program, int argc, char** argv) 
     }
     std::printf("%s: %s\n", program.id.c_str(), program.summary.c_str());
     std::printf("device     %s, peak %.1f GB/s, CUDA %s\n", device.describe().c_str(), peak, cuda_version_string().c_str());
-    std::printf("input      %zu %s (%s), %.1f MiB, in %zu segments (%s, longest %zu), %s offsets\n", n,
-                element_name(options.type), source.c_str(), mib(input_bytes), segments, d.name.c_str(), d.longest,
-                offsets_name(options.wide_offsets));
+    std::printf("input      %zu %s (%s), %.1f MiB, in %zu segment%s (%s, longest %zu), %s offsets\n", n,
+                element_name(options.type), source.c_str(), mib(input_bytes), segments, segments == 1 ? "" : "s",
+                d.name.c_str(), d.longest, offsets_name(options.wide_offsets));
     std::printf("operator   %s, one result per segment\n", op_name(options.op));
     std::printf("method     %s: %s\n", method_name(options.method), plan.c_str());
     if (segments > 0) {

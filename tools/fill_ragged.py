@@ -170,29 +170,30 @@ def readme_block(sweep, root):
 
 
 def steps_block(sweep, root):
-    """19's README: what reducing the tiles of few ends from registers buys alone: per type, distribution and
-    operator each step's time and share of the bound, and the step before's time over the step's; None where the
-    runs have no staged lines."""
+    """19's README: what reducing the tiles of few ends from registers buys alone: per type and distribution, each
+    operator's share of the bound without and with it, and the time without over the time with; None where the runs
+    have no staged lines."""
     page = os.path.join(root, CHAPTER, "README.md")
     if not any(k[3] == STAGED for k in sweep["points"]):
         return page, None
     staged = results.rel_link(page, os.path.join(root, CHAPTER, "bench", "staged.cu"))
-    legend = (f"\"{STEPS[0][1]}\": 19's copy unit compiled again without its register path ([staged.cu]({staged})), "
-              "timed interleaved with 19 in the same run; times and shares of the bound as in the Results table. "
-              f"\"× {STEPS[1][2]}\" is the column before's median time over the column's: what that change buys "
-              "alone.")
+    legend = (f"Each cell: the share of the bound with every tile staged (19's copy unit compiled again without its "
+              f"register path, [staged.cu]({staged}), timed interleaved with 19 in the same run), → 19's, and in "
+              "brackets the staged time over 19's: what the register path buys alone.")
     out, shown, pairs = [caption(sweep, page, root, "every operator") + " " + legend], [], []
     for dtype in sweep["types"]:
         rows = []
         for dist in sweep["dists"]:
-            for op in OPS:
-                before, after = (sweep["points"].get((dist, dtype, op, method)) for method, _, _ in STEPS)
-                if before or after:
-                    shown += [before, after]
-                    pairs.append((before, after))
-                    rows.append([dist, op, cell(before), cell(after), ratio(before, after)])
-        out += [f"**{dtype}**", table(["lengths", "op"] + [f"{name} µs (% of bound)" for _, name, _ in STEPS]
-                                      + [f"× {STEPS[1][2]}"], ["---"] * 2 + ["---:"] * 3, rows)]
+            found = [tuple(sweep["points"].get((dist, dtype, op, method)) for method, _, _ in STEPS) for op in OPS]
+            if not any(before or after for before, after in found):
+                continue
+            for before, after in found:
+                shown += [before, after]
+                pairs.append((before, after))
+            rows.append([dist] + ["—" if before is None or after is None else
+                                  f"{before['bound']:.0f}%{mark(before)} → {after['bound']:.0f}%{mark(after)} "
+                                  f"({ratio(before, after)})" for before, after in found])
+        out += [f"**{dtype}**", table(["lengths"] + list(OPS), ["---"] + ["---:"] * len(OPS), rows)]
     return page, "\n\n".join(out + notes(shown, pairs))
 
 
