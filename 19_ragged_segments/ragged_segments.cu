@@ -5,7 +5,7 @@
 // n + segments items (an end comes after every element before it) and give every block the same number of
 // path items, 4096. A first kernel, one thread per tile boundary, finds where each boundary crosses the
 // path (a binary search of the offsets on its diagonal), so a tile reads its corners with two loads
-// (CUB's merge-based SpMV does the same). Inside the tile each thread walks 16 items, closing segments as
+// (CUB's merge-based DeviceSpmv did the same). Inside the tile each thread walks 16 items, closing segments as
 // it meets their ends (in a tile of few ends, its 16 elements from its registers); a segmented scan
 // of the threads' carries (by segment) completes the segments cut between threads. Segments cut between tiles: 18's per-row ticket, per segment. Every tile holding a
 // piece of one stores it and draws a ticket kept at the tile where the segment begins; the tile that draws
