@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "cli.h"
+#include "cub_operators.cuh"
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "device_info.h"
@@ -28,7 +29,6 @@
 #include "l2_flush.h"
 #include "parallel.h"
 #include "random.h"
-#include "read_floor.h"
 #include "rows_check.h"
 #include "run_head.h"
 #include "timer.h"
@@ -134,35 +134,10 @@ std::size_t cub_depth(std::size_t length) { return std::max<std::size_t>(1, std:
 
 namespace {
 
-struct ValueIndex {  // row_results::ValueIndex of the copy units (ragged_segments.cuh)
-  float value;
-  std::int32_t index;
-};
-
-__host__ __device__ inline float as_float(float x) { return x; }
-__host__ __device__ inline float as_float(__half x) { return __half2float(x); }
-__host__ __device__ inline float as_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-// CUB's operators, as common/cub_rows.cu gives them: sum and max in float (max propagating
-// NaN), and ArgMax's KeyValuePair written as a ValueIndex.
-struct SumInFloat {
-  template <typename A, typename B>
-  __host__ __device__ float operator()(const A& a, const B& b) const { return as_float(a) + as_float(b); }
-};
-struct MaxInFloat {
-  template <typename A, typename B>
-  __host__ __device__ float operator()(const A& a, const B& b) const {
-    const float x = as_float(a), y = as_float(b);
-    return (x > y || x != x) ? x : y;
-  }
-};
-struct WriteValueIndex {
-  ValueIndex* output;
-  template <typename In>
-  __host__ __device__ void operator()(std::ptrdiff_t segment, const cub::KeyValuePair<int, In>& found) const {
-    output[segment] = {as_float(found.value), found.key};
-  }
-};
+using cub_operators::MaxInFloat;  // CUB's operators, as common/cub_rows.cu gives them (cub_operators.cuh)
+using cub_operators::SumInFloat;
+using cub_operators::WriteValueIndex;
+using cub_rows::ValueIndex;  // row_results::ValueIndex of the copy units (ragged_segments.cuh)
 
 template <typename In, typename Offset>
 cudaError_t cub_typed(RowOp op, void* temp, std::size_t& temp_bytes, const In* input, const Offset* offsets,
@@ -419,23 +394,6 @@ SegmentsCheck check_segments(const Distribution& d, const std::vector<float>& va
   return check;
 }
 
-// The read-only floor (common/read_floor.cu) at its default block and grid, over the input's
-// bytes read as floats (as common/rows_harness.cu runs it).
-cudaError_t floor_launch(const void* data, std::size_t bytes, void* sink) {
-  static const Variant floor = read_floor_variant();
-  static std::size_t grid_for_floats = SIZE_MAX;
-  static int grid = 0;
-  const std::size_t floats = bytes / sizeof(float);
-  if (floats != grid_for_floats) {
-    const cudaError_t status = floor.default_grid(floats, floor.default_block, &grid);
-    if (status != cudaSuccess) return status;
-    grid_for_floats = floats;
-  }
-  float* input = static_cast<float*>(const_cast<void*>(data));  // only read
-  return floor.launcher<float>(Op::Sum)(input, floats, nullptr, sink, sizeof(unsigned), floor.default_block, grid,
-                                         nullptr);
-}
-
 double mib(double bytes) { return bytes / 1048576.0; }
 
 std::string number_text(double x) {
@@ -548,7 +506,7 @@ int run_segments_program(const SegmentsProgram& program, int argc, char** argv) 
     };
     auto run = [&](std::size_t j) {
       if (j == 1) {
-        CUDA_CHECK(floor_launch(input.get(), host_input.size(), sink.get()));
+        CUDA_CHECK(rows_harness::floor_launch(input.get(), host_input.size(), sink.get()));
       } else {
         CUDA_CHECK(launch.launch(options.type, options.op, input.get(), n, offsets.get(), options.wide_offsets, segments,
                                  output.get(), temp.get(), temp_bytes, nullptr));

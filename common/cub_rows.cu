@@ -1,5 +1,6 @@
 // cub_rows.cu: the CUB yardsticks of the rows chapters (cub_rows.h).
 #include "cub_rows.h"
+#include "cub_operators.cuh"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -22,9 +23,10 @@ namespace {
 constexpr int kThreads = 256;  // threads per block of both collective kernels
 constexpr unsigned kWarpSize = 32;
 
-__host__ __device__ inline float as_float(float x) { return x; }
-__host__ __device__ inline float as_float(__half x) { return __half2float(x); }
-__host__ __device__ inline float as_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+using cub_operators::as_float;  // and CUB's operators (cub_operators.cuh)
+using cub_operators::MaxInFloat;
+using cub_operators::SumInFloat;
+using cub_operators::WriteValueIndex;
 
 // ---------------------------------------------------------------- DeviceSegmentedReduce
 
@@ -34,31 +36,6 @@ template <typename Offset>
 struct RowStart {
   Offset cols;
   __host__ __device__ Offset operator()(Offset row) const { return row * cols; }
-};
-
-// Sum and max of any mix of float, __half and __nv_bfloat16, in float. CUB calls them on
-// (accumulator, input) and (accumulator, accumulator) pairs.
-struct SumInFloat {
-  template <typename A, typename B>
-  __host__ __device__ float operator()(const A& a, const B& b) const { return as_float(a) + as_float(b); }
-};
-struct MaxInFloat {
-  template <typename A, typename B>
-  __host__ __device__ float operator()(const A& a, const B& b) const {
-    const float x = as_float(a), y = as_float(b);
-    return (x > y || x != x) ? x : y;  // NaN propagates, as Max
-  }
-};
-
-// Writes what DeviceSegmentedReduce::ArgMax finds for a row (a KeyValuePair of the
-// column and the value) as a ValueIndex. A thrust::tabulate_output_iterator calls
-// it with the row and the pair; its value type is void, so CUB keeps its own pair type.
-struct WriteValueIndex {
-  ValueIndex* output;
-  template <typename In>
-  __host__ __device__ void operator()(std::ptrdiff_t row, const cub::KeyValuePair<int, In>& found) const {
-    output[row] = {as_float(found.value), found.key};
-  }
 };
 
 // [snippet:segmented]

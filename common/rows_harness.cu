@@ -27,6 +27,20 @@ using internal::text;
 
 // ---------------------------------------------------------------- timing, interleaved
 
+cudaError_t floor_launch(const void* data, std::size_t bytes, void* scratch, cudaStream_t stream) {
+  static const Variant floor = read_floor_variant();
+  static std::size_t grid_for_floats = SIZE_MAX;
+  static int grid = 0;
+  const std::size_t floats = bytes / sizeof(float);
+  if (floats != grid_for_floats) {
+    const cudaError_t status = floor.default_grid(floats, floor.default_block, &grid);
+    if (status != cudaSuccess) return status;
+    grid_for_floats = floats;
+  }
+  float* input = static_cast<float*>(const_cast<void*>(data));  // only read
+  return floor.launcher<float>(Op::Sum)(input, floats, nullptr, scratch, sizeof(unsigned), floor.default_block, grid, stream);
+}
+
 namespace {
 
 struct Job {
@@ -48,22 +62,6 @@ struct Measurement {
 
 double mib(double bytes) { return bytes / 1048576.0; }
 
-// The read-only floor (common/read_floor.cu) at its default block and grid, over the
-// input's bytes read as floats: a half or bf16 input of odd length leaves its last 2
-// bytes unread. The grid is asked once per size (a run times many repetitions of one).
-cudaError_t floor_launch(const void* data, std::size_t bytes, void* scratch, cudaStream_t stream) {
-  static const Variant floor = read_floor_variant();
-  static std::size_t grid_for_floats = SIZE_MAX;
-  static int grid = 0;
-  const std::size_t floats = bytes / sizeof(float);
-  if (floats != grid_for_floats) {
-    const cudaError_t status = floor.default_grid(floats, floor.default_block, &grid);
-    if (status != cudaSuccess) return status;
-    grid_for_floats = floats;
-  }
-  float* input = static_cast<float*>(const_cast<void*>(data));  // only read
-  return floor.launcher<float>(Op::Sum)(input, floats, nullptr, scratch, sizeof(unsigned), floor.default_block, grid, stream);
-}
 
 // Device memory a run of these jobs needs besides the flush buffer: the input, one
 // output array of the widest result, each job's CUB storage.

@@ -35,6 +35,10 @@ std::size_t element_bytes(ElementType type);
 const char* op_name(RowOp op);               // "sum", "max", "argmax", "meanvar"
 const char* method_name(RowMethod method);   // as on the command line
 std::size_t result_bytes(RowOp op);          // a float; ValueIndex 8; MeanVariance 8
+// The read-only floor (common/read_floor.cu) at its default block and grid over `bytes` of data read as
+// floats (a half or bf16 input of odd length leaves its last 2 bytes unread); `scratch`: a 4-byte sink. The
+// grid is asked once per size (a run times many repetitions of one).
+cudaError_t floor_launch(const void* data, std::size_t bytes, void* scratch, cudaStream_t stream = 0);
 
 // What one method needs to run: its launcher, reading `input` (rows x cols elements)
 // and writing one result per row to `output`, with `temp` (temp_bytes of device memory,

@@ -9,7 +9,8 @@
 //   cub_segmented  cub::DeviceSegmentedReduce on the same offsets: Reduce for Sum and Max (widening to float
 //                  as common/cub_rows.cu does), ArgMax; CUB has no mean and variance (temp storage
 //                  allocated once, outside the timing)
-//   floor          common/read_floor.cu's kernel over the input's bytes (as the rows programs run it)
+//   floor          common/read_floor.cu's kernel over the input's bytes (rows_harness::floor_launch, as the rows
+//                  programs run it)
 // Every result of merge_path, staged and CUB is checked after its first run and after its last repetition, on a
 // sample of segments (the first and last 64, the longest, 256 others drawn from the seed) against the CPU
 // reference of each (common/rows_check.h: facts_of in double, verdict_of).
@@ -43,7 +44,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "chapter.h"
 #include "cuda_check.h"
 #include "device_buffer.h"
 #include "device_info.h"
@@ -52,7 +52,6 @@
 #include "parallel.h"
 #include "ragged_segments.cuh"
 #include "random.h"
-#include "read_floor.h"
 #include "rows_check.h"
 #include "rows_harness.h"
 #include "run_head.h"
@@ -133,23 +132,6 @@ cudaError_t merge_path_call(RowOp op, const In* input, std::size_t n, const std:
       return rs::reduce_segments<In, std::int32_t, rs::MeanVar>(
           input, n, offsets, segments, static_cast<rs::MeanVariance*>(output), scratch, scratch_bytes);
   }
-}
-
-// The floor over the input's bytes read as floats, at its default block and grid (common/rows_harness.cu's
-// floor_launch); the grid asked once per size, not inside the timed span of every repetition.
-cudaError_t floor_call(const void* input, std::size_t bytes, void* sink) {
-  static const Variant floor = read_floor_variant();
-  static std::size_t grid_for_floats = SIZE_MAX;
-  static int grid = 0;
-  const std::size_t floats = bytes / sizeof(float);
-  if (floats != grid_for_floats) {
-    const cudaError_t status = floor.default_grid(floats, floor.default_block, &grid);
-    if (status != cudaSuccess) return status;
-    grid_for_floats = floats;
-  }
-  float* data = static_cast<float*>(const_cast<void*>(input));  // only read
-  return floor.launcher<float>(Op::Sum)(data, floats, nullptr, sink, sizeof(unsigned), floor.default_block, grid,
-                                         nullptr);
 }
 
 struct Job {
@@ -303,7 +285,7 @@ int main(int argc, char** argv) {
           const Job& job = jobs[j];
           cudaError_t status = cudaSuccess;
           if (job.method == Method::Floor) {
-            status = floor_call(input, n * element_bytes(in.type), sink.get());
+            status = floor_launch(input, n * element_bytes(in.type), sink.get());
           } else {
             status = by_element_type(in.type, [&](auto tag) {
               using In = typename decltype(tag)::type;
