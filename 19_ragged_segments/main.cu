@@ -1,6 +1,6 @@
 // 19_ragged_segments as a program: the copy unit ragged_segments.cuh/.cu (every segment of a
 // ragged array given by CSR offsets, the work cut by merge path) for --method auto and
-// merge_path; the harness beside it (segments_harness.h) adds CUB's DeviceSegmentedReduce,
+// merge_path; the harness beside it (harness/segments_harness.h) adds CUB's DeviceSegmentedReduce,
 // the distributions of the lengths, the checks, the timing and the report.
 #include <cstdint>
 

@@ -426,7 +426,7 @@ TEST(Programs, TourHelpListsOnlyWhatTheTourAccepts) {
 }
 
 // 19_ragged_segments: ragged segments by
-// CSR offsets, with its own harness (segments_harness.h) and command line.
+// CSR offsets, with its own harness (harness/segments_harness.h) and command line.
 TEST(Programs, RaggedSegmentsHelpListsEveryOption) {
   const ProgramRun run = run_program("19_ragged_segments", "--help");
   EXPECT_EQ(run.exit_code, 0) << run.output;

@@ -59,6 +59,10 @@
 #include "staged.h"
 #include "timer.h"
 
+namespace reduction {
+segments_harness::SegmentsProgram ragged_segments_program();  // 19_ragged_segments/main.cu: its depth
+}  // namespace reduction
+
 namespace {
 
 using namespace reduction;
@@ -68,7 +72,6 @@ using segments_harness::Distribution;
 using segments_harness::Lengths;
 
 constexpr std::uint64_t kSeed = 20260046;  // the lengths' and the values' seed, in every line
-constexpr std::size_t kTile = 4096;        // ragged_segments.cu: 256 threads x 16 path items
 
 // ---------------------------------------------------------------- the distributions
 
@@ -102,15 +105,6 @@ std::vector<std::size_t> sample_of(const Distribution& d) {
 enum class Method { MergePath, Staged, CubSegmented, Floor };
 const char* method_text(Method m) {
   return m == Method::MergePath ? "merge_path" : m == Method::Staged ? "staged" : m == Method::CubSegmented ? "cub_segmented" : "floor";
-}
-
-// The most combining steps an element's state takes to its segment's result in merge path: the walk (30),
-// the warp's scan (5), the warps' totals (3 + 1), the thread's first closed segment (1), then a cut
-// segment's pieces: a thread's share (ceil(tiles / 256)) and the block's tree in order (5 + 3)
-// (tests/test_ragged.cu's ragged_depth, which explains each term).
-std::size_t merge_path_depth(std::size_t n, std::size_t segments) {
-  const std::size_t tiles = (n + segments + kTile - 1) / kTile;
-  return 30 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
 }
 
 using segments_harness::cub_depth;  // CUB's order is its own: the depth assumed (segments_harness.h)
@@ -203,6 +197,8 @@ int main(int argc, char** argv) {
     return 3;
   }
   const int reps = options.quick ? std::min(options.reps, 3) : options.reps;
+  // Merge path's error bound: the most combining steps an element's state takes, as the program has it.
+  const auto merge_path_depth = reduction::ragged_segments_program().depth;
   const std::size_t n = options.quick ? std::size_t(1) << 18 : std::size_t(1) << 26;
   try {
     const DeviceInfo device = query_device();
