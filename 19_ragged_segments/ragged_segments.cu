@@ -81,12 +81,31 @@ template <> struct Reducer<MeanVar> {
     const float mean = isinf(a.mean) || isinf(b.mean) ? a.mean + b.mean : fmaf(delta, weight_b, a.mean);
     return {n, mean, a.m2 + b.m2 + delta * delta * (float(a.count) * weight_b)};
   }
+  // N elements of one segment in two passes, with no division: the mean (each element scaled by 1 / N first,
+  // exact for a power of two, so that no sum overflows where the mean does not), then the squared deviations.
+  template <int N> __device__ static State run(const float (&x)[N]) {
+    float mean = 0.0f, m2 = 0.0f;
+#pragma unroll
+    for (int i = 0; i < N; ++i) mean += x[i] * (1.0f / N);
+#pragma unroll
+    for (int i = 0; i < N; ++i) m2 = fmaf(x[i] - mean, x[i] - mean, m2);
+    return {N, mean, m2};
+  }
   __device__ static MeanVariance result(State s, long long /*start*/) {
     const float nan = cuda::std::numeric_limits<float>::quiet_NaN();
     return s.count == 0 ? MeanVariance{nan, nan} : MeanVariance{s.mean, s.m2 / float(s.count)};
   }
 };
 template <typename Op> using StateOf = typename Reducer<Op>::State;
+// The state of a run of N elements of one segment (x[0] has index first): an element() and a combine() each,
+// but MeanVar's, whose combine() divides: its run(), two passes with no division.
+template <typename Op, int N> __device__ StateOf<Op> run_of(const float (&x)[N], long long first) {
+  if constexpr (std::is_same_v<Op, MeanVar>) return Reducer<MeanVar>::run(x);
+  StateOf<Op> s = Reducer<Op>::element(x[0], first);
+#pragma unroll
+  for (int i = 1; i < N; ++i) s = Reducer<Op>::combine(s, Reducer<Op>::element(x[i], first + i));
+  return s;
+}
 // A tile with at most this many ends is reduced from its registers, not staged and walked (step 3): Sum and
 // Max up to 128 ends; ArgMax and MeanVar, whose register path was the slower once ends fall among the
 // elements, only a tile of no end. The bench's second build (bench/staged.cu) stages every tile: the README's
@@ -327,16 +346,16 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
 #pragma unroll
         for (int i = 0; i < kPerVector<In> - 1; ++i) if (i < head) step(widen(__ldg(tile_input + i)), i);
       }
-      if (warp_clear) {
+      if (warp_clear) {  // its 16 elements are one run of one segment: reduced at once, then joined
+        float run[kItemsPerThread];
 #pragma unroll
         for (int i = 0; i < kLoads; ++i) {
           In x[kPerVector<In>];
           memcpy(x, &bits[i], sizeof bits[i]);
 #pragma unroll
-          for (int k = 0; k < kPerVector<In>; ++k) {
-            state = R::combine(state, R::element(widen(x[k]), first_element + first + i * kPerVector<In> + k));
-          }
+          for (int k = 0; k < kPerVector<In>; ++k) run[i * kPerVector<In> + k] = widen(x[k]);
         }
+        state = R::combine(state, run_of<Op>(run, first_element + first));
       } else {
 #pragma unroll
         for (int i = 0; i < kLoads; ++i) {
