@@ -60,7 +60,7 @@
 #include "timer.h"
 
 namespace reduction {
-segments_harness::SegmentsProgram ragged_segments_program();  // 19_ragged_segments/main.cu: its depth
+segments_harness::SegmentsProgram ragged_segments_program();  // 19_ragged_segments/main.cu: its launch and depth
 }  // namespace reduction
 
 namespace {
@@ -108,25 +108,6 @@ const char* method_text(Method m) {
 }
 
 using segments_harness::cub_depth;  // CUB's order is its own: the depth assumed (segments_harness.h)
-
-template <typename In>
-cudaError_t merge_path_call(RowOp op, const In* input, std::size_t n, const std::int32_t* offsets,
-                            std::size_t segments, void* output, void* scratch, std::size_t scratch_bytes) {
-  switch (op) {
-    case RowOp::Sum:
-      return rs::reduce_segments<In, std::int32_t, rs::Sum>(input, n, offsets, segments, static_cast<float*>(output),
-                                                            scratch, scratch_bytes);
-    case RowOp::Max:
-      return rs::reduce_segments<In, std::int32_t, rs::Max>(input, n, offsets, segments, static_cast<float*>(output),
-                                                            scratch, scratch_bytes);
-    case RowOp::ArgMax:
-      return rs::reduce_segments<In, std::int32_t, rs::ArgMax>(
-          input, n, offsets, segments, static_cast<rs::ValueIndex*>(output), scratch, scratch_bytes);
-    default:
-      return rs::reduce_segments<In, std::int32_t, rs::MeanVar>(
-          input, n, offsets, segments, static_cast<rs::MeanVariance*>(output), scratch, scratch_bytes);
-  }
-}
 
 struct Job {
   Method method;
@@ -197,8 +178,10 @@ int main(int argc, char** argv) {
     return 3;
   }
   const int reps = options.quick ? std::min(options.reps, 3) : options.reps;
-  // Merge path's error bound: the most combining steps an element's state takes, as the program has it.
-  const auto merge_path_depth = reduction::ragged_segments_program().depth;
+  // Merge path as the program launches it (main.cu's switch over the operators and types), and its error bound:
+  // the most combining steps an element's state takes.
+  const segments_harness::SegmentsProgram program = reduction::ragged_segments_program();
+  const auto merge_path_depth = program.depth;
   const std::size_t n = options.quick ? std::size_t(1) << 18 : std::size_t(1) << 26;
   try {
     const DeviceInfo device = query_device();
@@ -282,6 +265,9 @@ int main(int argc, char** argv) {
           cudaError_t status = cudaSuccess;
           if (job.method == Method::Floor) {
             status = floor_launch(input, n * element_bytes(in.type), sink.get());
+          } else if (job.method == Method::MergePath) {
+            status = program.merge_path.launch(in.type, job.op, input, n, offsets.get(), false, segments, output.get(),
+                                               scratch.get(), scratch_bytes, 0);
           } else {
             status = by_element_type(in.type, [&](auto tag) {
               using In = typename decltype(tag)::type;
@@ -289,10 +275,6 @@ int main(int argc, char** argv) {
                 return cudaErrorInvalidValue;  // not benched
               } else {
                 const In* typed = static_cast<const In*>(input);
-                if (job.method == Method::MergePath) {
-                  return merge_path_call<In>(job.op, typed, n, offsets.get(), segments, output.get(), scratch.get(),
-                                             scratch_bytes);
-                }
                 if (job.method == Method::Staged) {
                   const auto op = job.op == RowOp::Sum ? bench_staged::Operator::Sum
                                   : job.op == RowOp::Max ? bench_staged::Operator::Max
