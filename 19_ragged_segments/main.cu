@@ -51,12 +51,14 @@ cudaError_t temp_bytes_for(ElementType, RowOp, std::size_t n, bool, std::size_t 
 }
 
 // The most combining steps an element's state takes to its segment's result: the walk (30),
-// the warp's scan (5), the warps' totals (3 + 1), the thread's first closed segment (1), then a
-// cut segment's pieces: a thread's share (ceil(tiles / 256)) and the block's tree in order
-// (5 + 3), tiles of 4096 path items (tests/test_ragged.cu's ragged_depth explains each term).
+// the warp's scan (5), the warps' totals (3 + 1), the thread's first closed segment (1), the
+// carry from tile to tile in a block's range (8), the tiles of no end (a thread's share 8, its
+// warp's 5, the 8 warps' 8), then a cut segment's pieces: a thread's share (ceil(ranges / 256))
+// and the block's tree in order (5 + 3), ranges of 8 tiles of 4096 path items
+// (tests/test_ragged.cu's ragged_depth explains each term).
 std::size_t depth(std::size_t n, std::size_t segments) {
-  const std::size_t tiles = (n + segments + 4095) / 4096;
-  return 30 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
+  const std::size_t ranges = (n + segments + 8 * 4096 - 1) / (8 * 4096);
+  return 30 + 5 + 3 + 1 + 1 + 8 + 8 + 5 + 8 + (ranges + 255) / 256 + 5 + 3;
 }
 
 }  // namespace

@@ -3,13 +3,14 @@
 // may be anything (millions of 1..8 beside one of n/2), so no split by segments balances the work. Merge
 // path does (Merrill and Garland's SpMV): merge the n elements with the segment ends into one path of
 // n + segments items (an end comes after every element before it) and give every block the same number of
-// path items, 4096. A first kernel, one thread per tile boundary, finds where each boundary crosses the
-// path (a binary search of the offsets on its diagonal), so a tile reads its corners with two loads
-// (CUB's merge-based DeviceSpmv did the same). Inside the tile each thread walks 16 items, closing segments as
-// it meets their ends (in a tile of few ends, its 16 elements from its registers); a segmented scan
-// of the threads' carries (by segment) completes the segments cut between threads. Segments cut between tiles: 18's per-row ticket, per segment. Every tile holding a
-// piece of one stores it and draws a ticket kept at the tile where the segment begins; the tile that draws
-// the last combines the pieces. No last block: the pieces of different segments are combined at once.
+// path items, a tile of 4096, and 8 tiles to a block. A first kernel, one thread per tile boundary, finds
+// where each boundary crosses the path (a binary search of the offsets on its diagonal), so a tile reads its
+// corners with two loads (CUB's merge-based DeviceSpmv did the same). Inside a tile each thread walks 16 items,
+// closing segments as it meets their ends (in a tile of few ends, its 16 elements from its registers); a
+// segmented scan of the threads' carries (by segment) completes the segments cut between threads. A tile of no
+// end only adds to the open segment. Segments cut between blocks: 18's per-row ticket, per segment. Every block
+// holding a piece of one stores it and draws a ticket kept at the block where the segment begins; the block that
+// draws the last combines the pieces. No last block: the pieces of different segments are combined at once.
 #include "ragged_segments.cuh"
 #include <cuda/atomic>
 #include <cuda/std/limits>
@@ -27,8 +28,12 @@ constexpr int kTile = kBlock * kItemsPerThread;    // path items per block: 4096
 constexpr int kStaged = kTile + kTile / kWarpSize; // the tile's staging words: its items, a spare word per 32
 constexpr std::size_t kVectorBytes = 16;           // the widest load
 constexpr std::size_t kPieceBytes = 16;            // a piece's slot in scratch: any state fits
+#ifndef RAGGED_SEGMENTS_WITHOUT  // the bench's builds without a step (its step table): 1 stages every tile, 2 gives
+#define RAGGED_SEGMENTS_WITHOUT 0  // every block one tile
+#endif
+constexpr int kTilesPerBlock = RAGGED_SEGMENTS_WITHOUT == 2 ? 1 : 8;  // a block's range: 8 consecutive tiles
 constexpr int kPiecesInFlight = 8;                 // loads a thread issues before combining a cut segment's pieces
-                                                   // (a segment over at most 8 tiles: its last drawer alone)
+                                                   // (a segment over at most 8 ranges: its last drawer alone)
 constexpr long long kNoIndex = LLONG_MAX;          // ArgMax's identity index: loses every tie
 template <typename In> constexpr int kPerVector = int(kVectorBytes / sizeof(In));  // 4 floats, 8 halves
 
@@ -37,19 +42,18 @@ template <typename In> __device__ __forceinline__ float widen(In x) { return sta
 
 // The operators' states (18's, with a 64-bit index and count: n may pass 2^31).
 template <typename Op> struct Reducer;
-template <> struct Reducer<Sum> {
+struct FloatState {  // Sum's and Max's: the element itself
   using State = float;
-  __device__ static State identity() { return 0.0f; }
   __device__ static State element(float x, long long /*index*/) { return x; }
-  __device__ static State combine(State a, State b) { return a + b; }
   __device__ static float result(State s, long long /*start*/) { return s; }
 };
-template <> struct Reducer<Max> {  // NaN propagates, as in numpy.max: a NaN on either side is kept
-  using State = float;
+template <> struct Reducer<Sum> : FloatState {
+  __device__ static State identity() { return 0.0f; }
+  __device__ static State combine(State a, State b) { return a + b; }
+};
+template <> struct Reducer<Max> : FloatState {  // NaN propagates, as in numpy.max: a NaN on either side is kept
   __device__ static State identity() { return -cuda::std::numeric_limits<float>::infinity(); }
-  __device__ static State element(float x, long long /*index*/) { return x; }
   __device__ static State combine(State a, State b) { return (a > b || a != a) ? a : b; }
-  __device__ static float result(State s, long long /*start*/) { return s; }
 };
 // ArgMax: NaN above every number, then the larger value, then the smaller index (14). The index is the
 // element's in the whole input; result() makes it the segment's (start: the segment's first element).
@@ -74,8 +78,7 @@ template <> struct Reducer<MeanVar> {
   __device__ static State identity() { return {0, 0.0f, 0.0f}; }
   __device__ static State element(float x, long long /*index*/) { return {1, x, x - x}; }
   __device__ static State combine(State a, State b) {
-    if (b.count == 0) return a;  // the identity changes nothing (and n = 0 would divide by 0)
-    if (a.count == 0) return b;
+    if (a.count == 0 || b.count == 0) return a.count == 0 ? b : a;  // the identity changes nothing (n = 0: no division)
     const long long n = a.count + b.count;
     const float delta = b.mean - a.mean, weight_b = float(b.count) / float(n);  // nb / n
     const float mean = isinf(a.mean) || isinf(b.mean) ? a.mean + b.mean : fmaf(delta, weight_b, a.mean);
@@ -108,20 +111,15 @@ template <typename Op, int N> __device__ StateOf<Op> run_of(const float (&x)[N],
 }
 // A tile with at most this many ends is reduced from its registers, not staged and walked (step 3): Sum and
 // Max up to 128 ends; ArgMax and MeanVar, whose register path was the slower once ends fall among the
-// elements, only a tile of no end. The bench's second build (bench/staged.cu) stages every tile: the README's
-// step table.
-#ifdef RAGGED_SEGMENTS_STAGED_ONLY
-template <typename Op> constexpr int kFewEnds = -1;
-#else
-template <typename Op> constexpr int kFewEnds = std::is_same_v<Op, Sum> || std::is_same_v<Op, Max> ? 128 : 0;
-#endif
+// elements, only a tile of no end (-1 in the bench's build without the register path: every tile of ends staged).
+template <typename Op>
+constexpr int kFewEnds = RAGGED_SEGMENTS_WITHOUT == 1 ? -1 : std::is_same_v<Op, Sum> || std::is_same_v<Op, Max> ? 128 : 0;
 // Blocks of 256 an SM must hold: registers 65536 / (256 x blocks), the most ptxas (sm_90, CUDA 13.0) fits
-// without a spill: 6 (40 registers) for Max, 5 (48) for Sum and ArgMax, 4 (64) for MeanVar's 16-byte state.
-// 8 (32) spills for all four.
+// without a spill: 4 (64 registers), 3 (80) for MeanVar's 16-byte state. 5 (48) spills in most instances.
 // Where an SM holds 2048 threads (sm_80, sm_90, sm_100, sm_103, as 12); 1 elsewhere (an SM of 1024 or 1536
 // threads: more would be ignored, with a warning).
 #if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
-template <typename Op> constexpr int kMinBlocks = std::is_same_v<Op, Max> ? 6 : std::is_same_v<Op, MeanVar> ? 4 : 5;
+template <typename Op> constexpr int kMinBlocks = std::is_same_v<Op, MeanVar> ? 3 : 4;
 #else
 template <typename Op> constexpr int kMinBlocks = 1;
 #endif
@@ -130,23 +128,20 @@ template <typename Op> constexpr int kMinBlocks = 1;
 template <typename Op> struct Carry { int key; StateOf<Op> state; };
 static_assert(sizeof(StateOf<MeanVar>) <= kPieceBytes && sizeof(StateOf<ArgMax>) <= kPieceBytes, "pieces fit");
 
-// Any trivially copyable value through a shuffle, 4 bytes at a time: from `delta` lanes below (up) or
-// from lane `source` (from).
+// Any trivially copyable value through a shuffle, 4 bytes at a time: shuffle<true> from lane_or_delta lanes below,
+// shuffle<false> from lane lane_or_delta.
 template <bool kUp, typename T>
 __device__ T shuffle(const T& value, unsigned lane_or_delta) {
   static_assert(sizeof(T) % 4 == 0, "whole words");
   unsigned words[sizeof(T) / 4];
   memcpy(words, &value, sizeof(T));
 #pragma unroll
-  for (int w = 0; w < int(sizeof(T) / 4); ++w) {
+  for (int w = 0; w < int(sizeof(T) / 4); ++w)
     words[w] = kUp ? __shfl_up_sync(kFullMask, words[w], lane_or_delta) : __shfl_sync(kFullMask, words[w], lane_or_delta);
-  }
   T out;
   memcpy(&out, words, sizeof(T));
   return out;
 }
-template <typename T> __device__ T shuffle_up(const T& value, unsigned delta) { return shuffle<true>(value, delta); }
-template <typename T> __device__ T shuffle_from(const T& value, unsigned source) { return shuffle<false>(value, source); }
 
 // Inclusive segmented scan over the warp: lane l gets the combination of the lanes up to l that hold
 // its key. The keys never decrease from lane to lane, so a lower lane with the same key has combined
@@ -156,7 +151,7 @@ __device__ Carry<Op> warp_scan_by_key(Carry<Op> carry) {
   const unsigned lane = threadIdx.x % kWarpSize;
 #pragma unroll
   for (unsigned offset = 1; offset < kWarpSize; offset *= 2) {
-    const Carry<Op> lower = shuffle_up(carry, offset);
+    const Carry<Op> lower = shuffle<true>(carry, offset);
     if (lane >= offset && lower.key == carry.key) carry.state = Reducer<Op>::combine(lower.state, carry.state);
   }
   return carry;
@@ -177,20 +172,22 @@ __device__ __forceinline__ int padded(int e) { return e + e / int(kWarpSize); }
 // on its right (the wrapped shuffles of the top lanes are dropped), then warp 0 does the same over the 8
 // warps' totals. Thread 0 gets the result; a __syncthreads() between calls (warp_states).
 template <typename Op>
+__device__ StateOf<Op> warp_reduce_in_order(StateOf<Op> s) {  // lane 0 gets the warp's
+  const unsigned lane = threadIdx.x % kWarpSize;
+#pragma unroll
+  for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
+    const StateOf<Op> right = shuffle<false>(s, lane + offset);
+    if (lane + offset < kWarpSize) s = Reducer<Op>::combine(s, right);
+  }
+  return s;
+}
+template <typename Op>
 __device__ StateOf<Op> block_reduce_in_order(StateOf<Op> state, StateOf<Op>* warp_states) {
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  auto warp_reduce = [lane](StateOf<Op> s) {
-#pragma unroll
-    for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
-      const StateOf<Op> right = shuffle_from(s, lane + offset);
-      if (lane + offset < kWarpSize) s = Reducer<Op>::combine(s, right);
-    }
-    return s;
-  };
-  state = warp_reduce(state);
+  state = warp_reduce_in_order<Op>(state);
   if (lane == 0) warp_states[warp] = state;
   __syncthreads();  // every warp's total is written before warp 0 reads them
-  if (warp == 0) state = warp_reduce(lane < unsigned(kWarps) ? warp_states[lane] : Reducer<Op>::identity());
+  if (warp == 0) state = warp_reduce_in_order<Op>(lane < unsigned(kWarps) ? warp_states[lane] : Reducer<Op>::identity());
   return state;
 }
 
@@ -225,276 +222,301 @@ __global__ void __launch_bounds__(kBlock)
 }
 // [/snippet:partition]
 
-// Block b: path items [b x 4096, (b + 1) x 4096). Segments that begin and end in the tile: written here.
-// A segment whose items span several tiles is *cut*; its *owner* is the tile of its first item (its first
-// element, or its end when empty: item offsets[s] + s), its last tile the one of its end (item
-// offsets[s + 1] + s). Each of those tiles stores its piece of the segment (the owner in opening[owner],
-// the others in continuing[tile]) and draws a ticket from counters[owner]; the tile that draws the last
-// one combines the pieces. A tile holds at most two such pieces: the segment open at its start (begun
-// before it) and the segment open at its end (begun in it); they may be one segment only if it begins
-// exactly at the tile's first item.
-// Three __syncthreads a tile (five before the partition kernel): the tile staged before the walks read
-// it; the warps' totals written before every warp scans them; the long cut segments to combine written
-// before the block reads them (step 6, which adds two more when it runs: a segment over more than 8 tiles).
+// Block b takes a range of 8 tiles (tile t: path items [t x 4096, (t + 1) x 4096)), b x 8 to b x 8 + 7, in
+// turn. A tile of no end (inside a long segment) costs no barrier: each thread adds its elements to its own share
+// of the open segment (`open`, step 3). A tile of ends is reduced as merge path says (steps 2-5); the segment open at
+// its end goes on in the next as its carry (shared memory). A segment whose items span several ranges is *cut*; its *owner* is
+// the range of its first item (its first element, or its end when empty: item offsets[s] + s), its last range the
+// one of its end (item offsets[s + 1] + s). Each of those ranges stores its piece of the segment (the owner in
+// opening[owner], the others in continuing[range]) and draws a ticket from counters[owner]; the block that draws
+// the last one combines the pieces. A range holds at most two such pieces: the segment open at its start (begun
+// before it) and the segment open at its end (begun in it); they may be one segment only if it begins exactly at
+// the range's first item.
+// Two __syncthreads a tile of ends: the tile staged before the walks read it; the warps' totals written before
+// every warp scans them. One at the end: the long cut segments to combine written before the block reads them (step
+// 6, which adds two more when it runs: a segment over more than 8 ranges).
 template <typename In, typename Offset, typename Op>
 __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     ragged_tiles(const In* __restrict__ input, long long n, const Offset* __restrict__ offsets, long long segments,
-                 typename Op::Result* __restrict__ output, unsigned* counters, StateOf<Op>* opening,
+                 long long tiles, typename Op::Result* __restrict__ output, unsigned* counters, StateOf<Op>* opening,
                  StateOf<Op>* continuing, const long long* __restrict__ coordinates) {
   using R = Reducer<Op>;
+  const int t = threadIdx.x;
   union Word { float element; int end; };
   __shared__ Word staged[kStaged];  // the tile's elements, widened, from the bottom (padded); its ends at the top
   __shared__ Carry<Op> warp_totals[kWarps];
   __shared__ StateOf<Op> warp_states[kWarps];
-  __shared__ long long to_combine[2];  // the cut segments whose last ticket this tile drew (over 8 tiles), or -1
+  __shared__ StateOf<Op> carries[2];   // the segment open at a tile of ends' end, for the next (by their parity)
+  __shared__ StateOf<Op> warp_open[2][kWarps];  // each warp's share of the tiles of no end before a tile of ends
+  __shared__ long long to_combine[2];  // the cut segments whose last ticket this block drew (over 8 ranges), or -1
 
-  // 1. The tile's corners on the path, from the partition: (first end, first element), (last end, last element).
-  const long long path = segments + n, first_item = (long long)blockIdx.x * kTile;
-  const long long first_end = __ldg(coordinates + blockIdx.x), last_end = __ldg(coordinates + blockIdx.x + 1);
-  const long long first_element = first_item - first_end, last_element = min(first_item + kTile, path) - last_end;
-  // Clamped so that bad offsets cannot overflow the staging words (good ones never need it).
-  const int tile_ends = int(min(max(last_end - first_end, 0LL), (long long)kTile));
-  const int tile_elements = int(min(max(last_element - first_element, 0LL), (long long)(kTile - tile_ends)));
-  Word* const ends = staged + (kStaged - tile_ends);  // past the elements: padded(tile_elements) + tile_ends <= kStaged
-
-  // 2. Load the tile: its ends into shared memory (coalesced; end k from the tile's first element), and its
-  //    elements into registers, thread t the 16 after the unaligned head, [head + 16t, head + 16t + 16), in
-  //    16-byte loads (all issued first). A tile of many ends also stages its elements for merge path (step 3).
-  auto global_end = [&](long long k) { return offset_at(offsets, std::size_t(k) + 1, n); };
-  for (int k = threadIdx.x; k < tile_ends; k += kBlock) {
-    const long long end = global_end(first_end + k) - first_element;
-    ends[k].end = int(end < 0 ? 0 : end > tile_elements ? tile_elements : end);
-  }
-  const In* tile_input = input + first_element;
-  const int misaligned = int(reinterpret_cast<std::uintptr_t>(tile_input) % kVectorBytes);
-  const int head_elements = misaligned ? int(kVectorBytes - misaligned) / int(sizeof(In)) : 0;
-  const int head = min(head_elements, tile_elements);
-  const int vectors = (tile_elements - head) / kPerVector<In>, tail = head + vectors * kPerVector<In>;
-  const uint4* tile_vectors = reinterpret_cast<const uint4*>(tile_input + head);
-  constexpr int kLoads = kItemsPerThread / kPerVector<In>;  // a thread's vectors: 4 of floats, 2 of halves
-  static_assert(kLoads * kPerVector<In> == kItemsPerThread, "a thread's elements are whole vectors");
-  const int my_vectors = int(threadIdx.x) * kLoads;  // the first of them
-  uint4 bits[kLoads];
-#pragma unroll
-  for (int i = 0; i < kLoads; ++i) {
-    if (my_vectors + i < vectors) bits[i] = __ldg(tile_vectors + my_vectors + i);
-  }
-  const bool few_ends = tile_ends <= kFewEnds<Op>;  // the same for the whole block
-  if (!few_ends) {
-#pragma unroll
-    for (int i = 0; i < kLoads; ++i) {
-      const int v = my_vectors + i;
-      if (v >= vectors) break;
-      In x[kPerVector<In>];
-      memcpy(x, &bits[i], sizeof bits[i]);
-#pragma unroll
-      for (int k = 0; k < kPerVector<In>; ++k) staged[padded(head + v * kPerVector<In> + k)].element = widen(x[k]);
-    }
-    if (threadIdx.x < head) staged[padded(threadIdx.x)].element = widen(__ldg(tile_input + threadIdx.x));
-    if (tail + int(threadIdx.x) < tile_elements) {
-      staged[padded(tail + threadIdx.x)].element = widen(__ldg(tile_input + tail + threadIdx.x));
-    }
-  }
-  if (threadIdx.x == 0) to_combine[0] = to_combine[1] = -1;  // until a thread draws a long segment's last ticket
-  __syncthreads();  // 1 of 3: the tile is staged before any thread walks it
-
-  // [snippet:tile_walk]
-  // 3. Each thread walks its part of the tile: an element joins the open segment's state; an end closes that
-  //    segment. The first segment it closes may have begun before the thread (it waits for the scan); later
-  //    ones lie wholly in its part and are written now. Keys are the ends' indices in the tile (segment
-  //    first_end + key); e, the next end, makes the thread's carry key.
-  StateOf<Op> state = R::identity(), first_closed = R::identity();
-  int first_closed_key = -1;  // -1: this thread closes none
-  int e = 0;
-  auto close = [&]() {
-    if (first_closed_key < 0) {
-      first_closed_key = e, first_closed = state;
-    } else {
-      const long long key = first_end + e;
-      output[key] = R::result(state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, key, n) : 0);
-    }
-    state = R::identity();
-    ++e;
+  // 0. The block's range: tiles [begin_tile, end_tile). range_of: the range that holds a path item.
+  const long long path = segments + n, range = blockIdx.x;
+  const int begin_tile = int(range) * kTilesPerBlock, end_tile = int(min(begin_tile + (long long)kTilesPerBlock, tiles));
+  auto range_of = [](long long item) { return item / (kTile * (long long)kTilesPerBlock); };
+  auto first_range = [&](long long s) { return range_of(offset_at(offsets, s, n) + s); };    // the owner
+  auto last_range = [&](long long s) { return range_of(offset_at(offsets, s + 1, n) + s); };  // the range of its end
+  auto begun_before = [&](long long s) { return s < segments && first_range(s) < range && range <= last_range(s); };
+  auto write = [&](long long s, StateOf<Op> state) {  // segment s's result (ArgMax's index from its first element)
+    output[s] = R::result(state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, s, n) : 0);
   };
-  if (few_ends) {
-    // Few ends (most tiles of long segments): thread t takes its own elements from its registers (thread 0
-    // also the head's, the thread where the tail falls also the tail's) and the ends before them, found by
-    // one short search; the thread of the tile's last element also the ends after it. A thread whose 16
-    // elements hold no end adds them with no test at all.
-    const int t = threadIdx.x, first = head + t * kItemsPerThread;  // its first element from the registers
-    const int last_owner = tile_elements - 1 < head ? 0 : (tile_elements - 1 - head) / kItemsPerThread;
-    int low = 0, high = t > last_owner ? 0 : tile_ends;  // the first end at or after its first element (thread 0: 0)
-    const int from = t == 0 ? 0 : first;
-    while (low < high) {
-      const int middle = (low + high) / 2;
-      if (ends[middle].end < from) low = middle + 1; else high = middle;
+  // Pieces p, p + stride, ... p + 7 x stride of the cut segment whose owner is `owner` (covered: its pieces),
+  // combined in that order (the identity past the last): 8 loads issued first. Plain loads, not __ldg: the
+  // pieces are written in this launch.
+  auto gather = [&](long long owner, long long covered, long long p, long long stride) {
+    StateOf<Op> loaded[kPiecesInFlight], state = R::identity();
+#pragma unroll
+    for (int i = 0; i < kPiecesInFlight; ++i) {
+      const long long q = p + i * stride;
+      loaded[i] = q >= covered ? R::identity() : q == 0 ? opening[owner] : continuing[owner + q];
     }
-    e = t > last_owner ? tile_ends : low;  // past the last element: every end closed before, the carry-out's key
-    int next = e < tile_ends ? ends[e].end : INT_MAX;
-    // The test-free loop only where the whole warp takes it: a warp split between the two loops would run both.
-    const bool clear = t > last_owner || (next >= first + kItemsPerThread && my_vectors + kLoads <= vectors);
-    const bool warp_clear = __all_sync(kFullMask, clear);
-    auto step = [&](float x, int j) {  // element j of the tile, after the ends before it (empty segments too)
-      while (next <= j) {
-        close();
-        next = e < tile_ends ? ends[e].end : INT_MAX;
-      }
-      state = R::combine(state, R::element(x, first_element + j));
-    };
-    if (t <= last_owner) {
-      if (t == 0) {
 #pragma unroll
-        for (int i = 0; i < kPerVector<In> - 1; ++i) if (i < head) step(widen(__ldg(tile_input + i)), i);
-      }
-      if (warp_clear) {  // its 16 elements are one run of one segment: reduced at once, then joined
-        float run[kItemsPerThread];
-#pragma unroll
-        for (int i = 0; i < kLoads; ++i) {
-          In x[kPerVector<In>];
-          memcpy(x, &bits[i], sizeof bits[i]);
-#pragma unroll
-          for (int k = 0; k < kPerVector<In>; ++k) run[i * kPerVector<In> + k] = widen(x[k]);
-        }
-        state = R::combine(state, run_of<Op>(run, first_element + first));
-      } else {
-#pragma unroll
-        for (int i = 0; i < kLoads; ++i) {
-          if (my_vectors + i >= vectors) break;
-          In x[kPerVector<In>];
-          memcpy(x, &bits[i], sizeof bits[i]);
-#pragma unroll
-          for (int k = 0; k < kPerVector<In>; ++k) step(widen(x[k]), first + i * kPerVector<In> + k);
-        }
-      }
-      if (t == vectors / kLoads) {  // the tail's thread: its elements follow this thread's last vector
-#pragma unroll
-        for (int i = 0; i < kPerVector<In> - 1; ++i) {
-          if (tail + i < tile_elements) step(widen(__ldg(tile_input + tail + i)), tail + i);
-        }
-      }
-      if (t == last_owner) {
-        while (e < tile_ends) close();  // the ends after the tile's last element (every one left)
-      }
-    }
-  } else {
-    // Many ends: merge path inside the tile, 16 items (elements or ends) a thread from its own diagonal.
-    const int tile_items = tile_ends + tile_elements;
-    const int diagonal = min(int(threadIdx.x) * kItemsPerThread, tile_items);
-    long long taken_ends, taken_elements;
-    diagonal_search(diagonal, tile_ends, tile_elements, [&](long long k) { return ends[k].end; }, &taken_ends,
-                    &taken_elements);
-    e = int(taken_ends);
-    int j = int(taken_elements);                       // the next element
-    int next = e < tile_ends ? ends[e].end : INT_MAX;  // and where the next end falls, kept in a register
-#pragma unroll
-    for (int item = 0; item < kItemsPerThread; ++item) {
-      if (diagonal + item >= tile_items) break;
-      if (next <= j) {  // the end of segment first_end + e
-        close();
-        next = e < tile_ends ? ends[e].end : INT_MAX;
-      } else {  // element j of the tile
-        state = R::combine(state, R::element(staged[padded(j)].element, first_element + j));
-        ++j;
-      }
-    }
-  }
-
-  // [/snippet:tile_walk]
-
-  // 4. The threads' carries (the segment open at each thread's end) scanned by key: in the warp, then the
-  //    warps' totals (every warp scans the 8 totals itself: no second barrier), then the warp's prefix.
-  const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-  Carry<Op> inclusive = warp_scan_by_key<Op>(Carry<Op>{e, state});
-  if (lane == kWarpSize - 1) warp_totals[warp] = inclusive;
-  __syncthreads();  // 2 of 3: the warps' totals are written before any warp reads them
-  Carry<Op> total = lane < kWarps ? warp_totals[lane] : Carry<Op>{INT_MAX, R::identity()};
-  total = warp_scan_by_key<Op>(total);  // lane w: the warps up to w, by key
-  const Carry<Op> before_warp = shuffle_from(total, warp > 0 ? warp - 1 : 0);  // the warps before this one
-  if (warp > 0 && before_warp.key == inclusive.key) inclusive.state = R::combine(before_warp.state, inclusive.state);
-  Carry<Op> before_me = shuffle_up(inclusive, 1);  // the threads before this one (key -1: none)
-  if (lane == 0) before_me = warp > 0 ? before_warp : Carry<Op>{-1, R::identity()};
-
-  // 5. The cut segments' pieces and tickets. The thread that closes the tile's first end finishes that
-  //    segment (lead) or stores its piece when it began in an earlier tile; thread 255 holds the tile's
-  //    carry-out (the segment open at its end, trail): the lead's piece when the tile has no end, and the
-  //    trail's first piece when it begins here. The last drawer of a segment over at most 8 tiles combines
-  //    its pieces alone (owner first, 8 loads in flight); a longer one is left to the block (step 6).
-  auto first_tile = [&](long long s) { return (offset_at(offsets, s, n) + s) / kTile; };    // the owner
-  auto last_tile = [&](long long s) { return (offset_at(offsets, s + 1, n) + s) / kTile; };  // the tile of its end
-  const long long tile = blockIdx.x;
-  auto begun_before = [&](long long s) { return s < segments && first_tile(s) < tile && tile <= last_tile(s); };
+    for (int i = 0; i < kPiecesInFlight; ++i) state = R::combine(state, loaded[i]);
+    return state;
+  };
   // [snippet:settle]
   auto settle = [&](long long s) -> long long {  // 18's ticket, one per cut segment, kept at its owner
-    const long long owner = first_tile(s), covered = last_tile(s) - owner + 1;
+    const long long owner = first_range(s), covered = last_range(s) - owner + 1;
     cuda::atomic_ref<unsigned, cuda::thread_scope_device> ticket(counters[owner]);
     // Release: the piece stored before is visible to any thread of the device that acquires this counter.
-    // Acquire: if this tile draws the last ticket, its reads of the pieces see what every other tile released.
+    // Acquire: if this block draws the last ticket, its reads of the pieces see what every other block released.
     if (ticket.fetch_add(1, cuda::memory_order_acq_rel) != covered - 1) return -1;
-    ticket.store(0, cuda::memory_order_relaxed);  // every other tile has drawn: 0 for the next call
-    if (covered > kPiecesInFlight) return s;  // for the block (plain loads below, not __ldg: written in this launch)
-    StateOf<Op> loaded[kPiecesInFlight];
-#pragma unroll
-    for (int q = 0; q < kPiecesInFlight; ++q) loaded[q] = q >= covered ? R::identity() : q == 0 ? opening[owner] : continuing[owner + q];
-    StateOf<Op> combined = loaded[0];
-#pragma unroll
-    for (int q = 1; q < kPiecesInFlight; ++q) if (q < covered) combined = R::combine(combined, loaded[q]);
-    output[s] = R::result(combined, std::is_same_v<Op, ArgMax> ? offset_at(offsets, s, n) : 0);
+    ticket.store(0, cuda::memory_order_relaxed);  // every other block has drawn: 0 for the next call
+    if (covered > kPiecesInFlight) return s;  // for the block
+    write(s, gather(owner, covered, 0, 1));
     return -1;
   };
   // [/snippet:settle]
-  if (first_closed_key >= 0) {  // complete in this tile now: the threads before it hold the rest
-    // before_me.key is the segment open where this thread starts: the one it closes first.
-    const StateOf<Op> closed = before_me.key == first_closed_key ? R::combine(before_me.state, first_closed)
-                                                                 : first_closed;
-    const long long key = first_end + first_closed_key;
-    if (first_closed_key == 0 && begun_before(key)) {  // the lead, begun in an earlier tile: ends here
-      continuing[tile] = closed;
-      to_combine[0] = settle(key);
-    } else {
-      output[key] = R::result(closed, std::is_same_v<Op, ArgMax> ? offset_at(offsets, key, n) : 0);
-    }
-  }
-  if (threadIdx.x == kBlock - 1) {
-    const long long lead = first_end, trail = first_end + inclusive.key;  // open at the tile's start, at its end
-    if (tile_ends == 0 && begun_before(lead)) {  // the lead spans the tile
-      continuing[tile] = inclusive.state;
-      to_combine[0] = settle(lead);
-    }
-    if (trail < segments && first_tile(trail) == tile && last_tile(trail) > tile) {  // begun here, goes on
-      opening[tile] = inclusive.state;
-      to_combine[1] = settle(trail);
-    }
-  }
-  __syncthreads();  // 3 of 3: to_combine is written, and carries the drawers' acquire to the block's threads
 
-  // 6. The tile that drew the last ticket of a segment over more than 8 tiles combines its pieces, owner
+  // lead: the segment open at the range's start, the only one that may have begun before it; ahead: the next
+  // tile's last corner.
+  const long long lead = __ldg(coordinates + begin_tile);
+  long long first_end = lead, last_end = __ldg(coordinates + begin_tile + 1), ahead = __ldg(coordinates + min(begin_tile + 2LL, tiles));
+  int full_tiles = 0;     // tiles reduced with a barrier so far in the range (their parity picks the shared slots)
+  bool opened = false;    // tiles of no end passed since: their elements are in each thread's `open`
+  StateOf<Op> open = R::identity();
+  if (threadIdx.x == 0) to_combine[0] = to_combine[1] = -1;  // until a thread draws a long segment's last ticket
+
+  for (int tile = begin_tile; tile < end_tile; ++tile) {
+    // 1. The tile's corners on the path, from the partition: (first end, first element), (last end, last element)
+    //    (the corner after is loaded a tile ahead). Its elements into registers, thread t the 16 after the
+    //    unaligned head, [head + 16t, head + 16t + 16), in 16-byte loads, and its element of the head and of the
+    //    tail (fewer than a vector each), where it has one: all issued first.
+    const bool has_next = tile + 1 < end_tile;
+    const long long further = __ldg(coordinates + min(tile + 3LL, tiles));
+    const long long first_item = (long long)tile * kTile, first_element = first_item - first_end;
+    const long long last_element = min(first_item + kTile, path) - last_end;
+    // Clamped so that bad offsets cannot overflow the staging words (good ones never need it).
+    const int tile_ends = int(min(max(last_end - first_end, 0LL), (long long)kTile));
+    const int tile_elements = int(min(max(last_element - first_element, 0LL), (long long)(kTile - tile_ends)));
+    Word* const ends = staged + (kStaged - tile_ends);  // past the elements: padded(tile_elements) + tile_ends <= kStaged
+    const In* tile_input = input + first_element;
+    const int misaligned = int(reinterpret_cast<std::uintptr_t>(tile_input) % kVectorBytes);
+    const int head = min(misaligned ? int(kVectorBytes - misaligned) / int(sizeof(In)) : 0, tile_elements);
+    const int vectors = (tile_elements - head) / kPerVector<In>, tail = head + vectors * kPerVector<In>;
+    const uint4* tile_vectors = reinterpret_cast<const uint4*>(tile_input + head);
+    constexpr int kLoads = kItemsPerThread / kPerVector<In>;  // a thread's vectors: 4 of floats, 2 of halves
+    const int my_vectors = t * kLoads, first = head + t * kItemsPerThread;  // its first vector and element
+    uint4 bits[kLoads];
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i) if (my_vectors + i < vectors) bits[i] = __ldg(tile_vectors + my_vectors + i);
+    const float head_x = t < head ? widen(__ldg(tile_input + t)) : 0.0f;
+    const float tail_x = tail + t < tile_elements ? widen(__ldg(tile_input + tail + t)) : 0.0f;
+    // 2. A tile of no end but the range's last (inside a long segment) skips to step 3, with no barrier. Any other
+    //    first reduces the threads' `open` shares per warp, for step 4, then stages in shared memory its ends
+    //    (coalesced; end k from the tile's first element), its head and tail, and with many ends all its elements.
+    const bool no_end = tile_ends == 0 && has_next, few_ends = no_end || tile_ends <= kFewEnds<Op>;  // block-wide
+    const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
+    if (!no_end) {
+      if (opened) {
+        const StateOf<Op> warp_total = warp_reduce_in_order<Op>(open);
+        if (lane == 0) warp_open[full_tiles & 1][warp] = warp_total;
+      }
+      for (int k = t; k < tile_ends; k += kBlock) {
+        const long long end = offset_at(offsets, std::size_t(first_end + k) + 1, n) - first_element;
+        ends[k].end = int(end < 0 ? 0 : end > tile_elements ? tile_elements : end);
+      }
+    }
+    float x[kItemsPerThread];  // its elements [first, first + 16), widened (garbage past the tile's last whole vector)
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i) {
+      In v[kPerVector<In>];
+      memcpy(v, &bits[i], sizeof bits[i]);
+#pragma unroll
+      for (int k = 0; k < kPerVector<In>; ++k) x[i * kPerVector<In> + k] = widen(v[k]);
+    }
+    if (!no_end) {
+      if (t < head) staged[padded(t)].element = head_x;
+      if (tail + t < tile_elements) staged[padded(tail + t)].element = tail_x;
+#pragma unroll
+      for (int i = 0; i < kItemsPerThread; ++i) if (!few_ends && first + i < tail) staged[padded(first + i)].element = x[i];
+      __syncthreads();  // 1 of 2: the tile is staged before any thread walks it
+    }
+    // [snippet:tile_walk]
+    // 3. Each thread walks its part of the tile: an element joins the open segment's state; an end closes that
+    //    segment. The first segment it closes may have begun before the thread (it waits for the scan); later
+    //    ones lie wholly in its part and are written now. Keys are the ends' indices in the tile (segment
+    //    first_end + key); e, the next end, makes the thread's carry key.
+    StateOf<Op> state = R::identity(), first_closed = R::identity();
+    int first_closed_key = -1, e = 0;  // first_closed_key -1: this thread closes none
+    auto close = [&]() {
+      if (first_closed_key < 0) first_closed_key = e, first_closed = state;
+      else write(first_end + e, state);
+      state = R::identity(), ++e;
+    };
+    if (no_end) {
+      // No end (inside a long segment): each thread its 16 elements as one run where it has them all, and
+      // its element of the head and of the tail, in any order: the tile is one segment.
+      if (first + kItemsPerThread <= tail) {
+        state = run_of<Op>(x, first_element + first);
+      } else {
+#pragma unroll
+        for (int i = 0; i < kItemsPerThread && first + i < tail; ++i) state = R::combine(state, R::element(x[i], first_element + first + i));
+      }
+      if (t < head) state = R::combine(state, R::element(head_x, first_element + t));
+      if (tail + t < tile_elements) state = R::combine(state, R::element(tail_x, first_element + tail + t));
+    } else if (few_ends) {
+      // Few ends (most tiles of long segments): thread t takes its own elements from its registers (thread 0
+      // also the head's, the thread where the tail falls also the tail's, both staged) and the ends before them, found by
+      // one short search; the thread of the tile's last element also the ends after it. A thread whose 16
+      // elements hold no end adds them with no test at all.
+      const int last_owner = tile_elements - 1 < head ? 0 : (tile_elements - 1 - head) / kItemsPerThread;
+      int low = 0, high = t > last_owner ? 0 : tile_ends;  // the first end at or after its first element (thread 0: 0)
+      while (low < high) {
+        const int middle = (low + high) / 2;
+        if (ends[middle].end < (t == 0 ? 0 : first)) low = middle + 1; else high = middle;
+      }
+      e = t > last_owner ? tile_ends : low;  // past the last element: every end closed before, the carry-out's key
+      int next = e < tile_ends ? ends[e].end : INT_MAX;
+      // The test-free loops only where the whole warp takes them: a warp split between two loops would run both.
+      const bool clear = t > last_owner || (next >= first + kItemsPerThread && first + kItemsPerThread <= tail);
+      const bool warp_clear = __all_sync(kFullMask, clear);
+      auto step = [&](float value, int j) {  // element j of the tile, after the ends before it (empty segments too)
+        for (; next <= j; next = e < tile_ends ? ends[e].end : INT_MAX) close();
+        state = R::combine(state, R::element(value, first_element + j));
+      };
+      if (t <= last_owner) {
+#pragma unroll
+        for (int i = 0; i < kPerVector<In> - 1; ++i) if (t == 0 && i < head) step(staged[padded(i)].element, i);  // the head
+        if (warp_clear) {  // its 16 elements are one run of one segment: reduced at once, then joined
+          state = R::combine(state, run_of<Op>(x, first_element + first));
+        } else {
+#pragma unroll
+          for (int i = 0; i < kItemsPerThread && first + i < tail; ++i) step(x[i], first + i);
+        }
+        // The tail (staged) on the thread after the last whole vector's; then the last element's thread closes
+        // the ends after it (every one left).
+#pragma unroll
+        for (int i = 0; i < kPerVector<In> - 1; ++i) {
+          if (t == vectors / kLoads && tail + i < tile_elements) step(staged[padded(tail + i)].element, tail + i);
+        }
+        if (t == last_owner) while (e < tile_ends) close();
+      }
+    } else {
+      // Many ends: merge path inside the tile, 16 items (elements or ends) a thread from its own diagonal.
+      const int tile_items = tile_ends + tile_elements, diagonal = min(t * kItemsPerThread, tile_items);
+      long long taken_ends, taken_elements;
+      diagonal_search(diagonal, tile_ends, tile_elements, [&](long long k) { return ends[k].end; }, &taken_ends,
+                      &taken_elements);
+      e = int(taken_ends);
+      int j = int(taken_elements);                       // the next element
+      int next = e < tile_ends ? ends[e].end : INT_MAX;  // and where the next end falls, kept in a register
+#pragma unroll
+      for (int item = 0; item < kItemsPerThread; ++item) {
+        if (diagonal + item >= tile_items) break;
+        if (next <= j) {  // the end of segment first_end + e
+          close();
+          next = e < tile_ends ? ends[e].end : INT_MAX;
+        } else {  // element j of the tile
+          state = R::combine(state, R::element(staged[padded(j)].element, first_element + j));
+          ++j;
+        }
+      }
+    }
+
+    // [/snippet:tile_walk]
+    if (no_end) {  // the thread's elements of a tile of no end, kept for the next tile of ends (or the last)
+      open = R::combine(open, state);
+      opened = true;
+      first_end = last_end, last_end = ahead, ahead = further;
+      continue;
+    }
+
+    // 4. The threads' carries (the segment open at each thread's end) scanned by key: in the warp, then the
+    //    warps' totals (every warp scans the 8 totals itself: no second barrier), then the warp's prefix. Past
+    //    the range's first tile, the segment open at the tile's start (key 0) begins with the carry: the last
+    //    tile of ends' carry-out, then the warps' states of the tiles of no end since.
+    Carry<Op> inclusive = warp_scan_by_key<Op>(Carry<Op>{e, state});
+    if (lane == kWarpSize - 1) warp_totals[warp] = inclusive;
+    __syncthreads();  // 2 of 2: the warps' totals are written before any warp reads them
+    // Lane w: the warps up to w, by key.
+    const Carry<Op> total = warp_scan_by_key<Op>(lane < kWarps ? warp_totals[lane] : Carry<Op>{INT_MAX, R::identity()});
+    const Carry<Op> before_warp = shuffle<false>(total, warp > 0 ? warp - 1 : 0);  // the warps before this one
+    if (warp > 0 && before_warp.key == inclusive.key) inclusive.state = R::combine(before_warp.state, inclusive.state);
+    Carry<Op> before_me = shuffle<true>(inclusive, 1);  // the threads before this one (key -1: none)
+    if (lane == 0) before_me = warp > 0 ? before_warp : Carry<Op>{-1, R::identity()};
+    if (full_tiles > 0 || opened) {  // the same for the whole block
+      StateOf<Op> carry = full_tiles > 0 ? carries[full_tiles & 1] : R::identity();
+      for (int w = 0; opened && w < kWarps; ++w) carry = R::combine(carry, warp_open[full_tiles & 1][w]);
+      if (threadIdx.x == 0) before_me = Carry<Op>{0, carry};
+      else if (before_me.key == 0) before_me.state = R::combine(carry, before_me.state);
+      if (inclusive.key == 0) inclusive.state = R::combine(carry, inclusive.state);
+    }
+
+    // 5. The cut segments' pieces and tickets. The thread that closes the range's first end finishes that
+    //    segment (lead) or stores its piece when it began in an earlier range; thread 255 holds the tile's
+    //    carry-out (the segment open at its end): the next tile's carry, or in the range's last tile the lead's
+    //    piece when the range has no end, and the trail's first piece when it begins in the range. The last
+    //    drawer of a segment over at most 8 ranges combines its pieces alone (owner first, 8 loads in flight);
+    //    a longer one is left to the block (step 6).
+    if (first_closed_key >= 0) {  // complete in this tile now: the threads before it hold the rest
+      // before_me.key is the segment open where this thread starts: the one it closes first.
+      const StateOf<Op> closed = before_me.key == first_closed_key ? R::combine(before_me.state, first_closed) : first_closed;
+      const long long key = first_end + first_closed_key;
+      if (key == lead && begun_before(key)) {  // the lead, begun in an earlier range: ends here
+        continuing[range] = closed;
+        to_combine[0] = settle(key);
+      } else {
+        write(key, closed);
+      }
+    }
+    if (threadIdx.x == kBlock - 1) {
+      const long long trail = first_end + inclusive.key;  // the segment open at the tile's end
+      if (has_next) {
+        carries[(full_tiles + 1) & 1] = inclusive.state;
+      } else if (tile_ends == 0 && trail == lead && begun_before(trail)) {  // the lead spans the range
+        continuing[range] = inclusive.state;
+        to_combine[0] = settle(trail);
+      } else if (trail < segments && first_range(trail) == range && last_range(trail) > range) {  // begun here, goes on
+        opening[range] = inclusive.state;
+        to_combine[1] = settle(trail);
+      }
+    }
+    ++full_tiles, opened = false, open = R::identity();
+    first_end = last_end, last_end = ahead, ahead = further;
+  }
+  __syncthreads();  // to_combine is written, and carries the drawers' acquire to the block's threads
+
+  // 6. The block that drew the last ticket of a segment over more than 8 ranges combines its pieces, owner
   //    first, in a fixed order: thread t the pieces t, t + 256, ... (8 loads issued first), then the
   //    block's tree in thread order. (ArgMax's ties go to the smaller index whatever the order.)
   for (int k = 0; k < 2; ++k) {
     const long long s = to_combine[k];
     if (s < 0) continue;  // the same for the whole block
-    const long long owner = first_tile(s), covered = last_tile(s) - owner + 1;
+    const long long owner = first_range(s), covered = last_range(s) - owner + 1;
     StateOf<Op> state = R::identity();
-    for (long long p = threadIdx.x; p < covered; p += kPiecesInFlight * kBlock) {
-      StateOf<Op> loaded[kPiecesInFlight];
-#pragma unroll
-      for (int i = 0; i < kPiecesInFlight; ++i) {
-        const long long q = p + i * kBlock;
-        loaded[i] = q >= covered ? R::identity() : q == 0 ? opening[owner] : continuing[owner + q];
-      }
-#pragma unroll
-      for (int i = 0; i < kPiecesInFlight; ++i) state = R::combine(state, loaded[i]);
-    }
+    for (long long p = t; p < covered; p += kPiecesInFlight * kBlock) state = R::combine(state, gather(owner, covered, p, kBlock));
     state = block_reduce_in_order<Op>(state, warp_states);
-    if (threadIdx.x == 0) output[s] = R::result(state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, s, n) : 0);
+    if (t == 0) write(s, state);
     __syncthreads();  // warp 0 is done with warp_states before the next segment's tree
   }
 }
 
 constexpr std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
-constexpr std::size_t kMaxPath = std::size_t(INT_MAX) * kTile;  // a block per tile, at most INT_MAX blocks
+constexpr std::size_t kMaxPath = std::size_t(INT_MAX) * kTile;  // at most INT_MAX tiles (int tile indices)
 // Scratch: the counters (4 bytes a tile), then opening and continuing from 16-byte boundaries, then the
-// partition's coordinates (8 bytes a boundary, tiles + 1).
+// partition's coordinates (8 bytes a boundary, tiles + 1). Counters and pieces go by range, so 8 tiles use one of
+// each; sized by tile, the scratch does not depend on the range (the bench's third build has ranges of one).
 constexpr std::size_t pieces_offset(std::size_t tiles) { return ceil_div(tiles * sizeof(unsigned), 16) * 16; }
 constexpr std::size_t coordinates_offset(std::size_t tiles) { return pieces_offset(tiles) + 2 * tiles * kPieceBytes; }
 }  // namespace
@@ -513,15 +535,12 @@ cudaError_t reduce_segments(const In* input, std::size_t n, const Offset* offset
   if (segments == 0) return n == 0 ? cudaSuccess : cudaErrorInvalidValue;  // nothing to write; n > 0 has no home
   if (n > std::size_t(cuda::std::numeric_limits<Offset>::max()) || segments > kMaxPath || n + segments > kMaxPath ||
       (n > 0 && (input == nullptr || misaligned(input, alignof(In)))) || offsets == nullptr ||
-      misaligned(offsets, alignof(Offset)) || output == nullptr || misaligned(output, alignof(typename Op::Result))) {
+      misaligned(offsets, alignof(Offset)) || output == nullptr || misaligned(output, alignof(typename Op::Result)) ||
+      scratch == nullptr || misaligned(scratch, 16) || scratch_bytes < ragged_temp_bytes(n, segments)) {
     return cudaErrorInvalidValue;
   }
-  if (scratch == nullptr || misaligned(scratch, 16) || scratch_bytes < ragged_temp_bytes(n, segments)) {
-    return cudaErrorInvalidValue;
-  }
-  const std::size_t tiles = ceil_div(n + segments, kTile);  // at most 2^31: one block per tile
-  unsigned* counters = static_cast<unsigned*>(scratch);
-  char* pieces = static_cast<char*>(scratch) + pieces_offset(tiles);
+  const std::size_t tiles = ceil_div(n + segments, kTile);  // less than 2^31
+  char* pieces = static_cast<char*>(scratch) + pieces_offset(tiles);  // after the counters
   auto* opening = reinterpret_cast<StateOf<Op>*>(pieces);
   auto* continuing = reinterpret_cast<StateOf<Op>*>(pieces + tiles * kPieceBytes);
   auto* coordinates = reinterpret_cast<long long*>(static_cast<char*>(scratch) + coordinates_offset(tiles));
@@ -529,8 +548,9 @@ cudaError_t reduce_segments(const In* input, std::size_t n, const Offset* offset
       offsets, (long long)n, (long long)segments, (long long)tiles, coordinates);
   cudaError_t status = cudaGetLastError();
   if (status != cudaSuccess) return status;
-  ragged_tiles<In, Offset, Op><<<unsigned(tiles), kBlock, 0, stream>>>(
-      input, (long long)n, offsets, (long long)segments, output, counters, opening, continuing, coordinates);
+  const std::size_t blocks = ceil_div(tiles, kTilesPerBlock);  // a block per range of 8 tiles
+  ragged_tiles<In, Offset, Op><<<unsigned(blocks), kBlock, 0, stream>>>(input, (long long)n, offsets,
+      (long long)segments, (long long)tiles, output, static_cast<unsigned*>(scratch), opening, continuing, coordinates);
   return cudaGetLastError();
 }
 // [/snippet:reduce_segments]

@@ -44,12 +44,12 @@ struct Max { using Result = float; };
 struct ArgMax { using Result = ValueIndex; };
 struct MeanVar { using Result = MeanVariance; };
 
-// Scratch: per tile of 4096 path items (elements + segment ends), a 4-byte counter (the tickets of the cut
-// segment that begins in it), then two 16-byte pieces, then per tile boundary the 8-byte point where it
-// crosses the path (written by the first of the two kernels): 16 x ceil(tiles / 4) + 32 x tiles +
-// 8 x (tiles + 1) bytes, tiles = ceil((n + segments) / 4096). Zero it once; each call puts its counters
-// back to 0 (the boundaries need no zeros). One scratch serves one stream at a time; any call whose
-// n + segments it was sized for.
+// Scratch: per tile of 4096 path items (elements + segment ends), a 4-byte counter (the tickets of a cut
+// segment that begins in it), then two 16-byte pieces (a block takes 8 tiles and uses one in 8), then per
+// tile boundary the 8-byte point where it crosses the path (written by the first of the two kernels):
+// 16 x ceil(tiles / 4) + 32 x tiles + 8 x (tiles + 1) bytes, tiles = ceil((n + segments) / 4096). Zero it
+// once; each call puts its counters back to 0 (the boundaries need no zeros). One scratch serves one stream
+// at a time; any call whose n + segments it was sized for.
 std::size_t ragged_temp_bytes(std::size_t n, std::size_t segments);
 
 // One Op::Result per segment to output[0, segments) (device memory); segment i is input[offsets[i],

@@ -32,7 +32,8 @@ namespace rs = ::ragged_segments;
 
 constexpr RowOp kAllOps[] = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};
 constexpr ElementType kAllTypes[] = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
-constexpr std::size_t kTile = 4096;  // ragged_segments.cu: 256 threads x 16 path items
+constexpr std::size_t kTile = 4096;       // ragged_segments.cu: 256 threads x 16 path items
+constexpr std::size_t kRange = 8 * kTile;  // and a block's range of 8 tiles
 
 // The most combining steps an element's state passes through on the way to its segment's result
 // (ragged_segments.cu, the chain length of verdict_of's bounds):
@@ -41,16 +42,20 @@ constexpr std::size_t kTile = 4096;  // ragged_segments.cu: 256 threads x 16 pat
 //   5  the warp's segmented scan of the carries (offsets 1, 2, 4, 8, 16);
 //   3  the scan of the 8 warps' totals (offsets 1, 2, 4), then 1 to add the warps before to a lane;
 //   1  the thread's first closed segment: the carry of the threads before it, then its own piece;
-// then, for a segment cut between tiles, its pieces (one per tile it covers, at most `tiles`) combined by
-// the tile that draws its last ticket: over at most 8 tiles, that thread alone in order (7 combines at
+//   8  a segment open across tiles of ends in one block's range (8 tiles): the tile's carry-out takes the
+//      previous one's carry (one combine a tile after the first, at most 7), and the closer takes it (1);
+//  21  a segment open across tiles of no end: each thread's share, one combine a tile (8), the warp's tree (5),
+//      the 8 warps' shares into the carry in turn (8);
+// then, for a segment cut between ranges, its pieces (one per range it covers, at most `ranges`) combined by
+// the block that draws its last ticket: over at most 8 ranges, that thread alone in order (7 combines at
 // most, fewer than the block's P + 8), else the block:
-//   P  thread t combines pieces t, t + 256, ... in turn: at most P = ceil(tiles / 256) combines;
+//   P  thread t combines pieces t, t + 256, ... in turn: at most P = ceil(ranges / 256) combines;
 //   5  the warp's tree (lane l takes lane l + 16, 8, 4, 2, 1);
 //   3  warp 0's tree over the 8 warps' totals (5 steps, but the first 2 add only identities, exactly).
 // A segment closed inside one thread's walk takes only the first 30; a segment inside one tile the first 40.
 std::size_t ragged_depth(std::size_t n, std::size_t segments) {
-  const std::size_t tiles = (n + segments + kTile - 1) / kTile;
-  return 30 + 5 + 3 + 1 + 1 + (tiles + 255) / 256 + 5 + 3;
+  const std::size_t ranges = (n + segments + kRange - 1) / kRange;
+  return 30 + 5 + 3 + 1 + 1 + 8 + 8 + 5 + 8 + (ranges + 255) / 256 + 5 + 3;
 }
 
 // Element bytes of `type` for the float values (rounded in place to what the device reads).
@@ -317,12 +322,15 @@ TEST(RaggedSegmentsGpu, SegmentsEndingOnTileBoundaries) {
   REQUIRE_GPU();
   const std::uint64_t seed = fresh_seed();
   std::mt19937_64 g(seed);
-  for (int delta : {-1, 0, 1}) {
-    std::vector<std::size_t> lengths = {std::size_t(int(7 * kTile - 1) + delta)};  // ends on item 7 x 4096 - 1
-    const std::vector<std::size_t> more = uniform_lengths(5000, 0, 9, g);
-    lengths.insert(lengths.end(), more.begin(), more.end());
-    lengths.push_back(3 * kTile - 1);  // another long one, wherever it falls
-    check_everything(ragged("ends on a tile boundary, delta " + std::to_string(delta), lengths, seed + delta + 1));
+  for (std::size_t boundary : {7 * kTile, kRange}) {  // a tile's last item, and a range's (8 tiles)
+    for (int delta : {-1, 0, 1}) {
+      std::vector<std::size_t> lengths = {std::size_t(int(boundary - 1) + delta)};  // its end: item boundary - 1
+      const std::vector<std::size_t> more = uniform_lengths(5000, 0, 9, g);
+      lengths.insert(lengths.end(), more.begin(), more.end());
+      lengths.push_back(3 * kTile - 1);  // another long one, wherever it falls
+      check_everything(ragged("ends on item " + std::to_string(boundary) + " - 1, delta " + std::to_string(delta),
+                              lengths, seed + boundary + delta + 1));
+    }
   }
 }
 

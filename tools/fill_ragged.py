@@ -2,12 +2,13 @@
 """fill_ragged.py: 19_ragged_segments's Results table, its plots and docs/tuning.md's every operator of 19, for
 tools/publish.py, from `tools/gpu_suite.sh ragged` runs, one folder per separately started machine
 (docs/data/ragged/runK): ragged.jsonl, bench_ragged's output (19_ragged_segments/bench/bench.cu: a run head, then
-a line per distribution of the lengths, type, operator and method: merge_path, staged, cub_segmented, floor);
+a line per distribution of the lengths, type, operator and method: merge_path, staged, tile_per_block,
+cub_segmented, floor);
 ragged_rows.jsonl, 18_split_rows --method auto --json on the bench's equal rows (18's rule beside 19); gpu.txt.
 
 A time is the median over the machines of each machine's median; a share of the bound the median of the
 machines' own (bench.cu's percent_of_bound: the floor's time scaled to the method's bytes, over its time).
-Blocks: the Results table (the Sum), the step table (19 with every tile staged, then 19) and docs/tuning.md's
+Blocks: the Results table (the Sum), the step table (19, and what each of its steps buys alone) and docs/tuning.md's
 every operator. Plots: docs/images/ragged_{type}.svg, each method's Sum as its share of the bound on every
 distribution.
 """
@@ -25,10 +26,11 @@ from results import (DataError, differs, fmt_spread, marked_ratio, median_over_m
 CHAPTER = "19_ragged_segments"
 RUN_FILE = "ragged.jsonl"  # bench_ragged's output in a run folder
 RULE_FILE = "ragged_rows.jsonl"  # 18_split_rows --method auto --json on the equal rows
-OURS, STAGED, CUB, FLOOR = "merge_path", "staged", "cub_segmented", "floor"  # the bench's methods
+OURS, CUB, FLOOR = "merge_path", "cub_segmented", "floor"  # the bench's methods
 STEPS_MARKER = f"results:{CHAPTER[:2]}_steps"  # the step table's block in 19's README
-# The step table's columns: (the bench's method, the step's name, what it adds to the column before).
-STEPS = [(STAGED, "every tile staged", ""), (OURS, "few ends from registers (19)", "registers")]
+# The step table's builds of 19 without one step each: (the bench's method, its source in bench/, what it lacks).
+WITHOUT = [("staged", "staged.cu", "the register path: every tile of ends staged"),
+           ("tile_per_block", "tile_per_block.cu", "ranges: a block per tile")]
 OPS = ("sum", "max", "argmax", "meanvar")  # CUB has no meanvar
 FIELDS = ("dist", "n", "segments", "longest", "type", "offsets", "op", "method", "median_ms", "iqr_ms", "bytes",
           "input_bytes", "floor_ms", "percent_of_bound", "ok")
@@ -170,29 +172,30 @@ def readme_block(sweep, root):
 
 
 def steps_block(sweep, root):
-    """19's README: what reducing the tiles of few ends from registers buys alone: per type and distribution, each
-    operator's share of the bound without and with it, and the time without over the time with; None where the runs
-    have no staged lines."""
+    """19's README: what each step buys alone: per type and distribution, each operator's share of the bound with
+    19, then for each build without one step (WITHOUT) its time over 19's; None where the runs have neither."""
     page = os.path.join(root, CHAPTER, "README.md")
-    if not any(k[3] == STAGED for k in sweep["points"]):
+    if not any(k[3] == method for k in sweep["points"] for method, _, _ in WITHOUT):
         return page, None
-    staged = results.rel_link(page, os.path.join(root, CHAPTER, "bench", "staged.cu"))
-    legend = (f"Each cell: the share of the bound with every tile staged (19's copy unit compiled again without its "
-              f"register path, [staged.cu]({staged}), timed interleaved with 19 in the same run), → 19's, and in "
-              "brackets the staged time over 19's: what the register path buys alone.")
+    builds = "; ".join(f"without {lacks} ([{source}]({results.rel_link(page, os.path.join(root, CHAPTER, 'bench', source))}))"
+                       for _, source, lacks in WITHOUT)
+    legend = (f"Each cell: 19's share of the bound, then in brackets the time of 19's copy unit compiled again "
+              f"without one step over 19's, each timed interleaved with 19 in the same run: what that step buys "
+              f"alone. In order: {builds}.")
     out, shown, pairs = [caption(sweep, page, root, "every operator") + " " + legend], [], []
     for dtype in sweep["types"]:
         rows = []
         for dist in sweep["dists"]:
-            found = [tuple(sweep["points"].get((dist, dtype, op, method)) for method, _, _ in STEPS) for op in OPS]
-            if not any(before or after for before, after in found):
+            found = [(sweep["points"].get((dist, dtype, op, OURS)),
+                      [sweep["points"].get((dist, dtype, op, method)) for method, _, _ in WITHOUT]) for op in OPS]
+            if not any(ours for ours, _ in found):
                 continue
-            for before, after in found:
-                shown += [before, after]
-                pairs.append((before, after))
-            rows.append([dist] + ["—" if before is None or after is None else
-                                  f"{before['bound']:.0f}%{mark(before)} → {after['bound']:.0f}%{mark(after)} "
-                                  f"({ratio(before, after)})" for before, after in found])
+            for ours, others in found:
+                shown += [ours] + others
+                pairs += [(other, ours) for other in others]
+            rows.append([dist] + ["—" if ours is None else f"{ours['bound']:.0f}%{mark(ours)} ("
+                                  + ", ".join("—" if other is None else ratio(other, ours) for other in others) + ")"
+                                  for ours, others in found])
         out += [f"**{dtype}**", table(["lengths"] + list(OPS), ["---"] + ["---:"] * len(OPS), rows)]
     return page, "\n\n".join(out + notes(shown, pairs))
 

@@ -38,7 +38,7 @@
 #             2^20 (per_call_*.csv); builds its targets
 #   reproducible_gpus  17 on 1 and 2 GPUs beside 11: bench_reproducible_gpus (reproducible_gpus.jsonl,
 #             gpu_x2.txt); builds its target
-#   ragged    19's tables: bench_ragged (ragged.jsonl: 19, 19 with every tile staged, CUB and the floor), and
+#   ragged    19's tables: bench_ragged (ragged.jsonl: 19, 19 without each of its steps, CUB and the floor), and
 #             18_split_rows --method auto on its equal rows, M = 1, 64 and 4096 of K = 2^26 / M, the sum, float
 #             and bf16 (ragged_rows.jsonl: 18's rule beside 19's sum); builds its targets
 # The run's facts for the docs (tools/publish.py reads them; nothing is typed there):
