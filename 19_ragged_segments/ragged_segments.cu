@@ -4,13 +4,14 @@
 // path does (Merrill and Garland's SpMV): merge the n elements with the segment ends into one path of
 // n + segments items (an end comes after every element before it) and give every block the same number of
 // path items, a tile of 4096, and 8 tiles to a block. A first kernel, one thread per tile boundary, finds
-// where each boundary crosses the path (a binary search of the offsets on its diagonal), so a tile reads its
-// corners with two loads (CUB's merge-based DeviceSpmv did the same). Inside a tile each thread walks 16 items,
-// closing segments as it meets their ends (in a tile of few ends, its 16 elements from its registers); a
-// segmented scan of the threads' carries (by segment) completes the segments cut between threads. A tile of no
-// end only adds to the open segment. Segments cut between blocks: 18's per-row ticket, per segment. Every block
-// holding a piece of one stores it and draws a ticket kept at the block where the segment begins; the block that
-// draws the last combines the pieces. No last block: the pieces of different segments are combined at once.
+// where each boundary crosses the path (a binary search of the offsets on its diagonal), so a block reads its
+// tiles' corners with one load each (CUB's merge-based DeviceSpmv did the same). Inside a tile each thread walks
+// 16 items, closing segments as it meets their ends (in a tile of few ends, its 16 elements from its registers);
+// a segmented scan of the threads' carries (by segment) completes the segments cut between threads. Tiles of no
+// end in a row only add to the open segment: one span, read as a stream. Segments cut between blocks: 18's
+// per-row ticket, per segment. Every block holding a piece of one stores it and draws a ticket kept at the block
+// where the segment begins; the block that draws the last combines the pieces. No last block: the pieces of
+// different segments are combined at once.
 #include "ragged_segments.cuh"
 #include <cuda/atomic>
 #include <cuda/std/limits>
@@ -36,9 +37,21 @@ constexpr int kPiecesInFlight = 8;                 // loads a thread issues befo
                                                    // (a segment over at most 8 ranges: its last drawer alone)
 constexpr long long kNoIndex = LLONG_MAX;          // ArgMax's identity index: loses every tie
 template <typename In> constexpr int kPerVector = int(kVectorBytes / sizeof(In));  // 4 floats, 8 halves
+template <typename In> constexpr int kLoads = kItemsPerThread / kPerVector<In>;  // a thread's vectors: 4 of floats, 2 of halves
 
 // One element widened to float (half and bfloat16 are exact in float).
 template <typename In> __device__ __forceinline__ float widen(In x) { return static_cast<float>(x); }
+// The elements before p's first 16-byte boundary, 0 to 3 floats or 0 to 7 halves (the bytes to it: -p mod 16).
+template <typename In>
+__device__ int head_of(const In* p) { return int(-reinterpret_cast<std::uintptr_t>(p) % kVectorBytes / sizeof(In)); }
+// A thread's 16 elements, from the bits of its vectors, widened.
+template <typename In>
+__device__ __forceinline__ void widen_all(const uint4 (&bits)[kLoads<In>], float (&x)[kItemsPerThread]) {
+  In v[kItemsPerThread];
+  memcpy(v, bits, sizeof bits);
+#pragma unroll
+  for (int i = 0; i < kItemsPerThread; ++i) x[i] = widen(v[i]);
+}
 
 // The operators' states (18's, with a 64-bit index and count: n may pass 2^31).
 template <typename Op> struct Reducer;
@@ -109,11 +122,12 @@ template <typename Op, int N> __device__ StateOf<Op> run_of(const float (&x)[N],
   for (int i = 1; i < N; ++i) s = Reducer<Op>::combine(s, Reducer<Op>::element(x[i], first + i));
   return s;
 }
-// A tile with at most this many ends is reduced from its registers, not staged and walked (step 3): Sum and
-// Max up to 128 ends; ArgMax and MeanVar, whose register path was the slower once ends fall among the
-// elements, only a tile of no end (-1 in the bench's build without the register path: every tile of ends staged).
-template <typename Op>
-constexpr int kFewEnds = RAGGED_SEGMENTS_WITHOUT == 1 ? -1 : std::is_same_v<Op, Sum> || std::is_same_v<Op, Max> ? 128 : 0;
+// A tile with at most this many ends is reduced from its registers, not staged and walked (step 4): Sum and
+// Max of 4-byte inputs up to 128 ends; 2-byte inputs, ArgMax and MeanVar, whose register path was the slower once
+// ends fall among the elements, only a tile of no end (a range's last; -1 in the bench's build without the
+// register path: every tile of ends staged).
+template <typename In, typename Op>
+constexpr int kFewEnds = RAGGED_SEGMENTS_WITHOUT == 1 ? -1 : sizeof(In) == 4 && std::is_same_v<StateOf<Op>, float> ? 128 : 0;
 // Blocks of 256 an SM must hold: registers 65536 / (256 x blocks), the most ptxas (sm_90, CUDA 13.0) fits
 // without a spill: 4 (64 registers), 3 (80) for MeanVar's 16-byte state. 5 (48) spills in most instances.
 // Where an SM holds 2048 threads (sm_80, sm_90, sm_100, sm_103, as 12); 1 elsewhere (an SM of 1024 or 1536
@@ -223,18 +237,18 @@ __global__ void __launch_bounds__(kBlock)
 // [/snippet:partition]
 
 // Block b takes a range of 8 tiles (tile t: path items [t x 4096, (t + 1) x 4096)), b x 8 to b x 8 + 7, in
-// turn. A tile of no end (inside a long segment) costs no barrier: each thread adds its elements to its own share
-// of the open segment (`open`, step 3). A tile of ends is reduced as merge path says (steps 2-5); the segment open at
-// its end goes on in the next as its carry (shared memory). A segment whose items span several ranges is *cut*; its *owner* is
-// the range of its first item (its first element, or its end when empty: item offsets[s] + s), its last range the
-// one of its end (item offsets[s + 1] + s). Each of those ranges stores its piece of the segment (the owner in
-// opening[owner], the others in continuing[range]) and draws a ticket from counters[owner]; the block that draws
-// the last one combines the pieces. A range holds at most two such pieces: the segment open at its start (begun
-// before it) and the segment open at its end (begun in it); they may be one segment only if it begins exactly at
-// the range's first item.
-// Two __syncthreads a tile of ends: the tile staged before the walks read it; the warps' totals written before
-// every warp scans them. One at the end: the long cut segments to combine written before the block reads them (step
-// 6, which adds two more when it runs: a segment over more than 8 ranges).
+// turn. Tiles of no end before the range's last (inside a long segment) cost no barrier: each thread adds their
+// elements, one span, to its own share of the open segment (`open`, step 1). Any other tile is reduced as merge
+// path says (steps 2-6); the segment open at its end goes on in the next as its carry (shared memory). A segment
+// whose items span several ranges is *cut*; its *owner* is the range of its first item (its first element, or its
+// end when empty: item offsets[s] + s), its last range the one of its end (item offsets[s + 1] + s). Each of those
+// ranges stores its piece of the segment (the owner in opening[owner], the others in continuing[range]) and draws a
+// ticket from counters[owner]; the block that draws the last one combines the pieces. A range holds at most two
+// such pieces: the segment open at its start (begun before it) and the segment open at its end (begun in it); they
+// may be one segment only if it begins exactly at the range's first item.
+// One __syncthreads at the range's start: its corners loaded. Two a tile of ends: the tile staged before the walks
+// read it; the warps' totals written before every warp scans them. One at the end: the long cut segments to combine
+// written before the block reads them (step 7, which adds two more when it runs: a segment over more than 8 ranges).
 template <typename In, typename Offset, typename Op>
 __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     ragged_tiles(const In* __restrict__ input, long long n, const Offset* __restrict__ offsets, long long segments,
@@ -248,6 +262,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
   __shared__ StateOf<Op> warp_states[kWarps];
   __shared__ StateOf<Op> carries[2];   // the segment open at a tile of ends' end, for the next (by their parity)
   __shared__ StateOf<Op> warp_open[2][kWarps];  // each warp's share of the tiles of no end before a tile of ends
+  __shared__ long long corners[kTilesPerBlock + 1];  // the range's tiles' first corners (ends taken), then its end's
   __shared__ long long to_combine[2];  // the cut segments whose last ticket this block drew (over 8 ranges), or -1
 
   // 0. The block's range: tiles [begin_tile, end_tile). range_of: the range that holds a path item.
@@ -288,72 +303,80 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
   };
   // [/snippet:settle]
 
-  // lead: the segment open at the range's start, the only one that may have begun before it; ahead: the next
-  // tile's last corner.
-  const long long lead = __ldg(coordinates + begin_tile);
-  long long first_end = lead, last_end = __ldg(coordinates + begin_tile + 1), ahead = __ldg(coordinates + min(begin_tile + 2LL, tiles));
+  if (t <= end_tile - begin_tile) corners[t] = __ldg(coordinates + begin_tile + t);
+  if (t == 0) to_combine[0] = to_combine[1] = -1;  // until a thread draws a long segment's last ticket
+  __syncthreads();  // the corners are loaded before any thread reads them
+  const long long lead = corners[0];  // the segment open at the range's start, the only one that may have begun before it
   int full_tiles = 0;     // tiles reduced with a barrier so far in the range (their parity picks the shared slots)
   bool opened = false;    // tiles of no end passed since: their elements are in each thread's `open`
   StateOf<Op> open = R::identity();
-  if (threadIdx.x == 0) to_combine[0] = to_combine[1] = -1;  // until a thread draws a long segment's last ticket
 
   for (int tile = begin_tile; tile < end_tile; ++tile) {
-    // 1. The tile's corners on the path, from the partition: (first end, first element), (last end, last element)
-    //    (the corner after is loaded a tile ahead). Its elements into registers, thread t the 16 after the
-    //    unaligned head, [head + 16t, head + 16t + 16), in 16-byte loads, and its element of the head and of the
-    //    tail (fewer than a vector each), where it has one: all issued first.
-    const bool has_next = tile + 1 < end_tile;
-    const long long further = __ldg(coordinates + min(tile + 3LL, tiles));
-    const long long first_item = (long long)tile * kTile, first_element = first_item - first_end;
-    const long long last_element = min(first_item + kTile, path) - last_end;
+    // 1. Tiles of no end before the range's last (inside a long segment) are one span of the open segment's elements,
+    //    read as a stream with no barrier: thread t adds runs of 16 of them (16t, 16t + 4096, ... after the unaligned
+    //    head) to its own share `open`, and its element of the head and of the rest, if any. The tile after them (of
+    //    ends, or the range's last) goes on below.
+    const long long first_end = corners[tile - begin_tile];
+    int stop = tile;
+    while (stop + 1 < end_tile && corners[stop + 1 - begin_tile] == first_end) ++stop;
+    if (stop > tile) {
+      const long long span_first = (long long)tile * kTile - first_end, span = (long long)(stop - tile) * kTile;
+      const In* span_input = input + span_first;
+      // The unaligned head, then runs of 16 elements, then the rest (fewer than 16).
+      const long long head = head_of(span_input), runs = (span - head) / kItemsPerThread, rest = head + runs * kItemsPerThread;
+#pragma unroll (sizeof(In) == 2 ? 2 : 1)  // halves: two runs' loads in flight, 64 bytes as a float run's
+      for (long long r = t; r < runs; r += kBlock) {
+        uint4 bits[kLoads<In>];  // thread t's run r: vectors r x 4 to r x 4 + 3 after the head (halves: r x 2, r x 2 + 1)
+#pragma unroll
+        for (int i = 0; i < kLoads<In>; ++i) bits[i] = __ldg(reinterpret_cast<const uint4*>(span_input + head) + r * kLoads<In> + i);
+        float x[kItemsPerThread];
+        widen_all<In>(bits, x);
+        open = R::combine(open, run_of<Op>(x, span_first + head + r * kItemsPerThread));
+      }
+      if (t < head) open = R::combine(open, R::element(widen(__ldg(span_input + t)), span_first + t));
+      if (rest + t < span) open = R::combine(open, R::element(widen(__ldg(span_input + rest + t)), span_first + rest + t));
+      opened = true, tile = stop;
+    }
+    // 2. The tile's corners on the path, from the partition: (first end, first element), (last end, last element).
+    //    Its elements into registers, thread t the 16 after the unaligned head, [head + 16t, head + 16t + 16), in
+    //    16-byte loads, and its element of the head and of the tail (fewer than a vector each), where it has one:
+    //    all issued first.
+    const long long last_end = corners[tile + 1 - begin_tile];
+    const long long first_element = (long long)tile * kTile - first_end, last_element = min((tile + 1LL) * kTile, path) - last_end;
     // Clamped so that bad offsets cannot overflow the staging words (good ones never need it).
     const int tile_ends = int(min(max(last_end - first_end, 0LL), (long long)kTile));
     const int tile_elements = int(min(max(last_element - first_element, 0LL), (long long)(kTile - tile_ends)));
     Word* const ends = staged + (kStaged - tile_ends);  // past the elements: padded(tile_elements) + tile_ends <= kStaged
     const In* tile_input = input + first_element;
-    const int misaligned = int(reinterpret_cast<std::uintptr_t>(tile_input) % kVectorBytes);
-    const int head = min(misaligned ? int(kVectorBytes - misaligned) / int(sizeof(In)) : 0, tile_elements);
+    const int head = min(head_of(tile_input), tile_elements);
     const int vectors = (tile_elements - head) / kPerVector<In>, tail = head + vectors * kPerVector<In>;
+    const int my_vectors = t * kLoads<In>, first = head + t * kItemsPerThread;  // its first vector and element
     const uint4* tile_vectors = reinterpret_cast<const uint4*>(tile_input + head);
-    constexpr int kLoads = kItemsPerThread / kPerVector<In>;  // a thread's vectors: 4 of floats, 2 of halves
-    const int my_vectors = t * kLoads, first = head + t * kItemsPerThread;  // its first vector and element
-    uint4 bits[kLoads];
+    uint4 bits[kLoads<In>];
 #pragma unroll
-    for (int i = 0; i < kLoads; ++i) if (my_vectors + i < vectors) bits[i] = __ldg(tile_vectors + my_vectors + i);
+    for (int i = 0; i < kLoads<In>; ++i) if (my_vectors + i < vectors) bits[i] = __ldg(tile_vectors + my_vectors + i);
     const float head_x = t < head ? widen(__ldg(tile_input + t)) : 0.0f;
     const float tail_x = tail + t < tile_elements ? widen(__ldg(tile_input + tail + t)) : 0.0f;
-    // 2. A tile of no end but the range's last (inside a long segment) skips to step 3, with no barrier. Any other
-    //    first reduces the threads' `open` shares per warp, for step 4, then stages in shared memory its ends
+    // 3. The threads' `open` shares reduced per warp, for step 5; the tile's ends staged in shared memory
     //    (coalesced; end k from the tile's first element), its head and tail, and with many ends all its elements.
-    const bool no_end = tile_ends == 0 && has_next, few_ends = no_end || tile_ends <= kFewEnds<Op>;  // block-wide
+    const bool few_ends = tile_ends <= kFewEnds<In, Op>;  // block-wide
     const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
-    if (!no_end) {
-      if (opened) {
-        const StateOf<Op> warp_total = warp_reduce_in_order<Op>(open);
-        if (lane == 0) warp_open[full_tiles & 1][warp] = warp_total;
-      }
-      for (int k = t; k < tile_ends; k += kBlock) {
-        const long long end = offset_at(offsets, std::size_t(first_end + k) + 1, n) - first_element;
-        ends[k].end = int(end < 0 ? 0 : end > tile_elements ? tile_elements : end);
-      }
+    if (opened) {
+      const StateOf<Op> warp_total = warp_reduce_in_order<Op>(open);
+      if (lane == 0) warp_open[full_tiles & 1][warp] = warp_total;
     }
+    for (int k = t; k < tile_ends; k += kBlock)  // end k from the tile's first element, clamped into the tile
+      ends[k].end = int(min(max(offset_at(offsets, std::size_t(first_end + k) + 1, n) - first_element, 0LL),
+                            (long long)tile_elements));
     float x[kItemsPerThread];  // its elements [first, first + 16), widened (garbage past the tile's last whole vector)
+    widen_all<In>(bits, x);
+    if (t < head) staged[padded(t)].element = head_x;
+    if (tail + t < tile_elements) staged[padded(tail + t)].element = tail_x;
 #pragma unroll
-    for (int i = 0; i < kLoads; ++i) {
-      In v[kPerVector<In>];
-      memcpy(v, &bits[i], sizeof bits[i]);
-#pragma unroll
-      for (int k = 0; k < kPerVector<In>; ++k) x[i * kPerVector<In> + k] = widen(v[k]);
-    }
-    if (!no_end) {
-      if (t < head) staged[padded(t)].element = head_x;
-      if (tail + t < tile_elements) staged[padded(tail + t)].element = tail_x;
-#pragma unroll
-      for (int i = 0; i < kItemsPerThread; ++i) if (!few_ends && first + i < tail) staged[padded(first + i)].element = x[i];
-      __syncthreads();  // 1 of 2: the tile is staged before any thread walks it
-    }
+    for (int i = 0; i < kItemsPerThread; ++i) if (!few_ends && first + i < tail) staged[padded(first + i)].element = x[i];
+    __syncthreads();  // 1 of 2: the tile is staged before any thread walks it
     // [snippet:tile_walk]
-    // 3. Each thread walks its part of the tile: an element joins the open segment's state; an end closes that
+    // 4. Each thread walks its part of the tile: an element joins the open segment's state; an end closes that
     //    segment. The first segment it closes may have begun before the thread (it waits for the scan); later
     //    ones lie wholly in its part and are written now. Keys are the ends' indices in the tile (segment
     //    first_end + key); e, the next end, makes the thread's carry key.
@@ -364,18 +387,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
       else write(first_end + e, state);
       state = R::identity(), ++e;
     };
-    if (no_end) {
-      // No end (inside a long segment): each thread its 16 elements as one run where it has them all, and
-      // its element of the head and of the tail, in any order: the tile is one segment.
-      if (first + kItemsPerThread <= tail) {
-        state = run_of<Op>(x, first_element + first);
-      } else {
-#pragma unroll
-        for (int i = 0; i < kItemsPerThread && first + i < tail; ++i) state = R::combine(state, R::element(x[i], first_element + first + i));
-      }
-      if (t < head) state = R::combine(state, R::element(head_x, first_element + t));
-      if (tail + t < tile_elements) state = R::combine(state, R::element(tail_x, first_element + tail + t));
-    } else if (few_ends) {
+    if (few_ends) {
       // Few ends (most tiles of long segments): thread t takes its own elements from its registers (thread 0
       // also the head's, the thread where the tail falls also the tail's, both staged) and the ends before them, found by
       // one short search; the thread of the tile's last element also the ends after it. A thread whose 16
@@ -407,9 +419,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
         // The tail (staged) on the thread after the last whole vector's; then the last element's thread closes
         // the ends after it (every one left).
 #pragma unroll
-        for (int i = 0; i < kPerVector<In> - 1; ++i) {
-          if (t == vectors / kLoads && tail + i < tile_elements) step(staged[padded(tail + i)].element, tail + i);
-        }
+        for (int i = 0; i < kPerVector<In> - 1; ++i)
+          if (t == vectors / kLoads<In> && tail + i < tile_elements) step(staged[padded(tail + i)].element, tail + i);
         if (t == last_owner) while (e < tile_ends) close();
       }
     } else {
@@ -433,16 +444,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
         }
       }
     }
-
     // [/snippet:tile_walk]
-    if (no_end) {  // the thread's elements of a tile of no end, kept for the next tile of ends (or the last)
-      open = R::combine(open, state);
-      opened = true;
-      first_end = last_end, last_end = ahead, ahead = further;
-      continue;
-    }
 
-    // 4. The threads' carries (the segment open at each thread's end) scanned by key: in the warp, then the
+    // 5. The threads' carries (the segment open at each thread's end) scanned by key: in the warp, then the
     //    warps' totals (every warp scans the 8 totals itself: no second barrier), then the warp's prefix. Past
     //    the range's first tile, the segment open at the tile's start (key 0) begins with the carry: the last
     //    tile of ends' carry-out, then the warps' states of the tiles of no end since.
@@ -463,12 +467,12 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
       if (inclusive.key == 0) inclusive.state = R::combine(carry, inclusive.state);
     }
 
-    // 5. The cut segments' pieces and tickets. The thread that closes the range's first end finishes that
+    // 6. The cut segments' pieces and tickets. The thread that closes the range's first end finishes that
     //    segment (lead) or stores its piece when it began in an earlier range; thread 255 holds the tile's
     //    carry-out (the segment open at its end): the next tile's carry, or in the range's last tile the lead's
     //    piece when the range has no end, and the trail's first piece when it begins in the range. The last
     //    drawer of a segment over at most 8 ranges combines its pieces alone (owner first, 8 loads in flight);
-    //    a longer one is left to the block (step 6).
+    //    a longer one is left to the block (step 7).
     if (first_closed_key >= 0) {  // complete in this tile now: the threads before it hold the rest
       // before_me.key is the segment open where this thread starts: the one it closes first.
       const StateOf<Op> closed = before_me.key == first_closed_key ? R::combine(before_me.state, first_closed) : first_closed;
@@ -482,7 +486,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     }
     if (threadIdx.x == kBlock - 1) {
       const long long trail = first_end + inclusive.key;  // the segment open at the tile's end
-      if (has_next) {
+      if (tile + 1 < end_tile) {  // the next tile's carry
         carries[(full_tiles + 1) & 1] = inclusive.state;
       } else if (tile_ends == 0 && trail == lead && begun_before(trail)) {  // the lead spans the range
         continuing[range] = inclusive.state;
@@ -493,11 +497,10 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
       }
     }
     ++full_tiles, opened = false, open = R::identity();
-    first_end = last_end, last_end = ahead, ahead = further;
   }
   __syncthreads();  // to_combine is written, and carries the drawers' acquire to the block's threads
 
-  // 6. The block that drew the last ticket of a segment over more than 8 ranges combines its pieces, owner
+  // 7. The block that drew the last ticket of a segment over more than 8 ranges combines its pieces, owner
   //    first, in a fixed order: thread t the pieces t, t + 256, ... (8 loads issued first), then the
   //    block's tree in thread order. (ArgMax's ties go to the smaller index whatever the order.)
   for (int k = 0; k < 2; ++k) {
