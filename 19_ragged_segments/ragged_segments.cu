@@ -123,11 +123,10 @@ template <typename Op, int N> __device__ StateOf<Op> run_of(const float (&x)[N],
   return s;
 }
 // A tile with at most this many ends is reduced from its registers, not staged and walked (step 4): Sum and
-// Max of 4-byte inputs up to 128 ends; 2-byte inputs, ArgMax and MeanVar, whose register path was the slower once
-// ends fall among the elements, only a tile of no end (a range's last; -1 in the bench's build without the
-// register path: every tile of ends staged).
+// Max of 4-byte inputs, up to 128 ends. 2-byte inputs, ArgMax and MeanVar stage every tile of ends (-1): their
+// register path was the slower once ends fall among the elements (and the bench's build without the step).
 template <typename In, typename Op>
-constexpr int kFewEnds = RAGGED_SEGMENTS_WITHOUT == 1 ? -1 : sizeof(In) == 4 && std::is_same_v<StateOf<Op>, float> ? 128 : 0;
+constexpr int kFewEnds = RAGGED_SEGMENTS_WITHOUT != 1 && sizeof(In) == 4 && std::is_same_v<StateOf<Op>, float> ? 128 : -1;
 // Blocks of 256 an SM must hold: registers 65536 / (256 x blocks), the most ptxas (sm_90, CUDA 13.0) fits
 // without a spill: 4 (64 registers), 3 (80) for MeanVar's 16-byte state. 5 (48) spills in most instances.
 // Where an SM holds 2048 threads (sm_80, sm_90, sm_100, sm_103, as 12); 1 elsewhere (an SM of 1024 or 1536
@@ -237,9 +236,9 @@ __global__ void __launch_bounds__(kBlock)
 // [/snippet:partition]
 
 // Block b takes a range of 8 tiles (tile t: path items [t x 4096, (t + 1) x 4096)), b x 8 to b x 8 + 7, in
-// turn. Tiles of no end before the range's last (inside a long segment) cost no barrier: each thread adds their
-// elements, one span, to its own share of the open segment (`open`, step 1). Any other tile is reduced as merge
-// path says (steps 2-6); the segment open at its end goes on in the next as its carry (shared memory). A segment
+// turn. Tiles of no end in a row (inside a long segment) cost no barrier: each thread adds their elements, one
+// span, to its own share of the open segment (`open`, step 1). Any other tile is reduced as merge path says (steps
+// 2-6); the segment open at its end goes on in the next as its carry (shared memory). A segment
 // whose items span several ranges is *cut*; its *owner* is the range of its first item (its first element, or its
 // end when empty: item offsets[s] + s), its last range the one of its end (item offsets[s + 1] + s). Each of those
 // ranges stores its piece of the segment (the owner in opening[owner], the others in continuing[range]) and draws a
@@ -247,8 +246,9 @@ __global__ void __launch_bounds__(kBlock)
 // such pieces: the segment open at its start (begun before it) and the segment open at its end (begun in it); they
 // may be one segment only if it begins exactly at the range's first item.
 // One __syncthreads at the range's start: its corners loaded. Two a tile of ends: the tile staged before the walks
-// read it; the warps' totals written before every warp scans them. One at the end: the long cut segments to combine
-// written before the block reads them (step 7, which adds two more when it runs: a segment over more than 8 ranges).
+// read it; the warps' totals written before every warp scans them. One where the range ends in a span: the block's
+// tree over the threads' shares. One at the end: the long cut segments to combine written before the block reads
+// them (step 7, which adds two more when it runs: a segment over more than 8 ranges).
 template <typename In, typename Offset, typename Op>
 __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     ragged_tiles(const In* __restrict__ input, long long n, const Offset* __restrict__ offsets, long long segments,
@@ -310,15 +310,24 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
   int full_tiles = 0;     // tiles reduced with a barrier so far in the range (their parity picks the shared slots)
   bool opened = false;    // tiles of no end passed since: their elements are in each thread's `open`
   StateOf<Op> open = R::identity();
+  // The segment open at the range's end, with its elements in the range: the lead's piece when it spans the range,
+  // or the first piece of a segment begun here that goes on; 18's ticket either way.
+  auto end_range = [&](long long trail, StateOf<Op> state) {
+    if (trail == lead && begun_before(trail)) {
+      continuing[range] = state, to_combine[0] = settle(trail);
+    } else if (trail < segments && first_range(trail) == range && last_range(trail) > range) {
+      opening[range] = state, to_combine[1] = settle(trail);
+    }
+  };
 
   for (int tile = begin_tile; tile < end_tile; ++tile) {
-    // 1. Tiles of no end before the range's last (inside a long segment) are one span of the open segment's elements,
-    //    read as a stream with no barrier: thread t adds runs of 16 of them (16t, 16t + 4096, ... after the unaligned
-    //    head) to its own share `open`, and its element of the head and of the rest, if any. The tile after them (of
-    //    ends, or the range's last) goes on below.
+    // 1. Tiles of no end in a row (inside a long segment) are one span of the open segment's elements, read as a
+    //    stream with no barrier: thread t adds runs of 16 of them (16t, 16t + 4096, ... after the unaligned head) to
+    //    its own share `open`, and its element of the head and of the rest, if any. The tile of ends after them goes
+    //    on below; a span that ends the range, after the loop.
     const long long first_end = corners[tile - begin_tile];
     int stop = tile;
-    while (stop + 1 < end_tile && corners[stop + 1 - begin_tile] == first_end) ++stop;
+    while (stop < end_tile && corners[stop + 1 - begin_tile] == first_end) ++stop;
     if (stop > tile) {
       const long long span_first = (long long)tile * kTile - first_end, span = (long long)(stop - tile) * kTile;
       const In* span_input = input + span_first;
@@ -336,6 +345,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
       if (t < head) open = R::combine(open, R::element(widen(__ldg(span_input + t)), span_first + t));
       if (rest + t < span) open = R::combine(open, R::element(widen(__ldg(span_input + rest + t)), span_first + rest + t));
       opened = true, tile = stop;
+      if (tile == end_tile) break;
     }
     // 2. The tile's corners on the path, from the partition: (first end, first element), (last end, last element).
     //    Its elements into registers, thread t the 16 after the unaligned head, [head + 16t, head + 16t + 16), in
@@ -366,8 +376,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
       if (lane == 0) warp_open[full_tiles & 1][warp] = warp_total;
     }
     for (int k = t; k < tile_ends; k += kBlock)  // end k from the tile's first element, clamped into the tile
-      ends[k].end = int(min(max(offset_at(offsets, std::size_t(first_end + k) + 1, n) - first_element, 0LL),
-                            (long long)tile_elements));
+      ends[k].end = int(min(max(offset_at(offsets, std::size_t(first_end + k) + 1, n) - first_element, 0LL), (long long)tile_elements));
     float x[kItemsPerThread];  // its elements [first, first + 16), widened (garbage past the tile's last whole vector)
     widen_all<In>(bits, x);
     if (t < head) staged[padded(t)].element = head_x;
@@ -469,8 +478,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
 
     // 6. The cut segments' pieces and tickets. The thread that closes the range's first end finishes that
     //    segment (lead) or stores its piece when it began in an earlier range; thread 255 holds the tile's
-    //    carry-out (the segment open at its end): the next tile's carry, or in the range's last tile the lead's
-    //    piece when the range has no end, and the trail's first piece when it begins in the range. The last
+    //    carry-out (the segment open at its end): the next tile's carry, or in the range's last tile the piece of
+    //    the segment open at the range's end (end_range). The last
     //    drawer of a segment over at most 8 ranges combines its pieces alone (owner first, 8 loads in flight);
     //    a longer one is left to the block (step 7).
     if (first_closed_key >= 0) {  // complete in this tile now: the threads before it hold the rest
@@ -478,25 +487,19 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
       const StateOf<Op> closed = before_me.key == first_closed_key ? R::combine(before_me.state, first_closed) : first_closed;
       const long long key = first_end + first_closed_key;
       if (key == lead && begun_before(key)) {  // the lead, begun in an earlier range: ends here
-        continuing[range] = closed;
-        to_combine[0] = settle(key);
+        continuing[range] = closed, to_combine[0] = settle(key);
       } else {
         write(key, closed);
       }
     }
-    if (threadIdx.x == kBlock - 1) {
-      const long long trail = first_end + inclusive.key;  // the segment open at the tile's end
-      if (tile + 1 < end_tile) {  // the next tile's carry
-        carries[(full_tiles + 1) & 1] = inclusive.state;
-      } else if (tile_ends == 0 && trail == lead && begun_before(trail)) {  // the lead spans the range
-        continuing[range] = inclusive.state;
-        to_combine[0] = settle(trail);
-      } else if (trail < segments && first_range(trail) == range && last_range(trail) > range) {  // begun here, goes on
-        opening[range] = inclusive.state;
-        to_combine[1] = settle(trail);
-      }
-    }
+    // Thread 255 holds the segment open at the tile's end: the next tile's carry, or the range's end.
+    if (t == kBlock - 1 && tile + 1 < end_tile) carries[(full_tiles + 1) & 1] = inclusive.state;
+    else if (t == kBlock - 1) end_range(first_end + inclusive.key, inclusive.state);
     ++full_tiles, opened = false, open = R::identity();
+  }
+  if (opened) {  // the range ends in a span: its segment's state is the carry, then the threads' shares in order
+    const StateOf<Op> shares = block_reduce_in_order<Op>(open, warp_states);
+    if (t == 0) end_range(corners[end_tile - begin_tile], full_tiles > 0 ? R::combine(carries[full_tiles & 1], shares) : shares);
   }
   __syncthreads();  // to_combine is written, and carries the drawers' acquire to the block's threads
 

@@ -25,7 +25,8 @@
 - 19's table (`tools/gpu_suite.sh ragged`: bench_ragged and 18's rule beside it, a kind of run of its own): the
   median of three machines' medians and the farthest, each share of the bound, the bench's order, a WRONG result
   marked in its cell and its ratio, one run's spread, a run without a field refused, the plots drawn again the
-  same; its step table from the bench's lines of 19 without a step (staged, tile_per_block);
+  same; its step table from the bench's lines of 19 without a step (staged, tile_per_block); its profile in
+  docs/tuning.md from the one run with Nsight Compute's files (ragged_ncu_*.csv), stored with that run;
 - the step tables (`tour --steps NN`: steps.jsonl, a kind of run of its own): 04's and 06's in their own words,
   05's, 08's and 09's with the launch shapes read from the records, over several runs; a README without the
   block is passed over;
@@ -1245,6 +1246,45 @@ class Ragged(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn("fill_ragged: no data for results:19_steps; block left as it was", result.stderr)
         self.assertEqual(block(read(self.readme), "results:19_steps"), text)
+
+    def test_the_profile_comes_from_the_run_with_nsight_compute_files(self):
+        write(self.tuning, read(self.tuning) + "\n<!-- results:ragged_profile -->\n<!-- /results -->\n")
+        runs = self.runs()
+        metrics = ["gpu__time_duration.sum", "sm__inst_executed.sum", "smsp__issue_active.avg.per_cycle_active",
+                   "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+                   "sm__warps_active.avg.pct_of_peak_sustained_active",
+                   "smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct",
+                   "smsp__warp_issue_stalled_barrier_per_warp_active.pct"]
+        # 19_ragged_segments's own lines, then ncu's CSV: names, units, the kernel's one launch (n = 2^20).
+        for lengths, name, segments, values in (
+                ("equal_64", "equal rows M=64", "64 segments", ["50,000", "131,072", "0.12", "79.4", "48.5", "77.6", "12.1"]),
+                ("uniform", "uniform 1..2048", "1000 segments", ["120,500", "1,048,576", "0.51", "44.0", "47.0", "18.0", "26.4"]),
+                ("equal_1", "equal rows M=1", "1 segment", ["1", "2", "3", "4", "5", "6", "7"])):
+            csv = "".join('"' + '","'.join(row) + '"\n' for row in (
+                ["ID", "Kernel Name", "Grid Size", "Block Size"] + metrics, ["", "", "", ""] + ["x"] * len(metrics),
+                ["0", "void ragged_tiles<float, int, Sum>(...)", "(32, 1, 1)", "(256, 1, 1)"] + values))
+            write(os.path.join(runs[1], f"ragged_ncu_float_{lengths}.csv"),
+                  f"==PROF== Connected\ninput      1048576 float (random), 4.0 MiB, in {segments} ({name}, longest 9), "
+                  f"int32 offsets\n" + csv * (lengths != "equal_1"))  # equal_1: ncu measured nothing
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("\nwrote docs/tuning.md (results:ragged_profile)\n", result.stdout)
+        text = block(read(self.tuning), "results:ragged_profile")
+        self.assertIn("On Test GPU, CUDA 77.7, driver 999.1.2, 2031-02-03: `tools/gpu_suite.sh ragged_ncu`: ", text)
+        self.assertIn("| lengths | time µs | instructions per element | issued a cycle | DRAM % of peak | occupancy % | "
+                      "waiting on memory % | waiting at a barrier % |", text)
+        # In the step's order (uniform first); instructions per element: warp instructions x 32 / n.
+        self.assertIn("| uniform 1..2048 | 120.5 | 32.0 | 0.51 | 44 | 47 | 18 | 26 |\n"
+                      "| equal rows M=64 | 50.0 | 4.0 | 0.12 | 79 | 48 | 78 | 12 |", text)
+        self.assertNotIn("M=1 |", text)
+        self.assertNotIn("**bf16**", text)
+        data = os.path.join(self.root, "docs", "data", "ragged")
+        self.assertIn("ragged_ncu_float_uniform.csv", os.listdir(os.path.join(data, "run2")))
+        self.assertNotIn("ragged_ncu_float_uniform.csv", os.listdir(os.path.join(data, "run1")))
+        page = read(self.tuning)
+        result = run("publish.py", os.path.join(self.root, "docs", "data"), "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(read(self.tuning), page)
 
     def test_a_wrong_result_is_marked(self):
         runs = self.runs(wrong=[("one n/2, rest 1..8", "float", "sum", "cub_segmented"),

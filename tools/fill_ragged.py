@@ -8,16 +8,20 @@ ragged_rows.jsonl, 18_split_rows --method auto --json on the bench's equal rows 
 
 A time is the median over the machines of each machine's median; a share of the bound the median of the
 machines' own (bench.cu's percent_of_bound: the floor's time scaled to the method's bytes, over its time).
-Blocks: the Results table (the Sum), the step table (19, and what each of its steps buys alone) and docs/tuning.md's
-every operator. Plots: docs/images/ragged_{type}.svg, each method's Sum as its share of the bound on every
+Blocks: the Results table (the Sum), the step table (19, and what each of its steps buys alone), docs/tuning.md's
+every operator, and its profile of 19's kernel from ragged_ncu_*.csv (`tools/gpu_suite.sh ragged_ncu`, the first run
+that has them). Plots: docs/images/ragged_{type}.svg, each method's Sum as its share of the bound on every
 distribution.
 """
+import glob
 import os
+import re
 import sys
 import textwrap
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fill_reproducible  # noqa: E402
+import ncu_table  # noqa: E402
 import plots  # noqa: E402
 import results  # noqa: E402
 from results import (DataError, differs, fmt_spread, marked_ratio, median_over_machines as median,  # noqa: E402
@@ -247,6 +251,59 @@ def plot(sweep, dtype, path):
                    y_ticks=[0, 20, 40, 60, 80, 100], legend_title="method", extra_legend=wrong)
 
 
+# tools/gpu_suite.sh ragged_ncu: 19's kernel in Nsight Compute, the sum at each distribution (the first run that has
+# them, one run). The files' lengths in the step's order, and the columns: (metric, label, format of value and n).
+PROFILE = "ragged_ncu_{type}_{lengths}.csv"
+PROFILE_LENGTHS = ("uniform", "pareto", "one_half", "four_eighths", "equal_1", "equal_64", "equal_4096")
+PROFILE_COLUMNS = [
+    ("gpu__time_duration.sum", "time µs", lambda v, n: f"{v / 1000:.1f}"),
+    ("sm__inst_executed.sum", "instructions per element", lambda v, n: f"{v * 32 / n:.1f}"),
+    ("smsp__issue_active.avg.per_cycle_active", "issued a cycle", lambda v, n: f"{v:.2f}"),
+    ("dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM % of peak", lambda v, n: f"{v:.0f}"),
+    ("sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy %", lambda v, n: f"{v:.0f}"),
+    ("smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct", "waiting on memory %", lambda v, n: f"{v:.0f}"),
+    ("smsp__warp_issue_stalled_barrier_per_warp_active.pct", "waiting at a barrier %", lambda v, n: f"{v:.0f}"),
+]
+
+
+def profile_block(paths, root):
+    """docs/tuning.md: where 19's time goes, per type and distribution: the kernel's (ragged_tiles) time,
+    instructions, issue rate, DRAM, occupancy and stalls in Nsight Compute; None where no run has the files."""
+    page = os.path.join(root, "docs", "tuning.md")
+    folder = next((p for p in paths if glob.glob(os.path.join(p, PROFILE.format(type="*", lengths="*")))), None)
+    if folder is None:
+        return page, None
+    out = []
+    for dtype in ("float", "bf16"):
+        rows = []
+        for lengths in PROFILE_LENGTHS:
+            path = os.path.join(folder, PROFILE.format(type=dtype, lengths=lengths))
+            launches = ncu_table.read_launches(path) if os.path.exists(path) else []
+            if not launches:
+                continue
+            with open(path) as f:  # the program's own lines: its n and the distribution's name
+                said = re.search(r"^input +(\d+) .* segments? \((.*), longest \d+\)", f.read(), re.M)
+            if said is None:
+                raise DataError(f"{path}: no input line from 19_ragged_segments")
+            n, name = int(said.group(1)), said.group(2)
+            values = [ncu_table.number(launches[0].get(key, "")) for key, _, _ in PROFILE_COLUMNS]
+            rows.append([name] + ["—" if v is None else fmt(v, n) for v, (_, _, fmt) in zip(values, PROFILE_COLUMNS)])
+        if rows:
+            out += [f"**{dtype}**", table(["lengths"] + [label for _, label, _ in PROFILE_COLUMNS],
+                                          ["---"] + ["---:"] * len(PROFILE_COLUMNS), rows)]
+    if not out:
+        return page, None
+    facts = load([folder])[0]["facts"]
+    what = ("`tools/gpu_suite.sh ragged_ncu`: `ncu --kernel-name regex:ragged_tiles --launch-count 1` on "
+            "`19_ragged_segments --lengths L --type T --op sum --seed 20260046 --reps 1 --no-flush` (the bench's "
+            "lengths), the kernel's first launch, one run")
+    legend = ("Instructions per element: the warp instructions executed × 32 / n. Issued a cycle: the instructions "
+              "each scheduler issued a cycle while it had warps (at most 1). Waiting on memory, at a barrier: the "
+              "share of the warps' active cycles stalled on a global load's result (long scoreboard) or at a "
+              "`__syncthreads` (Nsight Compute's stall reasons).")
+    return page, "\n\n".join([results.caption([facts], what, page, root) + " " + legend] + out)
+
+
 def publish(paths, root):
     """Draws the plots and fills 19's README blocks and docs/tuning.md's from the run folders, one per machine.
     Returns what it wrote."""
@@ -258,5 +315,7 @@ def publish(paths, root):
     readme, text = readme_block(sweep, root)
     _, steps = steps_block(sweep, root)
     tuning, ops = tuning_block(sweep, root)
+    _, profile = profile_block(paths, root)
     return drawn + results.write_blocks([(readme, f"results:{CHAPTER}", text), (readme, STEPS_MARKER, steps),
-                                         (tuning, "results:ragged_ops", ops)], root, "fill_ragged")
+                                         (tuning, "results:ragged_ops", ops), (tuning, "results:ragged_profile", profile)],
+                                        root, "fill_ragged")

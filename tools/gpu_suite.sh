@@ -41,6 +41,9 @@
 #   ragged    19's tables: bench_ragged (ragged.jsonl: 19, 19 without each of its steps, CUB and the floor), and
 #             18_split_rows --method auto on its equal rows, M = 1, 64 and 4096 of K = 2^26 / M, the sum, float
 #             and bf16 (ragged_rows.jsonl: 18's rule beside 19's sum); builds its targets
+#   ragged_ncu  19's kernel (ragged_tiles) in Nsight Compute, the sum at each of its distributions, float and bf16
+#             (ragged_ncu_<type>_<lengths>.csv: instructions, issue rate, DRAM, occupancy, stalls; docs/tuning.md's
+#             account of where 19's time goes); builds its target
 # The run's facts for the docs (tools/publish.py reads them; nothing is typed there):
 # gpu.txt (GPU, driver, memory, UUID, nvcc --version, the CPU model, the date), written before the first step.
 set -u
@@ -375,6 +378,23 @@ for step in "$@"; do
         done
       done
       note "ragged: 18's rule on the equal rows, $(grep -c '"ok": true' "$RESULTS/ragged_rows.jsonl") of $runs runs ok"
+      ;;
+    ragged_ncu)
+      build_targets 19_ragged_segments
+      metrics=gpu__time_duration.sum,sm__inst_executed.sum,smsp__issue_active.avg.per_cycle_active
+      metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
+      metrics+=,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct
+      # The bench's distributions (its seed, bench.cu's kSeed: the same lengths), the first launch of the kernel.
+      for type in float bf16; do
+        for lengths in uniform pareto one_half four_eighths equal:1 equal:64 equal:4096; do
+          args=(--lengths "${lengths%%:*}")
+          [ "$lengths" != "${lengths#*:}" ] && args+=(--rows "${lengths#*:}")
+          ncu --kernel-name regex:ragged_tiles --launch-count 1 --metrics "$metrics" --csv --page raw --clock-control none \
+            $BIN/19_ragged_segments "${args[@]}" --type $type --op sum --seed 20260046 --reps 1 --no-flush \
+            >"$RESULTS/ragged_ncu_${type}_${lengths/:/_}.csv" 2>>"$RESULTS/ragged_ncu.err"
+          note "ncu 19 ${args[*]} --type $type: exit $?"
+        done
+      done
       ;;
     *)
       note "unknown step $step"

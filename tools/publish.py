@@ -88,6 +88,7 @@ BLOCKS = [
     (f"{fill_ragged.CHAPTER}/README.md", f"results:{fill_ragged.CHAPTER}", "fill_ragged.publish", "ragged"),
     (f"{fill_ragged.CHAPTER}/README.md", fill_ragged.STEPS_MARKER, "fill_ragged.publish", "ragged"),
     (TUNING, "results:ragged_ops", "fill_ragged.publish", "ragged"),
+    (TUNING, "results:ragged_profile", "fill_ragged.publish", "ragged: ragged_ncu_*.csv"),
     ("README.md", "results:build_time", "fill_docs.build_time_block", "build"),
 ]
 # Besides the blocks: docs/images/results_{int,float}.svg
@@ -112,7 +113,7 @@ RUN_FILES = {
     "multigpu": ["gpu.txt", "gpu_x2.txt", "topo.txt", "multigpu*.jsonl", "multigpu*.txt", "ctest_multigpu.log"],
     "reproducible": ["per_call_*.csv"],
     "reproducible_gpus": ["reproducible_gpus.jsonl", "gpu_x2.txt"],
-    "ragged": ["gpu.txt", fill_ragged.RUN_FILE, fill_ragged.RULE_FILE],
+    "ragged": ["gpu.txt", fill_ragged.RUN_FILE, fill_ragged.RULE_FILE, "ragged_ncu_*.csv"],
     "build": ["build_time.json"],
 }
 
