@@ -111,69 +111,80 @@ std::string usage(const CliSpec& spec) {
   return out.str();
 }
 
+void parse_flags(int argc, const char* const* argv, RunFlags& flags, const FlagReader& other) {
+  std::set<std::string> seen;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i] == std::string("-h") ? "--help" : argv[i];
+    if (!seen.insert(arg).second) throw UsageError(arg + " given twice; give each option once");
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError(arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--help") {
+      flags.help = true;
+    } else if (arg == "--reps") {
+      const std::uint64_t reps = parse_count(arg, value(), kMaxReps);
+      if (reps == 0) throw UsageError("--reps must be at least 1");
+      flags.reps = static_cast<int>(reps);
+    } else if (arg == "--seed") {
+      flags.seed = parse_count(arg, value(), ~std::uint64_t(0));
+      flags.seed_given = true;
+    } else if (arg == "--no-flush") {
+      flags.flush = false;
+    } else if (arg == "--json") {
+      flags.json = true;
+    } else if (!other(arg, value)) {
+      throw UsageError("unknown option '" + arg + "' (run with --help for the list)");
+    }
+  }
+  if (!flags.seed_given) flags.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
+}
+
 Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
   Options options;
-  auto value_of = [&](int& i, const std::string& flag) -> std::string {
-    if (i + 1 >= argc) throw UsageError(flag + " needs a value");
-    return argv[++i];
-  };
   auto positive_int = [&](const std::string& flag, const std::string& text, std::uint64_t max) {
     std::uint64_t v = parse_count(flag, text, max);
     if (v == 0) throw UsageError(flag + " must be at least 1");
     return static_cast<int>(v);
   };
-  std::set<std::string> seen;
   bool type_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i] == std::string("-h") ? "--help" : argv[i];
-    if (!seen.insert(arg).second) throw UsageError(arg + " given twice; give each option once");
-    if (arg == "--help") {
-      options.help = true;
-    } else if (arg == "--n") {
-      options.n = parse_count("--n", value_of(i, arg), kMaxN);
+  parse_flags(argc, argv, options, [&](const std::string& arg, const std::function<std::string()>& value) {
+    if (arg == "--n") {
+      options.n = parse_count("--n", value(), kMaxN);
       options.n_given = true;
     } else if (arg == "--type") {
       type_given = true;
-      const std::string t = value_of(i, arg);
+      const std::string t = value();
       if (t == "int") options.type = DType::Int;
       else if (t == "float") options.type = DType::Float;
       else if (t == "double") options.type = DType::Double;
       else throw UsageError("--type expects int, float or double, not '" + t + "'");
     } else if (spec.gpu && arg == "--block") {
-      options.block = positive_int(arg, value_of(i, arg), kMaxBlock);
+      options.block = positive_int(arg, value(), kMaxBlock);
     } else if (spec.gpu && arg == "--grid") {
-      options.grid = positive_int(arg, value_of(i, arg), kMaxGrid);
-    } else if (arg == "--reps") {
-      options.reps = positive_int(arg, value_of(i, arg), kMaxReps);
-    } else if (arg == "--seed") {
-      options.seed = parse_count(arg, value_of(i, arg), ~std::uint64_t(0));
-      options.seed_given = true;
+      options.grid = positive_int(arg, value(), kMaxGrid);
     } else if (arg == "--input") {
-      options.input = value_of(i, arg);
+      options.input = value();
       if (options.input.empty()) throw UsageError("--input needs a file name");
-    } else if (arg == "--no-flush") {
-      options.flush = false;
-    } else if (arg == "--json") {
-      options.json = true;
     } else if (spec.ops && arg == "--op") {
-      const std::string op = value_of(i, arg);
+      const std::string op = value();
       if (op == "sum") options.op = Op::Sum;
       else if (op == "max") options.op = Op::Max;
       else if (op == "min") options.op = Op::Min;
       else throw UsageError("--op expects sum, max or min, not '" + op + "'");
     } else if (!spec.variants.empty() && arg == "--variant") {
-      options.variant = value_of(i, arg);
+      options.variant = value();
       bool known = false;
       for (const auto& v : spec.variants) known = known || v == options.variant;
       if (!known) throw UsageError("--variant expects one of " + join(spec.variants) + ", not '" + options.variant + "'");
     } else if (spec.multi_gpu && arg == "--gpus") {
-      options.gpus = positive_int(arg, value_of(i, arg), kMaxGpus);
+      options.gpus = positive_int(arg, value(), kMaxGpus);
     } else if (spec.tour && arg == "--sweep") {
       options.sweep = true;
     } else if (spec.tour && arg == "--out") {
-      options.out_dir = value_of(i, arg);
+      options.out_dir = value();
     } else if (spec.tour && arg == "--steps") {
-      options.steps = value_of(i, arg);
+      options.steps = value();
     } else if (!spec.gpu && (arg == "--block" || arg == "--grid")) {
       throw UsageError(arg + " does not apply: " +
                        (spec.tour ? "the tour runs every chapter at its own default shape (pass " + arg +
@@ -182,9 +193,10 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
     } else if (!spec.ops && arg == "--op") {
       throw UsageError("--op does not apply: " + spec.program + " only sums (09_single_pass, 10_cub take --op)");
     } else {
-      throw UsageError("unknown option '" + arg + "' (run with --help for the list)");
+      return false;
     }
-  }
+    return true;
+  });
   if (options.n_given && !options.input.empty()) {
     throw UsageError("--n and --input both given: the input file's length sets N");
   }
@@ -193,7 +205,6 @@ Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
     throw UsageError(spec.program + " does not offer --type " + dtype_name(options.type) + ": it takes --type " +
                      join(type_names(spec)));
   }
-  if (!options.seed_given) options.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   return options;
 }
 

@@ -8,8 +8,6 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
-#include <random>
-#include <set>
 #include <sstream>
 
 #include "cli.h"
@@ -73,24 +71,6 @@ std::size_t result_bytes(RowOp op) {
 }
 
 namespace {
-
-constexpr std::uint64_t kMaxReps = 100000;
-template <typename Enum, typename Name>
-std::string names_of(const std::vector<Enum>& values, Name name) {
-  std::string text;
-  for (Enum v : values) text += (text.empty() ? "" : "|") + std::string(name(v));
-  return text;
-}
-
-// The value of --flag among `values` (by name), or a UsageError naming the choices.
-template <typename Enum, typename Name>
-Enum pick(const std::string& program, const std::string& flag, const std::string& text,
-          const std::vector<Enum>& values, Name name) {
-  for (Enum v : values) {
-    if (text == name(v)) return v;
-  }
-  throw UsageError(flag + " expects " + names_of(values, name) + " in " + program + ", not '" + text + "'");
-}
 
 }  // namespace
 
@@ -245,55 +225,36 @@ std::string rows_usage(const RowsProgram& program) {
 
 RowsOptions parse_rows_options(const RowsProgram& program, int argc, const char* const* argv) {
   RowsOptions options;
-  auto value_of = [&](int& i, const std::string& flag) -> std::string {
-    if (i + 1 >= argc) throw UsageError(flag + " needs a value");
-    return argv[++i];
-  };
-  std::set<std::string> seen;
   bool out_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i] == std::string("-h") ? "--help" : argv[i];
-    if (!seen.insert(arg).second) throw UsageError(arg + " given twice; give each option once");
-    if (arg == "--help") {
-      options.help = true;
-    } else if (arg == "--rows") {
-      options.rows = parse_count(arg, value_of(i, arg), kMaxDimension);
+  parse_flags(argc, argv, options, [&](const std::string& arg, const std::function<std::string()>& value) {
+    if (arg == "--rows") {
+      options.rows = parse_count(arg, value(), kMaxDimension);
       options.rows_given = true;
     } else if (arg == "--cols") {
-      options.cols = parse_count(arg, value_of(i, arg), kMaxDimension);
+      options.cols = parse_count(arg, value(), kMaxDimension);
       options.cols_given = true;
     } else if (arg == "--type") {
-      options.type = pick(program.id, arg, value_of(i, arg), program.types, element_name);
+      options.type = pick(program.id, arg, value(), program.types, element_name);
     } else if (arg == "--op") {
-      options.op = pick(program.id, arg, value_of(i, arg), program.ops, op_name);
+      options.op = pick(program.id, arg, value(), program.ops, op_name);
     } else if (arg == "--method") {
-      options.method = pick(program.id, arg, value_of(i, arg), methods_of(program), method_name);
+      options.method = pick(program.id, arg, value(), methods_of(program), method_name);
     } else if (arg == "--input") {
-      options.input = value_of(i, arg);
+      options.input = value();
       if (options.input.empty()) throw UsageError("--input needs a file name");
-    } else if (arg == "--reps") {
-      const std::uint64_t reps = parse_count(arg, value_of(i, arg), kMaxReps);
-      if (reps == 0) throw UsageError("--reps must be at least 1");
-      options.reps = static_cast<int>(reps);
-    } else if (arg == "--seed") {
-      options.seed = parse_count(arg, value_of(i, arg), ~std::uint64_t(0));
-      options.seed_given = true;
-    } else if (arg == "--no-flush") {
-      options.flush = false;
-    } else if (arg == "--json") {
-      options.json = true;
     } else if (arg == "--sweep") {
       options.sweep = true;
     } else if (arg == "--out") {
-      options.out_dir = value_of(i, arg);
+      options.out_dir = value();
       out_given = true;
     } else if (arg == "--n" || arg == "--block" || arg == "--grid" || arg == "--variant") {
       throw UsageError(arg + " does not apply: " + program.id +
                        " takes --rows and --cols (and picks its launch with --method)");
     } else {
-      throw UsageError("unknown option '" + arg + "' (run with --help for the list)");
+      return false;
     }
-  }
+    return true;
+  });
   if (!options.input.empty() && (options.rows_given || options.cols_given)) {
     throw UsageError(std::string(options.rows_given ? "--rows" : "--cols") +
                      " and --input both given: the input file's shape sets M and K");
@@ -311,7 +272,6 @@ RowsOptions parse_rows_options(const RowsProgram& program, int argc, const char*
     throw UsageError("--rows " + std::to_string(options.rows) + " x --cols " + std::to_string(options.cols) +
                      " is more than 2^40 elements");
   }
-  if (!options.seed_given) options.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   return options;
 }
 

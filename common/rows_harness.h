@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"
+
 namespace reduction::rows_harness {
 
 enum class ElementType { Float, Half, BFloat16 };
@@ -105,21 +107,15 @@ std::size_t depth_of(const RowsProgram& program, RowMethod method, std::size_t r
 //           [--method auto|thread|group|warp|block|split|previous|single_pass|cub_segmented|cub_block]
 //           [--input FILE.npy]
 //           [--reps R] [--seed S] [--no-flush] [--json] [--sweep] [--out DIR] [--help]
-struct RowsOptions {
+struct RowsOptions : RunFlags {  // cli.h: --reps, --seed, --no-flush, --json, --help
   std::size_t rows = 65536, cols = 1024;  // M x K = 2^26 elements unless given
   bool rows_given = false, cols_given = false;
   ElementType type = ElementType::Float;
   RowOp op = RowOp::Sum;
   RowMethod method = RowMethod::Auto;
   std::string input;
-  int reps = 30;
-  std::uint64_t seed = 0;
-  bool seed_given = false;
-  bool flush = true;
-  bool json = false;
   bool sweep = false;
   std::string out_dir;
-  bool help = false;
 };
 
 // Parses argv; throws UsageError (input.h) with a one-line message naming the problem

@@ -128,7 +128,7 @@ struct Input {
 
 // ---------------------------------------------------------------- the command line
 
-struct Options {
+struct BenchOptions {
   bool quick = false, help = false;
   int reps = 20;
 };
@@ -141,7 +141,7 @@ const char* kUsage =
     "  n = 2^26; L2 flushed, the median of R repetitions (20). --quick: n = 2^18 and 3 repetitions (a smoke\n"
     "  test). JSON lines on stdout.\n";
 
-bool parse(int argc, char** argv, Options* options, std::string* error) {
+bool parse(int argc, char** argv, BenchOptions* options, std::string* error) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--quick") {
@@ -168,7 +168,7 @@ bool parse(int argc, char** argv, Options* options, std::string* error) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options options;
+  BenchOptions options;
   std::string error;
   if (!parse(argc, argv, &options, &error)) {
     std::fprintf(stderr, "bench_ragged: %s\n%s", error.c_str(), kUsage);

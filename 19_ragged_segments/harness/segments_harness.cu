@@ -13,8 +13,6 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
-#include <random>
-#include <set>
 #include <sstream>
 #include <type_traits>
 
@@ -195,21 +193,9 @@ SegmentsLaunch cub_segmented_launch() {
 
 namespace {
 
-constexpr std::uint64_t kMaxReps = 100000;
 constexpr std::uint64_t kMaxElements = std::uint64_t(1) << 40;
 constexpr std::size_t kCheckAll = std::size_t(1) << 21;  // past this many segments, a sample is checked
 constexpr std::size_t kSampleDrawn = std::size_t(1) << 20;
-
-template <typename Enum, typename Name>
-Enum pick(const std::string& program, const std::string& flag, const std::string& text,
-          const std::vector<Enum>& values, Name name) {
-  std::string names;
-  for (Enum v : values) {
-    if (text == name(v)) return v;
-    names += (names.empty() ? "" : "|") + std::string(name(v));
-  }
-  throw UsageError(flag + " expects " + names + " in " + program + ", not '" + text + "'");
-}
 
 const char* offsets_name(bool wide) { return wide ? "int64" : "int32"; }
 
@@ -251,59 +237,40 @@ std::string segments_usage(const std::string& program) {
 
 SegmentsOptions parse_segments_options(const std::string& program, int argc, const char* const* argv) {
   SegmentsOptions options;
-  auto value_of = [&](int& i, const std::string& flag) -> std::string {
-    if (i + 1 >= argc) throw UsageError(flag + " needs a value");
-    return argv[++i];
-  };
   const std::vector<Lengths> all_lengths = {Lengths::Uniform, Lengths::Pareto, Lengths::OneHalf,
                                             Lengths::FourEighths, Lengths::Equal};
   const std::vector<ElementType> types = {ElementType::Float, ElementType::Half, ElementType::BFloat16};
   const std::vector<RowOp> ops = {RowOp::Sum, RowOp::Max, RowOp::ArgMax, RowOp::MeanVar};
   const std::vector<Method> methods = {Method::Auto, Method::MergePath, Method::CubSegmented};
   const std::vector<bool> widths = {false, true};
-  std::set<std::string> seen;
   bool lengths_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i] == std::string("-h") ? "--help" : argv[i];
-    if (!seen.insert(arg).second) throw UsageError(arg + " given twice; give each option once");
-    if (arg == "--help") {
-      options.help = true;
-    } else if (arg == "--n") {
-      options.n = parse_count(arg, value_of(i, arg), kMaxElements);
+  parse_flags(argc, argv, options, [&](const std::string& arg, const std::function<std::string()>& value) {
+    if (arg == "--n") {
+      options.n = parse_count(arg, value(), kMaxElements);
     } else if (arg == "--lengths") {
-      options.lengths = pick(program, arg, value_of(i, arg), all_lengths, lengths_name);
+      options.lengths = pick(program, arg, value(), all_lengths, lengths_name);
       lengths_given = true;
     } else if (arg == "--rows") {
-      options.rows = parse_count(arg, value_of(i, arg), kMaxElements);
+      options.rows = parse_count(arg, value(), kMaxElements);
       if (options.rows == 0) throw UsageError("--rows must be at least 1");
       options.rows_given = true;
     } else if (arg == "--type") {
-      options.type = pick(program, arg, value_of(i, arg), types, element_name);
+      options.type = pick(program, arg, value(), types, element_name);
     } else if (arg == "--offsets") {
-      options.wide_offsets = pick(program, arg, value_of(i, arg), widths, offsets_name);
+      options.wide_offsets = pick(program, arg, value(), widths, offsets_name);
     } else if (arg == "--op") {
-      options.op = pick(program, arg, value_of(i, arg), ops, rows_harness::op_name);
+      options.op = pick(program, arg, value(), ops, rows_harness::op_name);
     } else if (arg == "--method") {
-      options.method = pick(program, arg, value_of(i, arg), methods, method_name);
-    } else if (arg == "--reps") {
-      const std::uint64_t reps = parse_count(arg, value_of(i, arg), kMaxReps);
-      if (reps == 0) throw UsageError("--reps must be at least 1");
-      options.reps = static_cast<int>(reps);
-    } else if (arg == "--seed") {
-      options.seed = parse_count(arg, value_of(i, arg), ~std::uint64_t(0));
-      options.seed_given = true;
-    } else if (arg == "--no-flush") {
-      options.flush = false;
-    } else if (arg == "--json") {
-      options.json = true;
+      options.method = pick(program, arg, value(), methods, method_name);
     } else if (arg == "--cols" || arg == "--block" || arg == "--grid" || arg == "--variant" || arg == "--input" ||
                arg == "--sweep") {
       throw UsageError(arg + " does not apply: " + program +
                        " takes --n and --lengths (and picks its launch with --method)");
     } else {
-      throw UsageError("unknown option '" + arg + "' (run with --help for the list)");
+      return false;
     }
-  }
+    return true;
+  });
   if (options.rows_given && options.lengths != Lengths::Equal) {
     throw UsageError(std::string("--rows applies to --lengths equal only") +
                      (lengths_given ? std::string(", not ") + lengths_name(options.lengths) : " (the default is uniform)"));
@@ -316,7 +283,6 @@ SegmentsOptions parse_segments_options(const std::string& program, int argc, con
     throw UsageError("--method cub_segmented does not offer --op meanvar (CUB has no mean and variance): "
                      "use sum, max or argmax, or --method auto");
   }
-  if (!options.seed_given) options.seed = (std::uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
   return options;
 }
 

@@ -97,7 +97,7 @@ struct SegmentsProgram {
 //                      [--type float|half|bf16] [--offsets int32|int64] [--op sum|max|argmax|meanvar]
 //                      [--method auto|merge_path|cub_segmented] [--reps R] [--seed S] [--no-flush]
 //                      [--json] [--help]
-struct SegmentsOptions {
+struct SegmentsOptions : RunFlags {  // cli.h: --reps, --seed, --no-flush, --json, --help
   std::size_t n = std::size_t(1) << 26;
   Lengths lengths = Lengths::Uniform;
   std::size_t rows = 4096;
@@ -106,12 +106,6 @@ struct SegmentsOptions {
   bool wide_offsets = false;
   RowOp op = RowOp::Sum;
   Method method = Method::Auto;
-  int reps = 30;
-  std::uint64_t seed = 0;
-  bool seed_given = false;
-  bool flush = true;
-  bool json = false;
-  bool help = false;
 };
 
 // Parses argv; throws UsageError (input.h) with a one-line message naming the problem and what
