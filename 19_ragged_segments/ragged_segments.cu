@@ -179,7 +179,7 @@ __device__ __forceinline__ long long offset_at(const Offset* offsets, std::size_
 
 // Padded slot of the tile's element e: a spare word per 32, so that threads reading 16 apart in a warp
 // (a thread's walk starts about 16 elements after its neighbour's) hit 32 different banks.
-__device__ __forceinline__ int padded(int e) { return e + e / int(kWarpSize); }
+__device__ __forceinline__ int padded(int e) { return e + int(unsigned(e) / kWarpSize); }  // e >= 0: a shift
 
 // The block's states combined in thread order, as a tree: at each step lane l takes lane l + offset's state
 // on its right (the wrapped shuffles of the top lanes are dropped), then warp 0 does the same over the 8
@@ -208,12 +208,12 @@ __device__ StateOf<Op> block_reduce_in_order(StateOf<Op> state, StateOf<Op>* war
 // The merge-path search: the point where `diagonal` (a number of path items) crosses the path, as
 // (ends taken, elements taken). End k (k < ends) sorts before element j iff end(k) <= j, so the answer is
 // the fewest ends such that the next end lies past the elements taken. end(k) is a functor.
-template <typename End>
-__device__ void diagonal_search(long long diagonal, long long ends, long long elements, End end,
-                                long long* ends_taken, long long* elements_taken) {
-  long long low = diagonal > elements ? diagonal - elements : 0, high = diagonal < ends ? diagonal : ends;
+template <typename Index, typename End>  // Index: long long over the whole path, int inside a tile (fewer instructions)
+__device__ void diagonal_search(Index diagonal, Index ends, Index elements, End end, Index* ends_taken,
+                                Index* elements_taken) {
+  Index low = diagonal > elements ? diagonal - elements : 0, high = diagonal < ends ? diagonal : ends;
   while (low < high) {
-    const long long middle = low + (high - low) / 2;
+    const Index middle = low + (high - low) / 2;
     if (end(middle) <= diagonal - middle - 1) low = middle + 1; else high = middle;
   }
   *ends_taken = low, *elements_taken = diagonal - low;
@@ -376,7 +376,7 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
       if (lane == 0) warp_open[full_tiles & 1][warp] = warp_total;
     }
     for (int k = t; k < tile_ends; k += kBlock)  // end k from the tile's first element, clamped into the tile
-      ends[k].end = int(min(max(offset_at(offsets, std::size_t(first_end + k) + 1, n) - first_element, 0LL), (long long)tile_elements));
+      ends[k].end = int(min(max((long long)offsets[first_end + k + 1] - first_element, 0LL), (long long)tile_elements));
     float x[kItemsPerThread];  // its elements [first, first + 16), widened (garbage past the tile's last whole vector)
     widen_all<In>(bits, x);
     if (t < head) staged[padded(t)].element = head_x;
@@ -435,11 +435,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     } else {
       // Many ends: merge path inside the tile, 16 items (elements or ends) a thread from its own diagonal.
       const int tile_items = tile_ends + tile_elements, diagonal = min(t * kItemsPerThread, tile_items);
-      long long taken_ends, taken_elements;
-      diagonal_search(diagonal, tile_ends, tile_elements, [&](long long k) { return ends[k].end; }, &taken_ends,
-                      &taken_elements);
-      e = int(taken_ends);
-      int j = int(taken_elements);                       // the next element
+      int j;  // the next element
+      diagonal_search(diagonal, tile_ends, tile_elements, [&](int k) { return ends[k].end; }, &e, &j);
       int next = e < tile_ends ? ends[e].end : INT_MAX;  // and where the next end falls, kept in a register
 #pragma unroll
       for (int item = 0; item < kItemsPerThread; ++item) {
