@@ -42,6 +42,13 @@ std::string limit_text(std::uint64_t max) {
   return digits;
 }
 
+// A count from 1 to max that fits an int (--reps, --block, --grid, --gpus).
+int positive_int(const std::string& flag, const std::string& text, std::uint64_t max) {
+  const std::uint64_t v = parse_count(flag, text, max);
+  if (v == 0) throw UsageError(flag + " must be at least 1");
+  return static_cast<int>(v);
+}
+
 }  // namespace
 
 std::uint64_t parse_count(const std::string& flag, const std::string& text, std::uint64_t max) {
@@ -123,9 +130,7 @@ void parse_flags(int argc, const char* const* argv, RunFlags& flags, const FlagR
     if (arg == "--help") {
       flags.help = true;
     } else if (arg == "--reps") {
-      const std::uint64_t reps = parse_count(arg, value(), kMaxReps);
-      if (reps == 0) throw UsageError("--reps must be at least 1");
-      flags.reps = static_cast<int>(reps);
+      flags.reps = positive_int(arg, value(), kMaxReps);
     } else if (arg == "--seed") {
       flags.seed = parse_count(arg, value(), ~std::uint64_t(0));
       flags.seed_given = true;
@@ -142,11 +147,6 @@ void parse_flags(int argc, const char* const* argv, RunFlags& flags, const FlagR
 
 Options parse_options(const CliSpec& spec, int argc, const char* const* argv) {
   Options options;
-  auto positive_int = [&](const std::string& flag, const std::string& text, std::uint64_t max) {
-    std::uint64_t v = parse_count(flag, text, max);
-    if (v == 0) throw UsageError(flag + " must be at least 1");
-    return static_cast<int>(v);
-  };
   bool type_given = false;
   parse_flags(argc, argv, options, [&](const std::string& arg, const std::function<std::string()>& value) {
     if (arg == "--n") {

@@ -70,10 +70,6 @@ std::size_t result_bytes(RowOp op) {
   return 16;
 }
 
-namespace {
-
-}  // namespace
-
 namespace internal {
 
 // The other dimension of a matrix of about 2^26 elements (for 0, the other's default).
