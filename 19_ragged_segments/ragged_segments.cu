@@ -113,14 +113,20 @@ template <> struct Reducer<MeanVar> {
   }
 };
 template <typename Op> using StateOf = typename Reducer<Op>::State;
-// The state of a run of N elements of one segment (x[0] has index first): an element() and a combine() each,
-// but MeanVar's, whose combine() divides: its run(), two passes with no division.
+// The state of a run of N elements of one segment (x[0] has index first): an element() each, combined as a tree
+// (pairs, then pairs of pairs: 4 dependent combines for 16, not a chain of 15), but MeanVar's, whose combine()
+// divides: its run(), two passes with no division.
 template <typename Op, int N> __device__ StateOf<Op> run_of(const float (&x)[N], long long first) {
   if constexpr (std::is_same_v<Op, MeanVar>) return Reducer<MeanVar>::run(x);
-  StateOf<Op> s = Reducer<Op>::element(x[0], first);
+  else {
+    StateOf<Op> s[N];
 #pragma unroll
-  for (int i = 1; i < N; ++i) s = Reducer<Op>::combine(s, Reducer<Op>::element(x[i], first + i));
-  return s;
+    for (int i = 0; i < N; ++i) s[i] = Reducer<Op>::element(x[i], first + i);
+#pragma unroll
+    for (int width = 1; width < N; width *= 2)  // s[i] takes s[i + width] on its right: the order of the elements
+      for (int i = 0; i + width < N; i += 2 * width) s[i] = Reducer<Op>::combine(s[i], s[i + width]);
+    return s[0];
+  }
 }
 // A tile with at most this many ends is reduced from its registers, not staged and walked (step 4): Sum and
 // Max of 4-byte inputs, up to 128 ends. 2-byte inputs, ArgMax and MeanVar stage every tile of ends (-1): their
@@ -143,8 +149,7 @@ static_assert(sizeof(StateOf<MeanVar>) <= kPieceBytes && sizeof(StateOf<ArgMax>)
 
 // Any trivially copyable value through a shuffle, 4 bytes at a time: shuffle<true> from lane_or_delta lanes below,
 // shuffle<false> from lane lane_or_delta.
-template <bool kUp, typename T>
-__device__ T shuffle(const T& value, unsigned lane_or_delta) {
+template <bool kUp, typename T> __device__ T shuffle(const T& value, unsigned lane_or_delta) {
   static_assert(sizeof(T) % 4 == 0, "whole words");
   unsigned words[sizeof(T) / 4];
   memcpy(words, &value, sizeof(T));
@@ -159,8 +164,7 @@ __device__ T shuffle(const T& value, unsigned lane_or_delta) {
 // Inclusive segmented scan over the warp: lane l gets the combination of the lanes up to l that hold
 // its key. The keys never decrease from lane to lane, so a lower lane with the same key has combined
 // only lanes of that key: 5 steps (Kogge-Stone), each a combine in the order of the lanes.
-template <typename Op>
-__device__ Carry<Op> warp_scan_by_key(Carry<Op> carry) {
+template <typename Op> __device__ Carry<Op> warp_scan_by_key(Carry<Op> carry) {
   const unsigned lane = threadIdx.x % kWarpSize;
 #pragma unroll
   for (unsigned offset = 1; offset < kWarpSize; offset *= 2) {

@@ -45,8 +45,8 @@ constexpr std::size_t kRange = 8 * kTile;  // and a block's range of 8 tiles
 //   8  a segment open across tiles of ends in one block's range (8 tiles): the tile's carry-out takes the
 //      previous one's carry (one combine a tile after the first, at most 7), and the closer takes it (1);
 //  21  a segment open across tiles of no end (a span of at most 8 tiles): each thread's share (8: a combine a
-//      run of 16, at most 8, and one each for the span's head and rest; with the run's own 15 that is 25, within
-//      the walk's 30 and these 8), the warp's tree (5), the 8 warps' shares into the carry in turn (8); where
+//      run of 16, at most 8, and one each for the span's head and rest; with the run's own tree of 4 that is 14,
+//      within the walk's 30 and these 8), the warp's tree (5), the 8 warps' shares into the carry in turn (8); where
 //      the span ends the range, the carry (1) and the block's tree (5 + 3) instead;
 // then, for a segment cut between ranges, its pieces (one per range it covers, at most `ranges`) combined by
 // the block that draws its last ticket: over at most 8 ranges, that thread alone in order (7 combines at
