@@ -27,6 +27,9 @@
   marked in its cell and its ratio, one run's spread, a run without a field refused, the plots drawn again the
   same; its step table from the bench's lines of 19 without a step (staged, tile_per_block); its profile in
   docs/tuning.md from the one run with Nsight Compute's files (ragged_ncu_*.csv), stored with that run;
+- 19 on one segment as n grows (`tools/gpu_suite.sh ragged_n`, a kind of run of its own): the machines' median of
+  19's time, of the floor's and of each machine's difference, 18's rule beside it, only the n every machine
+  measured, a WRONG result marked, a run without 19's records refused;
 - the step tables (`tour --steps NN`: steps.jsonl, a kind of run of its own): 04's and 06's in their own words,
   05's, 08's and 09's with the launch shapes read from the records, over several runs; a README without the
   block is passed over;
@@ -1285,6 +1288,57 @@ class Ragged(unittest.TestCase):
         result = run("publish.py", os.path.join(self.root, "docs", "data"), "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertEqual(read(self.tuning), page)
+
+    def test_the_n_table_comes_from_ragged_n_runs(self):
+        import publish
+        write(self.tuning, read(self.tuning) + "\n<!-- results:ragged_n -->\n<!-- /results -->\n")
+        runs = []
+        for k, factor in enumerate((1.02, 0.99, 1.00)):
+            # 19 at 2^20 and 2^22: the floor 50 µs x 4^i, 19 60 µs x 4^i + 5 µs; 18 at 55 µs x 4^i (not at 2^22 on
+            # the second machine), every time factor times that; 19's 2^24 on the first machine only, its 2^20 WRONG on the
+            # third.
+            records = []
+            for i, n in enumerate((1 << 20, 1 << 22, 1 << 24)):
+                floor, ours = 0.050 * 4 ** i * factor, (0.060 * 4 ** i + 0.005) * factor
+                if n < 1 << 24 or k == 0:
+                    records.append((run_head(reps=30), {
+                        "chapter": "19_ragged_segments", "n": n, "segments": 1, "type": "float", "op": "sum",
+                        "median_ms": ours, "iqr_ms": ours / 100, "floor_ms": floor,
+                        "percent_of_bound": 100 * floor / ours, "ok": (k, n) != (2, 1 << 20)}))
+                if n < 1 << 24 and (k, n) != (1, 1 << 22):
+                    rule = 0.055 * 4 ** i * factor
+                    records.append((run_head(reps=30), {
+                        "chapter": "18_split_rows", "rows": 1, "cols": n, "type": "float", "op": "sum",
+                        "median_ms": rule, "iqr_ms": rule / 100, "percent_of_floor": 100 * floor / rule,
+                        "ok": True}))
+            path = os.path.join(self.tmp.name, f"n{k}")
+            write(os.path.join(path, "ragged_n.jsonl"), headed_lines(records))
+            write(os.path.join(path, "gpu.txt"), GPU_TXT.format(driver="999.1.2", uuid=f"GPU-n{k}", cuda="77.7",
+                                                               date="2031-02-03"))
+            runs.append(path)
+        self.assertEqual(publish.kinds_of(runs[0]), ["ragged_n"])
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("\nwrote docs/tuning.md (results:ragged_n)\n", result.stdout)
+        text = block(read(self.tuning), "results:ragged_n")
+        self.assertIn("On Test GPU, CUDA 77.7, driver 999.1.2; 3 runs on 3 different GPUs, 2031-02-03: "
+                      "`tools/gpu_suite.sh ragged_n`: `19_ragged_segments --lengths equal --rows 1 --n N --type float "
+                      "--op sum` and `18_split_rows --rows 1 --cols N --method auto`", text)
+        self.assertIn("| n | floor µs | 19 µs (% of bound) | 19 less the floor µs | 18's rule µs (% of floor) |", text)
+        # The medians of the three machines (factor 1.00); 2^24 was not measured on every machine; 18 at 2^22
+        # not on the second; the third machine's 19 at 2^20 WRONG.
+        self.assertIn("| 2^20 | 50.0 | 65.0 ±2.0% ⚠ (77%) | 15.0 | 55.0 ±2.0% (91%) |\n"
+                      "| 2^22 | 200.0 | 245.0 ±2.0% (82%) | 45.0 | — |", text)
+        self.assertNotIn("2^24", text)
+        self.assertIn("⚠: a WRONG result; its time is shown but does not count.", text)
+        page = read(self.tuning)
+        result = run("publish.py", os.path.join(self.root, "docs", "data"), "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertEqual(read(self.tuning), page)
+        write(os.path.join(runs[1], "ragged_n.jsonl"), headed_lines([(run_head(), {"chapter": "18_split_rows"})]))
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 2, result.stdout + result.stderr)
+        self.assertIn("is this `tools/gpu_suite.sh ragged_n`'s?", result.stderr)
 
     def test_a_wrong_result_is_marked(self):
         runs = self.runs(wrong=[("one n/2, rest 1..8", "float", "sum", "cub_segmented"),

@@ -11,7 +11,8 @@ machines' own (bench.cu's percent_of_bound: the floor's time scaled to the metho
 Blocks: the Results table (the Sum), the step table (19, and what each of its steps buys alone), docs/tuning.md's
 every operator, and its profile of 19's kernel from ragged_ncu_*.csv (`tools/gpu_suite.sh ragged_ncu`, the first run
 that has them). Plots: docs/images/ragged_{type}.svg, each method's Sum as its share of the bound on every
-distribution.
+distribution. A kind of run of its own, `tools/gpu_suite.sh ragged_n` (docs/data/ragged_n/runK: ragged_n.jsonl, 19 and
+18's rule on one segment at several n), fills docs/tuning.md's table of what grows with n (n_block).
 """
 import glob
 import os
@@ -302,6 +303,51 @@ def profile_block(paths, root):
               "share of the warps' active cycles stalled on a global load's result (long scoreboard) or at a "
               "`__syncthreads` (Nsight Compute's stall reasons).")
     return page, "\n\n".join([results.caption([facts], what, page, root) + " " + legend] + out)
+
+
+# tools/gpu_suite.sh ragged_n: 19's sum on one segment (equal rows, M = 1) at several n, each with its own run's
+# read-only floor, and 18's rule on the same rows (a kind of run of its own: docs/data/ragged_n/runK).
+N_FILE = "ragged_n.jsonl"
+N_FIELDS = ("chapter", "type", "op", "median_ms", "iqr_ms", "ok")
+
+
+def n_block(paths, root):
+    """docs/tuning.md: 19's Sum on one segment of n elements as n grows: the floor's time (in 19's run), 19's time
+    and share of the bound, 19's time less the floor's (each machine's own, then the median), and 18's rule on the
+    same row with its share of its own run's floor; the n that every machine measured."""
+    page = os.path.join(root, "docs", "tuning.md")
+    machines = []
+    for folder in paths:
+        path = os.path.join(folder, N_FILE)
+        records = results.read_records(path)
+        ours = {r["n"]: r for r in records if r.get("chapter") == CHAPTER and r.get("segments") == 1}
+        rule = {r["cols"]: r for r in records if r.get("chapter") == "18_split_rows" and r.get("rows") == 1}
+        missing = sorted({k for r in records for k in N_FIELDS if k not in r} |
+                         {k for r in ours.values() for k in ("floor_ms", "percent_of_bound") if k not in r} |
+                         {k for r in rule.values() for k in ("percent_of_floor",) if k not in r})
+        if missing or not ours:
+            raise DataError(f"{path}: no {', '.join(missing) or CHAPTER + ' run'} "
+                            "(is this `tools/gpu_suite.sh ragged_n`'s?)")
+        machines.append((results.machine(folder, next(iter(ours.values()))), ours, rule))
+    rows, shown = [], []
+    for n in sorted(set.intersection(*(set(ours) for _, ours, _ in machines))):
+        found = [ours[n] for _, ours, _ in machines]
+        rules = [rule.get(n) for _, _, rule in machines]
+        ours_p = point(found, [r["percent_of_bound"] for r in found])
+        rule_p = point(rules, [r["percent_of_floor"] for r in rules]) if all(rules) else None
+        shown += [ours_p, rule_p]
+        rows.append([power_label(n), f"{median(r['floor_ms'] for r in found) * 1000:.1f}", cell(ours_p),
+                     f"{median(r['median_ms'] - r['floor_ms'] for r in found) * 1000:.1f}", cell(rule_p)])
+    dtype = machines[0][1][min(machines[0][1])]["type"]
+    what = (f"`tools/gpu_suite.sh ragged_n`: `19_ragged_segments --lengths equal --rows 1 --n N --type {dtype} "
+            "--op sum` and `18_split_rows --rows 1 --cols N --method auto`, each with the read-only floor timed in "
+            "its own run")
+    legend = ("19's time, and in brackets its share of the bound; 19 less the floor: each machine's 19 time less "
+              "its floor's; 18's rule: in brackets its share of its own run's floor.")
+    text = "\n\n".join([results.caption([f for f, _, _ in machines], what, page, root) + " " + legend,
+                          table(["n", "floor µs", "19 µs (% of bound)", "19 less the floor µs",
+                                 "18's rule µs (% of floor)"], ["---:"] * 5, rows)] + notes(shown, []))
+    return [*results.write_blocks([(page, "results:ragged_n", text)], root, "fill_ragged")]
 
 
 def publish(paths, root):

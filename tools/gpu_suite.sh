@@ -41,6 +41,9 @@
 #   ragged    19's tables: bench_ragged (ragged.jsonl: 19, 19 without each of its steps, CUB and the floor), and
 #             18_split_rows --method auto on its equal rows, M = 1, 64 and 4096 of K = 2^26 / M, the sum, float
 #             and bf16 (ragged_rows.jsonl: 18's rule beside 19's sum); builds its targets
+#   ragged_n  19's sum on one segment of 2^24, 2^26, 2^28 and 2^30 floats (equal rows, M = 1), each run with its
+#             read-only floor, and 18_split_rows --method auto on the same rows (ragged_n.jsonl: docs/tuning.md's
+#             account of what grows with n there); builds its targets
 #   ragged_ncu  19's kernel (ragged_tiles) in Nsight Compute, the sum at each of its distributions, float and bf16
 #             (ragged_ncu_<type>_<lengths>.csv: instructions, issue rate, DRAM, occupancy, stalls; docs/tuning.md's
 #             account of where 19's time goes); builds its target
@@ -378,6 +381,17 @@ for step in "$@"; do
         done
       done
       note "ragged: 18's rule on the equal rows, $(grep -c '"ok": true' "$RESULTS/ragged_rows.jsonl") of $runs runs ok"
+      ;;
+    ragged_n)
+      build_targets 19_ragged_segments 18_split_rows
+      : >"$RESULTS/ragged_n.jsonl"
+      for k in 24 26 28 30; do
+        $BIN/19_ragged_segments --n $((1 << k)) --lengths equal --rows 1 --type float --op sum --json \
+          >>"$RESULTS/ragged_n.jsonl" 2>>"$RESULTS/ragged_n.err"
+        $BIN/18_split_rows --rows 1 --cols $((1 << k)) --type float --op sum --method auto --json \
+          >>"$RESULTS/ragged_n.jsonl" 2>>"$RESULTS/ragged_n.err"
+      done
+      note "ragged_n: $(grep -c '"ok": true' "$RESULTS/ragged_n.jsonl") of 8 runs ok"
       ;;
     ragged_ncu)
       build_targets 19_ragged_segments

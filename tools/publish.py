@@ -6,7 +6,7 @@
     python3 tools/publish.py remeasure RUN TOUR_JSON... --attempt K    the tour's --json rows for the sweep's
 
 Each INPUT is recognized by what it holds (kinds_of: sweep, suite, steps, undo, sass, rows, split_rows, accuracy,
-reproducible, reproducible_gpus, multigpu, ragged, build; several may share a folder, and a folder of them such as
+reproducible, reproducible_gpus, multigpu, ragged, ragged_n, build; several may share a folder, and a folder of them such as
 docs/data stands for them). docs/data holds every published run, one folder per kind and run: docs/data/KIND/runK,
 with the run files its blocks read (RUN_FILES). Runs of a kind given from outside docs/data replace that kind's runs
 there: docs/data/KIND becomes the runs given, in their order, as run1, run2, ... (to add a machine's run to those
@@ -89,6 +89,7 @@ BLOCKS = [
     (f"{fill_ragged.CHAPTER}/README.md", fill_ragged.STEPS_MARKER, "fill_ragged.publish", "ragged"),
     (TUNING, "results:ragged_ops", "fill_ragged.publish", "ragged"),
     (TUNING, "results:ragged_profile", "fill_ragged.publish", "ragged: ragged_ncu_*.csv"),
+    (TUNING, "results:ragged_n", "fill_ragged.n_block", "ragged_n"),
     ("README.md", "results:build_time", "fill_docs.build_time_block", "build"),
 ]
 # Besides the blocks: docs/images/results_{int,float}.svg
@@ -114,6 +115,7 @@ RUN_FILES = {
     "reproducible": ["per_call_*.csv"],
     "reproducible_gpus": ["reproducible_gpus.jsonl", "gpu_x2.txt"],
     "ragged": ["gpu.txt", fill_ragged.RUN_FILE, fill_ragged.RULE_FILE, "ragged_ncu_*.csv"],
+    "ragged_n": ["gpu.txt", fill_ragged.N_FILE],
     "build": ["build_time.json"],
 }
 
@@ -133,7 +135,8 @@ def kinds_of(path):
              "accuracy": has("accuracy/errors.jsonl"),
              "reproducible": fill_reproducible.is_run(fill_reproducible.run_file(path)),
              "reproducible_gpus": has(fill_reproducible.GPUS_FILE) and has("gpu_x2.txt"),
-             "multigpu": has("multigpu.jsonl"), "ragged": has(fill_ragged.RUN_FILE), "build": has("build_time.json")}
+             "multigpu": has("multigpu.jsonl"), "ragged": has(fill_ragged.RUN_FILE),
+             "ragged_n": has(fill_ragged.N_FILE), "build": has("build_time.json")}
     return [kind for kind, yes in found.items() if yes]
 
 
@@ -272,6 +275,7 @@ def publish(paths, root, allow_suspect=False):
             "reproducible": lambda runs: fill_reproducible.publish(runs, root),
             "reproducible_gpus": lambda runs: fill_reproducible.publish_on_gpus(runs, root),
             "multigpu": fill_docs.multigpu_block, "ragged": lambda runs: fill_ragged.publish(runs, root),
+            "ragged_n": lambda runs: fill_ragged.n_block(runs, root),
             "build": fill_docs.build_time_block}
     status = 0
     for kind, job in jobs.items():
