@@ -395,9 +395,10 @@ std::vector<unsigned char> make_values(std::size_t n, ElementType type, std::uin
 
 std::string plan_of(Method method, std::size_t n, std::size_t segments) {
   if (method == Method::CubSegmented) return "cub::DeviceSegmentedReduce, its own launch shape";
-  const std::size_t tiles = (n + segments + 4095) / 4096;
+  const std::size_t tiles = (n + segments + 4095) / 4096, blocks = (tiles + 7) / 8;
   return std::string(method == Method::Auto ? "merge path (the chapter's rule): " : "merge path: ") +
-         std::to_string(tiles) + " tiles of 4096 path items (elements + segment ends), a block of 256 threads each";
+         std::to_string(tiles) + " tiles of 4096 path items (elements + segment ends), " + std::to_string(blocks) +
+         (blocks == 1 ? " block" : " blocks") + " of 256 threads, 8 tiles each";
 }
 
 }  // namespace
