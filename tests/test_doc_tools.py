@@ -1295,8 +1295,8 @@ class Ragged(unittest.TestCase):
         runs = []
         for k, factor in enumerate((1.02, 0.99, 1.00)):
             # 19 at 2^20 and 2^22: the floor 50 µs x 4^i, 19 60 µs x 4^i + 5 µs; 18 at 55 µs x 4^i (not at 2^22 on
-            # the second machine), every time factor times that; 19's 2^24 on the first machine only, its 2^20 WRONG on the
-            # third.
+            # the second machine), every time factor times that; 19's 2^24 on the first machine only, its 2^20
+            # WRONG on the third.
             records = []
             for i, n in enumerate((1 << 20, 1 << 22, 1 << 24)):
                 floor, ours = 0.050 * 4 ** i * factor, (0.060 * 4 ** i + 0.005) * factor

@@ -338,7 +338,7 @@ def n_block(paths, root):
         shown += [ours_p, rule_p]
         rows.append([power_label(n), f"{median(r['floor_ms'] for r in found) * 1000:.1f}", cell(ours_p),
                      f"{median(r['median_ms'] - r['floor_ms'] for r in found) * 1000:.1f}", cell(rule_p)])
-    dtype = machines[0][1][min(machines[0][1])]["type"]
+    dtype = next(iter(machines[0][1].values()))["type"]
     what = (f"`tools/gpu_suite.sh ragged_n`: `19_ragged_segments --lengths equal --rows 1 --n N --type {dtype} "
             "--op sum` and `18_split_rows --rows 1 --cols N --method auto`, each with the read-only floor timed in "
             "its own run")
@@ -347,7 +347,7 @@ def n_block(paths, root):
     text = "\n\n".join([results.caption([f for f, _, _ in machines], what, page, root) + " " + legend,
                           table(["n", "floor µs", "19 µs (% of bound)", "19 less the floor µs",
                                  "18's rule µs (% of floor)"], ["---:"] * 5, rows)] + notes(shown, []))
-    return [*results.write_blocks([(page, "results:ragged_n", text)], root, "fill_ragged")]
+    return results.write_blocks([(page, "results:ragged_n", text)], root, "fill_ragged")
 
 
 def publish(paths, root):
