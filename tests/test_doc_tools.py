@@ -1431,7 +1431,7 @@ class Layout(unittest.TestCase):
         self.assertEqual(unknown, [])
         self.assertEqual(sorted(by_kind), sorted(os.listdir(data)))
         self.assertEqual(set(by_kind), {"sweep", "suite", "steps", "undo", "sass", "rows", "split_rows", "accuracy",
-                                        "reproducible", "reproducible_gpus", "multigpu", "ragged", "build"})
+                                        "reproducible", "reproducible_gpus", "multigpu", "ragged", "ragged_n", "build"})
         for kind, runs in by_kind.items():  # each run found as its own kind only, numbered from 1
             self.assertEqual(runs, publish.data_runs(REPO, kind))
             self.assertEqual(sorted(os.listdir(os.path.join(data, kind))), sorted(f"run{k}" for k in
