@@ -330,8 +330,9 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     //    its own share `open`, and its element of the head and of the rest, if any. The tile of ends after them goes
     //    on below; a span that ends the range, after the loop.
     const long long first_end = corners[tile - begin_tile];
-    int stop = tile;
-    while (stop < end_tile && corners[stop + 1 - begin_tile] == first_end) ++stop;
+    int stop = tile;  // never the path's last tile: good offsets put the last end there; with bad ones it may hold
+                      // none, and a span would read a whole tile of elements where the path ends sooner
+    while (stop < end_tile && corners[stop + 1 - begin_tile] == first_end && stop + 1 < tiles) ++stop;
     if (stop > tile) {
       const long long span_first = (long long)tile * kTile - first_end, span = (long long)(stop - tile) * kTile;
       const In* span_input = input + span_first;

@@ -1,8 +1,9 @@
 // 19_ragged_segments: reduce_segments against the CPU reference of every segment
 // (rows_check.h's facts_of and verdict_of) for every operator, element type and offset type, over
 // lengths from all empty to one segment of n/2 beside millions of short ones, Pareto, segments that
-// end exactly on a tile's last path item, NaN and ties across tiles; one scratch over repeated calls;
-// a scratch one byte too small and inconsistent offsets' counts refused. Fresh data every run: the seed
+// end exactly on a tile's last path item, NaN and ties across tiles; one scratch over repeated calls; bad
+// offsets kept in bounds; past 2^31 elements (the program); a scratch one byte too small and inconsistent
+// offsets' counts refused. Fresh data every run: the seed
 // is in every failure message. GPU tests report SKIPPED without a device; the refusals run anywhere.
 #include <gtest/gtest.h>
 
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "gpu_test.h"
+#include "program_runner.h"
 #include "ragged_segments.cuh"
 #include "rows_check.h"
 #include "rows_harness.h"
@@ -355,9 +357,9 @@ TEST(RaggedSegmentsGpu, NaNAndTiesAcrossTiles) {
   check_everything(r, {RowOp::Max, RowOp::ArgMax});
 }
 
-// Small enough for compute-sanitizer (h46check.sh runs it under memcheck and racecheck): 17 tiles or so
-// of short segments, empty ones, one over 4 tiles (its last drawer combines alone) and one over 10 (the
-// block combines), every operator, float and half, both offsets.
+// Small enough for compute-sanitizer (sanitize.19_ragged_segments.<tool>.library runs it, with the two tests
+// below): 17 tiles or so of short segments, empty ones, one over 4 tiles (its last drawer combines alone)
+// and one over 10 (the block combines), every operator, float and half, both offsets.
 TEST(RaggedSegmentsGpu, SmallForTheSanitizers) {
   REQUIRE_GPU();
   const std::uint64_t seed = fresh_seed();
@@ -388,6 +390,65 @@ TEST(RaggedSegmentsGpu, RepeatedCallsOnOneScratch) {
           RowOp::ArgMax, scratch.p, bytes);
     check(ragged("reused scratch, one tile", {5}, seed + call), ElementType::BFloat16, true, RowOp::MeanVar,
           scratch.p, bytes);
+  }
+}
+
+// Offsets the host cannot check (they live on the device): decreasing, negative, past n, drawn at random,
+// shifted so that the first is not 0 and the last past n. The header promises wrong results but no access out
+// of bounds (sanitize.19_ragged_segments.memcheck.library runs this test), and a scratch zeroed again serves
+// the next good call.
+TEST(RaggedSegmentsGpu, BadOffsetsStayInBounds) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  std::mt19937_64 g(seed);
+  const Ragged good = ragged("good offsets after bad ones", uniform_lengths(3000, 0, 60, g), seed);
+  const std::int64_t n = std::int64_t(good.n());
+  std::vector<std::vector<std::int64_t>> bad(4, good.offsets);
+  std::reverse(bad[0].begin(), bad[0].end());                   // decreasing, n down to 0
+  std::uniform_int_distribution<std::int64_t> anywhere(-n, 2 * n);
+  for (std::int64_t& o : bad[1]) o = anywhere(g);               // at random, negative and past n among them
+  for (std::int64_t& o : bad[2]) o += n / 2;                    // the first not 0, the last past n
+  for (std::size_t s = 1; s < bad[3].size(); s += 2) bad[3][s] = s % 4 == 1 ? INT32_MAX : INT32_MIN;  // extremes
+  const std::size_t segments = good.segments(), bytes = rs::ragged_temp_bytes(good.n(), segments);
+  DeviceBytes input(good.n() * sizeof(float)), offsets(good.offsets.size() * 8), output(segments * 16), scratch(bytes);
+  ASSERT_EQ(cudaMemcpy(input.p, good.values.data(), good.n() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  for (std::size_t b = 0; b < bad.size(); ++b) {
+    for (bool wide : {false, true}) {
+      for (RowOp op : kAllOps) {
+        const std::vector<std::int32_t> narrow(bad[b].begin(), bad[b].end());
+        ASSERT_EQ(cudaMemcpy(offsets.p, wide ? static_cast<const void*>(bad[b].data()) : narrow.data(),
+                             bad[b].size() * (wide ? 8 : 4), cudaMemcpyHostToDevice), cudaSuccess);
+        ASSERT_EQ(cudaMemset(scratch.p, 0, bytes), cudaSuccess);
+        const std::string at = "bad offsets " + std::to_string(b) + ", " + op_name(op) + ", int" + (wide ? "64" : "32") +
+                               ", seed " + std::to_string(seed);
+        EXPECT_EQ(launch_any(ElementType::Float, wide, op, input.p, good.n(), offsets.p, segments, output.p, scratch.p,
+                             bytes), cudaSuccess) << at;
+        ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << at;
+      }
+    }
+    // The tickets bad offsets left off 0 are zeroed again; then good offsets on the same scratch.
+    ASSERT_EQ(cudaMemset(scratch.p, 0, bytes), cudaSuccess);
+    check(good, ElementType::Float, b % 2 == 1, kAllOps[b], scratch.p, bytes);
+  }
+}
+
+// More than 2^31 elements (int64 offsets; 4 GiB of bf16, 8 GiB of float): the program, whose own check takes
+// the facts of the first and last 4096 segments, the longest and a drawn sample. ArgMax's indices in the
+// whole input pass 2^31; the long segments of four n/8 and Pareto span many ranges past it.
+TEST(RaggedSegmentsGpu, PastTwoToThe31Elements) {
+  REQUIRE_GPU();
+  const std::uint64_t seed = fresh_seed();
+  for (const char* args : {"--lengths four_eighths --type bf16 --op argmax", "--lengths pareto --type float --op meanvar"}) {
+    const std::string command = std::string(args) + " --n 2^31+5 --offsets int64 --reps 1 --no-flush --seed " +
+                                std::to_string(seed);
+    const ProgramRun run = run_program("19_ragged_segments", command);
+    if (run.exit_code == 2 && run.output.find("GiB of device memory") != std::string::npos) {
+      GTEST_SKIP() << "too little device memory for " << command << ":\n" << run.output;
+    }
+    EXPECT_EQ(run.exit_code, 0) << command << "\n" << run.output;
+    EXPECT_NE(run.output.find("input      2147483653 "), std::string::npos) << command << "\n" << run.output;
+    EXPECT_NE(run.output.find("against the CPU reference"), std::string::npos) << command << "\n" << run.output;
+    EXPECT_NE(run.output.find("): ok\n"), std::string::npos) << command << "\n" << run.output;
   }
 }
 
