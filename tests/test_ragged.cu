@@ -92,6 +92,13 @@ struct DeviceBytes {
   DeviceBytes& operator=(const DeviceBytes&) = delete;
 };
 
+// Offsets to the device as int64, or as int32 when not wide (device holds at least that many bytes).
+cudaError_t upload_offsets(const std::vector<std::int64_t>& offsets, bool wide, void* device) {
+  const std::vector<std::int32_t> narrow(offsets.begin(), offsets.end());
+  return cudaMemcpy(device, wide ? static_cast<const void*>(offsets.data()) : narrow.data(),
+                    offsets.size() * (wide ? 8 : 4), cudaMemcpyHostToDevice);
+}
+
 template <typename In, typename Offset, typename Op>
 cudaError_t launch(const void* input, std::size_t n, const void* offsets, std::size_t segments, void* output,
                    void* scratch, std::size_t bytes) {
@@ -164,10 +171,8 @@ void check(const Ragged& r, const Prepared& p, const std::vector<RowFacts>& fact
   const std::string at = r.name + " (n " + std::to_string(r.n()) + ", segments " + std::to_string(r.segments()) +
                          ", " + element_name(type) + ", " + op_name(op) + ", int" + (wide_offsets ? "64" : "32") +
                          " offsets, seed " + std::to_string(r.seed) + ")";
-  std::vector<std::int32_t> narrow(r.offsets.begin(), r.offsets.end());
-  const std::size_t offset_bytes = r.offsets.size() * (wide_offsets ? 8 : 4);
   const std::size_t result = result_bytes(op), segments = r.segments();
-  DeviceBytes input(p.bytes.size()), offsets(offset_bytes), output(segments * result);
+  DeviceBytes input(p.bytes.size()), offsets(r.offsets.size() * (wide_offsets ? 8 : 4)), output(segments * result);
   std::unique_ptr<DeviceBytes> own;
   if (!scratch) {
     scratch_bytes = rs::ragged_temp_bytes(r.n(), segments);
@@ -176,8 +181,7 @@ void check(const Ragged& r, const Prepared& p, const std::vector<RowFacts>& fact
     ASSERT_EQ(cudaMemset(scratch, 0, scratch_bytes), cudaSuccess);
   }
   ASSERT_EQ(cudaMemcpy(input.p, p.bytes.data(), p.bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy(offsets.p, wide_offsets ? static_cast<const void*>(r.offsets.data()) : narrow.data(),
-                       offset_bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(upload_offsets(r.offsets, wide_offsets, offsets.p), cudaSuccess);
   ASSERT_EQ(cudaMemset(output.p, 0xCD, segments * result), cudaSuccess);  // poison: an unwritten result fails
   ASSERT_EQ(launch_any(type, wide_offsets, op, input.p, r.n(), offsets.p, segments, output.p, scratch, scratch_bytes),
             cudaSuccess) << at;
@@ -414,10 +418,8 @@ TEST(RaggedSegmentsGpu, BadOffsetsStayInBounds) {
   ASSERT_EQ(cudaMemcpy(input.p, good.values.data(), good.n() * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
   for (std::size_t b = 0; b < bad.size(); ++b) {
     for (bool wide : {false, true}) {
+      ASSERT_EQ(upload_offsets(bad[b], wide, offsets.p), cudaSuccess);
       for (RowOp op : kAllOps) {
-        const std::vector<std::int32_t> narrow(bad[b].begin(), bad[b].end());
-        ASSERT_EQ(cudaMemcpy(offsets.p, wide ? static_cast<const void*>(bad[b].data()) : narrow.data(),
-                             bad[b].size() * (wide ? 8 : 4), cudaMemcpyHostToDevice), cudaSuccess);
         ASSERT_EQ(cudaMemset(scratch.p, 0, bytes), cudaSuccess);
         const std::string at = "bad offsets " + std::to_string(b) + ", " + op_name(op) + ", int" + (wide ? "64" : "32") +
                                ", seed " + std::to_string(seed);
