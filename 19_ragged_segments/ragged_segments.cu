@@ -4,7 +4,7 @@
 // path does (Merrill and Garland's SpMV): merge the n elements with the segment ends into one path of
 // n + segments items (an end comes after every element before it) and give every block the same number of
 // path items, a tile of 4096, and 8 tiles to a block. A first kernel, one thread per tile boundary, finds
-// where each boundary crosses the path (a binary search of the offsets on its diagonal), so a block reads its
+// where each boundary crosses the path (a search of the offsets on its diagonal, 3 probes a step), so a block reads its
 // tiles' corners with one load each (CUB's merge-based DeviceSpmv did the same). Inside a tile each thread walks
 // 16 items, closing segments as it meets their ends (in a tile of few ends, its 16 elements from its registers);
 // a segmented scan of the threads' carries (by segment) completes the segments cut between threads. Tiles of no
@@ -30,7 +30,7 @@ constexpr int kStaged = kTile + kTile / kWarpSize; // the tile's staging words: 
 constexpr std::size_t kVectorBytes = 16;           // the widest load
 constexpr std::size_t kPieceBytes = 16;            // a piece's slot in scratch: any state fits
 #ifndef RAGGED_SEGMENTS_WITHOUT  // the bench's builds without a step (its step table): 1 stages every tile, 2 gives
-#define RAGGED_SEGMENTS_WITHOUT 0  // every block one tile
+#define RAGGED_SEGMENTS_WITHOUT 0  // every block one tile, 3 halves the partition's search range a step
 #endif
 constexpr int kTilesPerBlock = RAGGED_SEGMENTS_WITHOUT == 2 ? 1 : 8;  // a block's range: 8 consecutive tiles
 constexpr int kPiecesInFlight = 8;                 // loads a thread issues before combining a cut segment's pieces
@@ -209,18 +209,24 @@ __device__ StateOf<Op> block_reduce_in_order(StateOf<Op> state, StateOf<Op>* war
 }
 
 // [snippet:partition]
-// The merge-path search: the point where `diagonal` (a number of path items) crosses the path, as
-// (ends taken, elements taken). End k (k < ends) sorts before element j iff end(k) <= j, so the answer is
-// the fewest ends such that the next end lies past the elements taken. end(k) is a functor.
-template <typename Index, typename End>  // Index: long long over the whole path, int inside a tile (fewer instructions)
-__device__ void diagonal_search(Index diagonal, Index ends, Index elements, End end, Index* ends_taken,
-                                Index* elements_taken) {
+// The merge-path search: the point where `diagonal` (a number of path items) crosses the path, as the ends
+// taken there (the elements taken: the diagonal less them). End k (k < ends) sorts before element j iff
+// end(k) <= j, so the answer is the fewest ends such that the next end lies past the elements taken. end(k) is a
+// functor. Each step probes kWays - 1 ends at once, cutting the range into kWays parts: a binary search (2) over
+// the offsets in DRAM is a chain of log2(segments) loads, each waiting for the one before; 4 ways, half as many
+// steps, with 3 loads in flight in each.
+template <int kWays, typename Index, typename End>  // Index: long long over the whole path, int inside a tile
+__device__ Index diagonal_search(Index diagonal, Index ends, Index elements, End end) {
   Index low = diagonal > elements ? diagonal - elements : 0, high = diagonal < ends ? diagonal : ends;
   while (low < high) {
-    const Index middle = low + (high - low) / 2;
-    if (end(middle) <= diagonal - middle - 1) low = middle + 1; else high = middle;
+    auto probe = [&, first = low, width = high - low](int p) { return first + width * p / kWays; };
+    int below = 0;  // the probes before the answer: the first `below` of them (the ends never decrease)
+#pragma unroll
+    for (int p = 1; p < kWays; ++p) below += end(probe(p)) <= diagonal - probe(p) - 1;
+    if (below > 0) low = probe(below) + 1;
+    if (below < kWays - 1) high = probe(below + 1);
   }
-  *ends_taken = low, *elements_taken = diagonal - low;
+  return low;
 }
 
 // The partition: thread b finds where tile boundary b (path item b x 4096, the path's end for the last)
@@ -232,10 +238,8 @@ __global__ void __launch_bounds__(kBlock)
                      long long* __restrict__ coordinates) {
   const long long boundary = (long long)blockIdx.x * kBlock + threadIdx.x, path = n + segments;
   if (boundary > tiles) return;
-  long long ends_taken, elements_taken;
-  diagonal_search(min(boundary * kTile, path), segments, n,
-                  [&](long long k) { return offset_at(offsets, std::size_t(k) + 1, n); }, &ends_taken, &elements_taken);
-  coordinates[boundary] = ends_taken;
+  coordinates[boundary] = diagonal_search<RAGGED_SEGMENTS_WITHOUT == 3 ? 2 : 4>(min(boundary * kTile, path), segments, n,
+      [&](long long k) { return offset_at(offsets, std::size_t(k) + 1, n); });
 }
 // [/snippet:partition]
 
@@ -285,10 +289,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
   auto gather = [&](long long owner, long long covered, long long p, long long stride) {
     StateOf<Op> loaded[kPiecesInFlight], state = R::identity();
 #pragma unroll
-    for (int i = 0; i < kPiecesInFlight; ++i) {
-      const long long q = p + i * stride;
+    for (long long i = 0, q = p; i < kPiecesInFlight; ++i, q += stride)  // piece q
       loaded[i] = q >= covered ? R::identity() : q == 0 ? opening[owner] : continuing[owner + q];
-    }
 #pragma unroll
     for (int i = 0; i < kPiecesInFlight; ++i) state = R::combine(state, loaded[i]);
     return state;
@@ -440,8 +442,8 @@ __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     } else {
       // Many ends: merge path inside the tile, 16 items (elements or ends) a thread from its own diagonal.
       const int tile_items = tile_ends + tile_elements, diagonal = min(t * kItemsPerThread, tile_items);
-      int j;  // the next element
-      diagonal_search(diagonal, tile_ends, tile_elements, [&](int k) { return ends[k].end; }, &e, &j);
+      e = diagonal_search<2>(diagonal, tile_ends, tile_elements, [&](int k) { return ends[k].end; });
+      int j = diagonal - e;  // the next element
       int next = e < tile_ends ? ends[e].end : INT_MAX;  // and where the next end falls, kept in a register
 #pragma unroll
       for (int item = 0; item < kItemsPerThread; ++item) {

@@ -25,7 +25,7 @@
 - 19's table (`tools/gpu_suite.sh ragged`: bench_ragged and 18's rule beside it, a kind of run of its own): the
   median of three machines' medians and the farthest, each share of the bound, the bench's order, a WRONG result
   marked in its cell and its ratio, one run's spread, a run without a field refused, the plots drawn again the
-  same; its step table from the bench's lines of 19 without a step (staged, tile_per_block); its profile in
+  same; its step table from the bench's lines of 19 without a step (staged, tile_per_block, binary_search); its profile in
   docs/tuning.md from the one run with Nsight Compute's files (ragged_ncu_*.csv), stored with that run;
 - 19 on one segment as n grows (`tools/gpu_suite.sh ragged_n`, a kind of run of its own): the machines' median of
   19's time, of the floor's and of each machine's difference, 18's rule beside it, only the n every machine
@@ -1121,15 +1121,15 @@ RAGGED_DISTS = [("uniform 1..2048", 1000, 2048), ("one n/2, rest 1..8", 9000, RA
 
 def ragged_run(path, factor, uuid, wrong=()):
     """A made-up `tools/gpu_suite.sh ragged` folder: bench_ragged's lines for RAGGED_DISTS, float and bf16, every
-    operator of 19 (merge_path at 100 µs, and as the bench prints them too staged at 150 µs and tile_per_block at
-    120 µs), CUB's (no meanvar) at 200 µs,
+    operator of 19 (merge_path at 100 µs, and as the bench prints them too staged at 150 µs, tile_per_block at
+    120 µs and binary_search at 110 µs), CUB's (no meanvar) at 200 µs,
     the floor at 50 µs, every time `factor` times that, each method's bytes 1.2 times the input's; 18's rule on the
     equal rows at 60 µs. wrong: the (dist, type, op, method) whose ok is false."""
     lines = [run_head(peak_gbps=1000.0, reps=7)]
     for dist, segments, longest in RAGGED_DISTS:
         for dtype, size in (("float", 4), ("bf16", 2)):
             jobs = [(op, m, us) for m, us in (("merge_path", 100.0), ("staged", 150.0), ("tile_per_block", 120.0),
-                                              ("cub_segmented", 200.0))
+                                              ("binary_search", 110.0), ("cub_segmented", 200.0))
                     for op in ("sum", "max", "argmax", "meanvar") if (m, op) != ("cub_segmented", "meanvar")]
             for op, method, us in jobs + [("-", "floor", 50.0)]:
                 floor, ms, input_bytes = 0.050 * factor, us * factor / 1000, RAGGED_N * size
@@ -1233,9 +1233,11 @@ class Ragged(unittest.TestCase):
         self.assertIn("every operator of n = 2^20 elements with int32 offsets, median of 7 ([how", text)  # no 18
         self.assertIn("| lengths | sum | max | argmax | meanvar |", text)
         self.assertIn("In order: without the register path: every tile of ends staged ([staged.cu](bench/staged.cu)); "
-                      "without ranges: a block per tile ([tile_per_block.cu](bench/tile_per_block.cu)).", text)
-        self.assertIn("| uniform 1..2048 | " + " | ".join(["60% (1.50×, 1.20×)"] * 4) + " |", text)
-        self.assertIn("| equal rows M=64 | " + " | ".join(["60% (1.50×, 1.20×)"] * 3) + " | 60% (1.50× ⚠, 1.20×) |",
+                      "without ranges: a block per tile ([tile_per_block.cu](bench/tile_per_block.cu)); without the "
+                      "partition's 4-way search: a binary search, one probe a step "
+                      "([binary_search.cu](bench/binary_search.cu)).", text)
+        self.assertIn("| uniform 1..2048 | " + " | ".join(["60% (1.50×, 1.20×, 1.10×)"] * 4) + " |", text)
+        self.assertIn("| equal rows M=64 | " + " | ".join(["60% (1.50×, 1.20×, 1.10×)"] * 3) + " | 60% (1.50× ⚠, 1.20×, 1.10×) |",
                       text[text.index("**bf16**"):])
         self.assertEqual(text.count("| one n/2, rest 1..8 |"), 2)  # float and bf16
         self.assertTrue(read(self.readme).endswith("<!-- /results -->\n\nAfter.\n"))
@@ -1244,7 +1246,7 @@ class Ragged(unittest.TestCase):
         for path in runs:
             lines = read(os.path.join(path, "ragged.jsonl")).splitlines(keepends=True)
             write(os.path.join(path, "ragged.jsonl"),
-                  "".join(line for line in lines if '"staged"' not in line and '"tile_per_block"' not in line))
+                  "".join(line for line in lines if all(f'"{m}"' not in line for m in ("staged", "tile_per_block", "binary_search"))))
         result = run("publish.py", *runs, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn("fill_ragged: no data for results:19_steps; block left as it was", result.stderr)

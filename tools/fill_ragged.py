@@ -2,7 +2,7 @@
 """fill_ragged.py: 19_ragged_segments's Results table, its plots and docs/tuning.md's every operator of 19, for
 tools/publish.py, from `tools/gpu_suite.sh ragged` runs, one folder per separately started machine
 (docs/data/ragged/runK): ragged.jsonl, bench_ragged's output (19_ragged_segments/bench/bench.cu: a run head, then
-a line per distribution of the lengths, type, operator and method: merge_path, staged, tile_per_block,
+a line per distribution of the lengths, type, operator and method: merge_path, staged, tile_per_block, binary_search,
 cub_segmented, floor);
 ragged_rows.jsonl, 18_split_rows --method auto --json on the bench's equal rows (18's rule beside 19); gpu.txt.
 
@@ -35,7 +35,8 @@ OURS, CUB, FLOOR = "merge_path", "cub_segmented", "floor"  # the bench's methods
 STEPS_MARKER = f"results:{CHAPTER[:2]}_steps"  # the step table's block in 19's README
 # The step table's builds of 19 without one step each: (the bench's method, its source in bench/, what it lacks).
 WITHOUT = [("staged", "staged.cu", "the register path: every tile of ends staged"),
-           ("tile_per_block", "tile_per_block.cu", "ranges: a block per tile")]
+           ("tile_per_block", "tile_per_block.cu", "ranges: a block per tile"),
+           ("binary_search", "binary_search.cu", "the partition's 4-way search: a binary search, one probe a step")]
 OPS = ("sum", "max", "argmax", "meanvar")  # CUB has no meanvar
 FIELDS = ("dist", "n", "segments", "longest", "type", "offsets", "op", "method", "median_ms", "iqr_ms", "bytes",
           "input_bytes", "floor_ms", "percent_of_bound", "ok")

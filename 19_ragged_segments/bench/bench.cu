@@ -7,12 +7,13 @@
 //   merge_path     ragged_segments::reduce_segments, Sum, Max, ArgMax and MeanVar (one scratch, zeroed once)
 //   staged         the same with every tile of ends staged, none reduced from registers (staged.cu: the step table)
 //   tile_per_block the same with a block per tile, no ranges of 8 (tile_per_block.cu: the step table)
+//   binary_search  the same with a binary search in the partition, not 4-way (binary_search.cu: the step table)
 //   cub_segmented  cub::DeviceSegmentedReduce on the same offsets: Reduce for Sum and Max (widening to float
 //                  as common/cub_rows.cu does), ArgMax; CUB has no mean and variance (temp storage
 //                  allocated once, outside the timing)
 //   floor          common/read_floor.cu's kernel over the input's bytes (rows_harness::floor_launch, as the rows
 //                  programs run it)
-// Every result of merge_path, staged, tile_per_block and CUB is checked after its first run and after its last
+// Every result of merge_path, the three builds without a step and CUB is checked after its first run and after its last
 // repetition, on a sample of segments (the first and last 64, the longest, 256 others drawn from the seed) against
 // the CPU reference of each (common/rows_check.h: facts_of in double, verdict_of).
 //
@@ -25,8 +26,8 @@
 //   four n/8, rest 1..64     four times: 1..64 over n/8 elements, then one segment of n/8
 //   equal rows M=1, 64, 4096 M segments of K = n / M
 //
-// Bytes: input + offsets ((segments + 1) x 4) + outputs (segments x the result's size) for merge_path, staged,
-// tile_per_block and CUB (merge_path's counters, pieces and tile boundaries in scratch, about 44 bytes per 4096 path
+// Bytes: input + offsets ((segments + 1) x 4) + outputs (segments x the result's size) for merge_path, the builds
+// without a step and CUB (merge_path's counters, pieces and tile boundaries in scratch, about 44 bytes per 4096 path
 // items, are not counted); the input only for the floor. percent_of_read_floor = floor_ms / median_ms x 100; percent_of_bound =
 // (floor_ms x bytes / input_bytes) / median_ms x 100: the floor's time scaled to the method's own bytes.
 //
@@ -103,11 +104,12 @@ std::vector<std::size_t> sample_of(const Distribution& d) {
 
 // ---------------------------------------------------------------- the methods
 
-enum class Method { MergePath, Staged, TilePerBlock, CubSegmented, Floor };
+enum class Method { MergePath, Staged, TilePerBlock, BinarySearch, CubSegmented, Floor };
 const char* method_text(Method m) {
   return m == Method::MergePath      ? "merge_path"
          : m == Method::Staged       ? "staged"
          : m == Method::TilePerBlock ? "tile_per_block"
+         : m == Method::BinarySearch ? "binary_search"
          : m == Method::CubSegmented ? "cub_segmented"
                                      : "floor";
 }
@@ -135,7 +137,8 @@ struct BenchOptions {
 
 const char* kUsage =
     "usage: bench_ragged [--quick] [--reps R] [--help]\n"
-    "  19's merge path (Sum, Max, ArgMax, MeanVar; also with every tile of ends staged, and with a block per tile),\n"
+    "  19's merge path (Sum, Max, ArgMax, MeanVar; also with every tile of ends staged, with a block per tile,\n"
+    "  and with a binary search in the partition),\n"
     "  CUB's DeviceSegmentedReduce (Sum, Max, ArgMax) and the read-only floor over ragged segments (int32\n"
     "  offsets), float and bf16,\n"
     "  n = 2^26; L2 flushed, the median of R repetitions (20). --quick: n = 2^18 and 3 repetitions (a smoke\n"
@@ -225,6 +228,8 @@ int main(int argc, char** argv) {
                                    {Method::Staged, RowOp::ArgMax},    {Method::Staged, RowOp::MeanVar},
                                    {Method::TilePerBlock, RowOp::Sum}, {Method::TilePerBlock, RowOp::Max},
                                    {Method::TilePerBlock, RowOp::ArgMax}, {Method::TilePerBlock, RowOp::MeanVar},
+                                   {Method::BinarySearch, RowOp::Sum}, {Method::BinarySearch, RowOp::Max},
+                                   {Method::BinarySearch, RowOp::ArgMax}, {Method::BinarySearch, RowOp::MeanVar},
                                    {Method::CubSegmented, RowOp::Sum}, {Method::CubSegmented, RowOp::Max},
                                    {Method::CubSegmented, RowOp::ArgMax}, {Method::Floor, RowOp::Sum}};
     DeviceBuffer<unsigned> sink(1);
@@ -283,14 +288,15 @@ int main(int argc, char** argv) {
                 return cudaErrorInvalidValue;  // not benched
               } else {
                 const In* typed = static_cast<const In*>(input);
-                if (job.method == Method::Staged || job.method == Method::TilePerBlock) {
+                if (job.method != Method::CubSegmented) {  // a build of 19 without a step
                   using bench_variants::Operator;
                   const auto op = job.op == RowOp::Sum ? Operator::Sum
                                   : job.op == RowOp::Max ? Operator::Max
                                   : job.op == RowOp::ArgMax ? Operator::ArgMax
                                                             : Operator::MeanVar;
-                  auto* reduce = job.method == Method::Staged ? bench_variants::reduce_staged
-                                                              : bench_variants::reduce_tile_per_block;
+                  auto* reduce = job.method == Method::Staged         ? bench_variants::reduce_staged
+                                 : job.method == Method::TilePerBlock ? bench_variants::reduce_tile_per_block
+                                                                      : bench_variants::reduce_binary_search;
                   return reduce(op, std::is_same_v<In, __nv_bfloat16>, typed, n, offsets.get(), segments, output.get(),
                                 scratch.get(), scratch_bytes);
                 }

@@ -1,5 +1,6 @@
 // bench/variants.h: 19's copy unit compiled again without one of its changes, for the bench's step table:
-// staged.cu without the register path (every tile of ends staged), tile_per_block.cu without ranges (a block per tile).
+// staged.cu without the register path (every tile of ends staged), tile_per_block.cu without ranges (a block per tile),
+// binary_search.cu without the partition's 4-way search (one probe a step).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,5 +17,8 @@ cudaError_t reduce_staged(Operator op, bool bf16, const void* input, std::size_t
 cudaError_t reduce_tile_per_block(Operator op, bool bf16, const void* input, std::size_t n,
                                   const std::int32_t* offsets, std::size_t segments, void* output, void* scratch,
                                   std::size_t scratch_bytes);
+cudaError_t reduce_binary_search(Operator op, bool bf16, const void* input, std::size_t n,
+                                 const std::int32_t* offsets, std::size_t segments, void* output, void* scratch,
+                                 std::size_t scratch_bytes);
 
 }  // namespace bench_variants
