@@ -13,9 +13,9 @@
 //                  allocated once, outside the timing)
 //   floor          common/read_floor.cu's kernel over the input's bytes (rows_harness::floor_launch, as the rows
 //                  programs run it)
-// Every result of merge_path, the three builds without a step and CUB is checked after its first run and after its last
-// repetition, on a sample of segments (the first and last 64, the longest, 256 others drawn from the seed) against
-// the CPU reference of each (common/rows_check.h: facts_of in double, verdict_of).
+// Every result of merge_path, the three builds without a step and CUB is checked after its first run and after its
+// last repetition, on a sample of segments (the first and last 64, the longest, 256 others drawn from the seed)
+// against the CPU reference of each (common/rows_check.h: facts_of in double, verdict_of).
 //
 // Distributions (segments_harness.cu's generators, which 19_ragged_segments shares; lengths from
 // splitmix64 of the seed; element values uniform in [-1, 1), the same array for every distribution,
