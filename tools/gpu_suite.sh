@@ -364,12 +364,12 @@ for step in "$@"; do
       build_targets bench_reproducible_gpus  # a target where CMake finds NCCL
       gpu_facts "$RESULTS/gpu_x2.txt"
       NCCL_NVLS_ENABLE=0 $BIN/bench_reproducible_gpus >"$RESULTS/reproducible_gpus.jsonl" 2>"$RESULTS/reproducible_gpus.err"
-      note "bench_reproducible_gpus: exit $? (1: a 17 total whose bits differ between GPUs or from one GPU)"
+      note "bench_reproducible_gpus: exit $? (0: every total has the same bits; 1: a 17 total whose bits differ between GPUs or from one GPU)"
       ;;
     ragged)
       build_targets bench_ragged 18_split_rows
       $BIN/bench_ragged >"$RESULTS/ragged.jsonl" 2>"$RESULTS/ragged.err"
-      note "bench_ragged: exit $? (1: a WRONG result, said in ragged.err)"
+      note "bench_ragged: exit $? (0: every checked result right; 1: a WRONG result, said in ragged.err)"
       # 18's own rule on the bench's equal rows (M x K = 2^26), beside 19 in its table.
       : >"$RESULTS/ragged_rows.jsonl"
       runs=0
