@@ -115,10 +115,18 @@ template <> struct Reducer<MeanVar> {
 template <typename Op> using StateOf = typename Reducer<Op>::State;
 // The state of a run of N elements of one segment (x[0] has index first): an element() each, combined as a tree
 // (pairs, then pairs of pairs: 4 dependent combines for 16, not a chain of 15), but MeanVar's, whose combine()
-// divides: its run(), two passes with no division.
+// divides: its run(), two passes with no division; and ArgMax's, whose combine() weighs values and indices: Max's
+// tree of the values alone, then the first element equal to the top (a NaN, where the top is NaN), whose own value
+// is kept (-0 or +0, a NaN's bits).
 template <typename Op, int N> __device__ StateOf<Op> run_of(const float (&x)[N], long long first) {
   if constexpr (std::is_same_v<Op, MeanVar>) return Reducer<MeanVar>::run(x);
-  else {
+  else if constexpr (std::is_same_v<Op, ArgMax>) {
+    float top = run_of<Max>(x, first);
+    int at = 0;
+#pragma unroll
+    for (int i = N - 1; i >= 0; --i) if (x[i] == top || x[i] != x[i]) at = i, top = x[i];
+    return {top, first + at};
+  } else {
     StateOf<Op> s[N];
 #pragma unroll
     for (int i = 0; i < N; ++i) s[i] = Reducer<Op>::element(x[i], first + i);
@@ -149,16 +157,15 @@ static_assert(sizeof(StateOf<MeanVar>) <= kPieceBytes && sizeof(StateOf<ArgMax>)
 
 // Any trivially copyable value through a shuffle, 4 bytes at a time: shuffle<true> from lane_or_delta lanes below,
 // shuffle<false> from lane lane_or_delta.
-template <bool kUp, typename T> __device__ T shuffle(const T& value, unsigned lane_or_delta) {
+template <bool kUp, typename T> __device__ T shuffle(T value, unsigned lane_or_delta) {
   static_assert(sizeof(T) % 4 == 0, "whole words");
   unsigned words[sizeof(T) / 4];
   memcpy(words, &value, sizeof(T));
 #pragma unroll
   for (int w = 0; w < int(sizeof(T) / 4); ++w)
     words[w] = kUp ? __shfl_up_sync(kFullMask, words[w], lane_or_delta) : __shfl_sync(kFullMask, words[w], lane_or_delta);
-  T out;
-  memcpy(&out, words, sizeof(T));
-  return out;
+  memcpy(&value, words, sizeof(T));
+  return value;
 }
 
 // Inclusive segmented scan over the warp: lane l gets the combination of the lanes up to l that hold
@@ -188,8 +195,7 @@ __device__ __forceinline__ int padded(int e) { return e + int(unsigned(e) / kWar
 // The block's states combined in thread order, as a tree: at each step lane l takes lane l + offset's state
 // on its right (the wrapped shuffles of the top lanes are dropped), then warp 0 does the same over the 8
 // warps' totals. Thread 0 gets the result; a __syncthreads() between calls (warp_states).
-template <typename Op>
-__device__ StateOf<Op> warp_reduce_in_order(StateOf<Op> s) {  // lane 0 gets the warp's
+template <typename Op> __device__ StateOf<Op> warp_reduce_in_order(StateOf<Op> s) {  // lane 0 gets the warp's
   const unsigned lane = threadIdx.x % kWarpSize;
 #pragma unroll
   for (unsigned offset = kWarpSize / 2; offset > 0; offset /= 2) {
@@ -198,8 +204,7 @@ __device__ StateOf<Op> warp_reduce_in_order(StateOf<Op> s) {  // lane 0 gets the
   }
   return s;
 }
-template <typename Op>
-__device__ StateOf<Op> block_reduce_in_order(StateOf<Op> state, StateOf<Op>* warp_states) {
+template <typename Op> __device__ StateOf<Op> block_reduce_in_order(StateOf<Op> state, StateOf<Op>* warp_states) {
   const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
   state = warp_reduce_in_order<Op>(state);
   if (lane == 0) warp_states[warp] = state;
@@ -232,8 +237,7 @@ __device__ Index diagonal_search(Index diagonal, Index ends, Index elements, End
 // The partition: thread b finds where tile boundary b (path item b x 4096, the path's end for the last)
 // crosses the path and writes the ends taken there to coordinates[b] (the elements taken: the diagonal less
 // them). tiles + 1 boundaries, one thread each: every tile's search runs at once, none in the tiles.
-template <typename Offset>
-__global__ void __launch_bounds__(kBlock)
+template <typename Offset> __global__ void __launch_bounds__(kBlock)
     ragged_partition(const Offset* __restrict__ offsets, long long n, long long segments, long long tiles,
                      long long* __restrict__ coordinates) {
   const long long boundary = (long long)blockIdx.x * kBlock + threadIdx.x, path = n + segments;
@@ -257,8 +261,7 @@ __global__ void __launch_bounds__(kBlock)
 // read it; the warps' totals written before every warp scans them. One where the range ends in a span: the block's
 // tree over the threads' shares. One at the end: the long cut segments to combine written before the block reads
 // them (step 7, which adds two more when it runs: a segment over more than 8 ranges).
-template <typename In, typename Offset, typename Op>
-__global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
+template <typename In, typename Offset, typename Op> __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     ragged_tiles(const In* __restrict__ input, long long n, const Offset* __restrict__ offsets, long long segments,
                  long long tiles, typename Op::Result* __restrict__ output, unsigned* counters, StateOf<Op>* opening,
                  StateOf<Op>* continuing, const long long* __restrict__ coordinates) {

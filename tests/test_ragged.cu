@@ -361,6 +361,17 @@ TEST(RaggedSegmentsGpu, NaNAndTiesAcrossTiles) {
   check_everything(r, {RowOp::Max, RowOp::ArgMax});
 }
 
+// Ties and NaNs inside one run of 16 that a span reads (ArgMax's run: Max's tree, then the first element equal
+// to the top): segment 0's tiles 0 and 1 and segment 1's tiles 4 and 5 hold no end.
+TEST(RaggedSegmentsGpu, NaNAndTiesInsideOneRun) {
+  REQUIRE_GPU();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Ragged r = ragged("NaN and ties inside one run", {3 * kTile, 3 * kTile}, fresh_seed());
+  r.values[kTile + 7] = r.values[kTile + 3] = 2.0f;  // elements 4096 to 4111: one run
+  r.values[17290] = 2.0f, r.values[17292] = r.values[17294] = nan;  // 17280 to 17295: one run, after the head
+  check_everything(r, {RowOp::Max, RowOp::ArgMax});
+}
+
 // Small enough for compute-sanitizer (sanitize.19_ragged_segments.<tool>.library runs it, with the two tests
 // below): 17 tiles or so of short segments, empty ones, one over 4 tiles (its last drawer combines alone)
 // and one over 10 (the block combines), every operator, float and half, both offsets.
