@@ -1260,17 +1260,19 @@ class Ragged(unittest.TestCase):
                    "sm__warps_active.avg.pct_of_peak_sustained_active",
                    "smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct",
                    "smsp__warp_issue_stalled_barrier_per_warp_active.pct"]
-        # 19_ragged_segments's own lines, then ncu's CSV: names, units, the kernel's one launch (n = 2^20).
-        for lengths, name, segments, values in (
-                ("equal_64", "equal rows M=64", "64 segments", ["50,000", "131,072", "0.12", "79.4", "48.5", "77.6", "12.1"]),
-                ("uniform", "uniform 1..2048", "1000 segments", ["120,500", "1,048,576", "0.51", "44.0", "47.0", "18.0", "26.4"]),
-                ("equal_1", "equal rows M=1", "1 segment", ["1", "2", "3", "4", "5", "6", "7"])):
+        # 19_ragged_segments's own lines, then ncu's CSV: names, units, the kernel's one launch (n = 2^20). The sum's
+        # files, then one of ArgMax's (uniform lengths: its row in the every-operator table; M = 64 has none).
+        for file, name, segments, values in (
+                ("float_equal_64", "equal rows M=64", "64 segments", ["50,000", "131,072", "0.12", "79.4", "48.5", "77.6", "12.1"]),
+                ("float_uniform", "uniform 1..2048", "1000 segments", ["120,500", "1,048,576", "0.51", "44.0", "47.0", "18.0", "26.4"]),
+                ("argmax_float_uniform", "uniform 1..2048", "1000 segments", ["200,000", "2,097,152", "0.6", "30.0", "46.2", "10.0", "20.0"]),
+                ("float_equal_1", "equal rows M=1", "1 segment", ["1", "2", "3", "4", "5", "6", "7"])):
             csv = "".join('"' + '","'.join(row) + '"\n' for row in (
                 ["ID", "Kernel Name", "Grid Size", "Block Size"] + metrics, ["", "", "", ""] + ["x"] * len(metrics),
                 ["0", "void ragged_tiles<float, int, Sum>(...)", "(32, 1, 1)", "(256, 1, 1)"] + values))
-            write(os.path.join(runs[1], f"ragged_ncu_float_{lengths}.csv"),
+            write(os.path.join(runs[1], f"ragged_ncu_{file}.csv"),
                   f"==PROF== Connected\ninput      1048576 float (random), 4.0 MiB, in {segments} ({name}, longest 9), "
-                  f"int32 offsets\n" + csv * (lengths != "equal_1"))  # equal_1: ncu measured nothing
+                  f"int32 offsets\n" + csv * (file != "float_equal_1"))  # equal_1: ncu measured nothing
         result = run("publish.py", *runs, "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn("\nwrote docs/tuning.md (results:ragged_profile)\n", result.stdout)
@@ -1281,6 +1283,10 @@ class Ragged(unittest.TestCase):
         # In the step's order (uniform first); instructions per element: warp instructions x 32 / n.
         self.assertIn("| uniform 1..2048 | 120.5 | 32.0 | 0.51 | 44 | 47 | 18 | 26 |\n"
                       "| equal rows M=64 | 50.0 | 4.0 | 0.12 | 79 | 48 | 78 | 12 |", text)
+        # Every operator of float: a row where some operator besides the sum was measured; "—" where none.
+        self.assertIn("**float, every operator:** instructions per element (occupancy %)\n\n"
+                      "| lengths | sum | max | argmax | meanvar |\n| --- | ---: | ---: | ---: | ---: |\n"
+                      "| uniform 1..2048 | 32.0 (47%) | — | 64.0 (46%) | — |\n\n", text + "\n\n")
         self.assertNotIn("M=1 |", text)
         self.assertNotIn("**bf16**", text)
         data = os.path.join(self.root, "docs", "data", "ragged")

@@ -253,9 +253,11 @@ def plot(sweep, dtype, path):
                    y_ticks=[0, 20, 40, 60, 80, 100], legend_title="method", extra_legend=wrong)
 
 
-# tools/gpu_suite.sh ragged_ncu: 19's kernel in Nsight Compute, the sum at each distribution (the first run that has
-# them, one run). The files' lengths in the step's order, and the columns: (metric, label, format of value and n).
+# tools/gpu_suite.sh ragged_ncu: 19's kernel in Nsight Compute, the sum at each distribution, and float's other
+# operators (the first run that has them, one run). The files' lengths in the step's order, and the columns: (metric,
+# label, format of value and n).
 PROFILE = "ragged_ncu_{type}_{lengths}.csv"
+PROFILE_OP = "ragged_ncu_{op}_float_{lengths}.csv"  # max, argmax, meanvar (the sum: PROFILE's float file)
 PROFILE_LENGTHS = ("uniform", "pareto", "one_half", "four_eighths", "equal_1", "equal_64", "equal_4096")
 PROFILE_COLUMNS = [
     ("gpu__time_duration.sum", "time µs", lambda v, n: f"{v / 1000:.1f}"),
@@ -275,30 +277,55 @@ def profile_block(paths, root):
     folder = next((p for p in paths if glob.glob(os.path.join(p, PROFILE.format(type="*", lengths="*")))), None)
     if folder is None:
         return page, None
+    def measured(path):  # the distribution's name, n and the launch's metrics; None where ncu measured nothing
+        launches = ncu_table.read_launches(path) if os.path.exists(path) else []
+        if not launches:
+            return None
+        with open(path) as f:  # the program's own lines: its n and the distribution's name
+            said = re.search(r"^input +(\d+) .* segments? \((.*), longest \d+\)", f.read(), re.M)
+        if said is None:
+            raise DataError(f"{path}: no input line from 19_ragged_segments")
+        return said.group(2), int(said.group(1)), launches[0]
+
     out = []
     for dtype in ("float", "bf16"):
         rows = []
         for lengths in PROFILE_LENGTHS:
-            path = os.path.join(folder, PROFILE.format(type=dtype, lengths=lengths))
-            launches = ncu_table.read_launches(path) if os.path.exists(path) else []
-            if not launches:
+            got = measured(os.path.join(folder, PROFILE.format(type=dtype, lengths=lengths)))
+            if got is None:
                 continue
-            with open(path) as f:  # the program's own lines: its n and the distribution's name
-                said = re.search(r"^input +(\d+) .* segments? \((.*), longest \d+\)", f.read(), re.M)
-            if said is None:
-                raise DataError(f"{path}: no input line from 19_ragged_segments")
-            n, name = int(said.group(1)), said.group(2)
-            values = [ncu_table.number(launches[0].get(key, "")) for key, _, _ in PROFILE_COLUMNS]
+            name, n, launch = got
+            values = [ncu_table.number(launch.get(key, "")) for key, _, _ in PROFILE_COLUMNS]
             rows.append([name] + ["—" if v is None else fmt(v, n) for v, (_, _, fmt) in zip(values, PROFILE_COLUMNS)])
         if rows:
             out += [f"**{dtype}**", table(["lengths"] + [label for _, label, _ in PROFILE_COLUMNS],
                                           ["---"] + ["---:"] * len(PROFILE_COLUMNS), rows)]
+    # Every operator of float: instructions per element and occupancy, where a run has the other operators' files.
+    ops, rows = ("sum", "max", "argmax", "meanvar"), []
+    for lengths in PROFILE_LENGTHS:
+        cells, name = [], None
+        for op in ops:
+            got = measured(os.path.join(folder, (PROFILE if op == "sum" else PROFILE_OP).format(
+                op=op, type="float", lengths=lengths)))
+            if got is None:
+                cells.append("—")
+                continue
+            name, n, launch = got
+            instructions = ncu_table.number(launch.get("sm__inst_executed.sum", ""))
+            occupancy = ncu_table.number(launch.get("sm__warps_active.avg.pct_of_peak_sustained_active", ""))
+            cells.append("—" if instructions is None or occupancy is None else
+                         f"{instructions * 32 / n:.1f} ({occupancy:.0f}%)")
+        if name is not None and any(c != "—" for c in cells[1:]):
+            rows.append([name] + cells)
+    if rows:
+        out += ["**float, every operator:** instructions per element (occupancy %)",
+                table(["lengths"] + list(ops), ["---"] + ["---:"] * len(ops), rows)]
     if not out:
         return page, None
     facts = load([folder])[0]["facts"]
     what = ("`tools/gpu_suite.sh ragged_ncu`: `ncu --kernel-name regex:ragged_tiles --launch-count 1` on "
-            "`19_ragged_segments --lengths L --type T --op sum --seed 20260046 --reps 1 --no-flush` (the bench's "
-            "lengths), the kernel's first launch, one run")
+            "`19_ragged_segments --lengths L --type T --op O --seed 20260046 --reps 1 --no-flush` (the bench's "
+            "lengths; the sum of float and bf16, and float's other operators), the kernel's first launch, one run")
     legend = ("Instructions per element: the warp instructions executed × 32 / n. Issued a cycle: the instructions "
               "each scheduler issued a cycle while it had warps (at most 1). Waiting on memory, at a barrier: the "
               "share of the warps' active cycles stalled on a global load's result (long scoreboard) or at a "

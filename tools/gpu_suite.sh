@@ -46,7 +46,8 @@
 #             account of what grows with n there); builds its targets
 #   ragged_ncu  19's kernel (ragged_tiles) in Nsight Compute, the sum at each of its distributions, float and bf16
 #             (ragged_ncu_<type>_<lengths>.csv: instructions, issue rate, DRAM, occupancy, stalls; docs/tuning.md's
-#             account of where 19's time goes); builds its target
+#             account of where 19's time goes), and float's other operators (ragged_ncu_<op>_float_<lengths>.csv);
+#             builds its target
 # The run's facts for the docs (tools/publish.py reads them; nothing is typed there):
 # gpu.txt (GPU, driver, memory, UUID, nvcc --version, the CPU model, the date), written before the first step.
 set -u
@@ -398,15 +399,20 @@ for step in "$@"; do
       metrics=gpu__time_duration.sum,sm__inst_executed.sum,smsp__issue_active.avg.per_cycle_active
       metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
       metrics+=,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct
-      # The bench's distributions (its seed, bench.cu's kSeed: the same lengths), the first launch of the kernel.
-      for type in float bf16; do
+      # The bench's distributions (its seed, bench.cu's kSeed: the same lengths), the first launch of the kernel:
+      # the sum of float and bf16 (ragged_ncu_<type>_<lengths>.csv), then float's other operators
+      # (ragged_ncu_<op>_float_<lengths>.csv).
+      for case in float:sum bf16:sum float:max float:argmax float:meanvar; do
+        type=${case%%:*} op=${case#*:}
+        prefix=ragged_ncu_
+        [ "$op" != sum ] && prefix+="${op}_"
         for lengths in uniform pareto one_half four_eighths equal:1 equal:64 equal:4096; do
           args=(--lengths "${lengths%%:*}")
           [ "$lengths" != "${lengths#*:}" ] && args+=(--rows "${lengths#*:}")
           ncu --kernel-name regex:ragged_tiles --launch-count 1 --metrics "$metrics" --csv --page raw --clock-control none \
-            $BIN/19_ragged_segments "${args[@]}" --type $type --op sum --seed 20260046 --reps 1 --no-flush \
-            >"$RESULTS/ragged_ncu_${type}_${lengths/:/_}.csv" 2>>"$RESULTS/ragged_ncu.err"
-          note "ncu 19 ${args[*]} --type $type: exit $?"
+            $BIN/19_ragged_segments "${args[@]}" --type $type --op $op --seed 20260046 --reps 1 --no-flush \
+            >"$RESULTS/${prefix}${type}_${lengths/:/_}.csv" 2>>"$RESULTS/ragged_ncu.err"
+          note "ncu 19 ${args[*]} --type $type --op $op: exit $?"
         done
       done
       ;;
