@@ -277,6 +277,7 @@ def profile_block(paths, root):
     folder = next((p for p in paths if glob.glob(os.path.join(p, PROFILE.format(type="*", lengths="*")))), None)
     if folder is None:
         return page, None
+
     def measured(path):  # the distribution's name, n and the launch's metrics; None where ncu measured nothing
         launches = ncu_table.read_launches(path) if os.path.exists(path) else []
         if not launches:
@@ -287,11 +288,13 @@ def profile_block(paths, root):
             raise DataError(f"{path}: no input line from 19_ragged_segments")
         return said.group(2), int(said.group(1)), launches[0]
 
-    out = []
+    out, float_sums = [], {}  # float_sums: the float sum's files, read once for both tables
     for dtype in ("float", "bf16"):
         rows = []
         for lengths in PROFILE_LENGTHS:
             got = measured(os.path.join(folder, PROFILE.format(type=dtype, lengths=lengths)))
+            if dtype == "float":
+                float_sums[lengths] = got
             if got is None:
                 continue
             name, n, launch = got
@@ -305,8 +308,8 @@ def profile_block(paths, root):
     for lengths in PROFILE_LENGTHS:
         cells, name = [], None
         for op in ops:
-            got = measured(os.path.join(folder, (PROFILE if op == "sum" else PROFILE_OP).format(
-                op=op, type="float", lengths=lengths)))
+            got = float_sums[lengths] if op == "sum" else measured(
+                os.path.join(folder, PROFILE_OP.format(op=op, lengths=lengths)))
             if got is None:
                 cells.append("—")
                 continue
