@@ -29,12 +29,13 @@ constexpr int kTile = kBlock * kItemsPerThread;    // path items per block: 4096
 constexpr int kStaged = kTile + kTile / kWarpSize; // the tile's staging words: its items, a spare word per 32
 constexpr std::size_t kVectorBytes = 16;           // the widest load
 constexpr std::size_t kPieceBytes = 16;            // a piece's slot in scratch: any state fits
-#ifndef RAGGED_SEGMENTS_WITHOUT  // the bench's builds without a step (its step table): 1 stages every tile, 2 gives
-#define RAGGED_SEGMENTS_WITHOUT 0  // every block one tile, 3 halves the partition's search range a step
-#endif
+#ifndef RAGGED_SEGMENTS_WITHOUT  // the bench's other builds: 1 stages every tile, 2 gives every block one tile, 3
+#define RAGGED_SEGMENTS_WITHOUT 0  // halves the partition's search range a step (its step table); 4 keeps MeanVar
+#endif                             // at 3 blocks an SM, gathering 8 pieces at a time (docs/tuning.md)
 constexpr int kTilesPerBlock = RAGGED_SEGMENTS_WITHOUT == 2 ? 1 : 8;  // a block's range: 8 consecutive tiles
-constexpr int kPiecesInFlight = 8;                 // loads a thread issues before combining a cut segment's pieces
-                                                   // (a segment over at most 8 ranges: its last drawer alone)
+// Loads a thread issues before combining a cut segment's pieces (a segment over at most that many ranges: its last
+// drawer alone): 8, and 4 of MeanVar's 16-byte states, which keeps it within 4 blocks' registers (kMinBlocks).
+template <typename Op> constexpr int kPiecesInFlight = std::is_same_v<Op, MeanVar> && RAGGED_SEGMENTS_WITHOUT != 4 ? 4 : 8;
 constexpr long long kNoIndex = LLONG_MAX;          // ArgMax's identity index: loses every tie
 template <typename In> constexpr int kPerVector = int(kVectorBytes / sizeof(In));  // 4 floats, 8 halves
 template <typename In> constexpr int kLoads = kItemsPerThread / kPerVector<In>;  // a thread's vectors: 4 of floats, 2 of halves
@@ -141,12 +142,12 @@ template <typename Op, int N> __device__ StateOf<Op> run_of(const float (&x)[N],
 // register path was the slower once ends fall among the elements (and the bench's build without the step).
 template <typename In, typename Op>
 constexpr int kFewEnds = RAGGED_SEGMENTS_WITHOUT != 1 && sizeof(In) == 4 && std::is_same_v<StateOf<Op>, float> ? 128 : -1;
-// Blocks of 256 an SM must hold: registers 65536 / (256 x blocks), the most ptxas (sm_90, CUDA 13.0) fits
-// without a spill: 4 (64 registers), 3 (80) for MeanVar's 16-byte state. 5 (48) spills in most instances.
-// Where an SM holds 2048 threads (sm_80, sm_90, sm_100, sm_103, as 12); 1 elsewhere (an SM of 1024 or 1536
-// threads: more would be ignored, with a warning).
+// Blocks of 256 an SM must hold: 4, so 64 registers a thread (65536 / (256 x 4)); 5 (48) spills in most instances.
+// MeanVar too: 4 blocks gathering 4 pieces beat 3 of 80 registers gathering 8, though ptxas (sm_90, CUDA 13.0)
+// then spills 28 bytes of float MeanVar with int32 offsets (docs/tuning.md). Where an SM holds 2048 threads (sm_80,
+// sm_90, sm_100, sm_103, as 12); 1 elsewhere (an SM of 1024 or 1536 threads: more would be ignored, with a warning).
 #if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
-template <typename Op> constexpr int kMinBlocks = std::is_same_v<Op, MeanVar> ? 3 : 4;
+template <typename Op> constexpr int kMinBlocks = std::is_same_v<Op, MeanVar> && RAGGED_SEGMENTS_WITHOUT == 4 ? 3 : 4;
 #else
 template <typename Op> constexpr int kMinBlocks = 1;
 #endif
@@ -286,16 +287,16 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
   auto write = [&](long long s, StateOf<Op> state) {  // segment s's result (ArgMax's index from its first element)
     output[s] = R::result(state, std::is_same_v<Op, ArgMax> ? offset_at(offsets, s, n) : 0);
   };
-  // Pieces p, p + stride, ... p + 7 x stride of the cut segment whose owner is `owner` (covered: its pieces),
-  // combined in that order (the identity past the last): 8 loads issued first. Plain loads, not __ldg: the
+  // kPiecesInFlight pieces p, p + stride, ... of the cut segment whose owner is `owner` (covered: its pieces),
+  // combined in that order (the identity past the last): every load issued first. Plain loads, not __ldg: the
   // pieces are written in this launch.
   auto gather = [&](long long owner, long long covered, long long p, long long stride) {
-    StateOf<Op> loaded[kPiecesInFlight], state = R::identity();
+    StateOf<Op> loaded[kPiecesInFlight<Op>], state = R::identity();
 #pragma unroll
-    for (long long i = 0, q = p; i < kPiecesInFlight; ++i, q += stride)  // piece q
+    for (long long i = 0, q = p; i < kPiecesInFlight<Op>; ++i, q += stride)  // piece q
       loaded[i] = q >= covered ? R::identity() : q == 0 ? opening[owner] : continuing[owner + q];
 #pragma unroll
-    for (int i = 0; i < kPiecesInFlight; ++i) state = R::combine(state, loaded[i]);
+    for (int i = 0; i < kPiecesInFlight<Op>; ++i) state = R::combine(state, loaded[i]);
     return state;
   };
   // [snippet:settle]
@@ -306,7 +307,7 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
     // Acquire: if this block draws the last ticket, its reads of the pieces see what every other block released.
     if (ticket.fetch_add(1, cuda::memory_order_acq_rel) != covered - 1) return -1;
     ticket.store(0, cuda::memory_order_relaxed);  // every other block has drawn: 0 for the next call
-    if (covered > kPiecesInFlight) return s;  // for the block
+    if (covered > kPiecesInFlight<Op>) return s;  // for the block
     write(s, gather(owner, covered, 0, 1));
     return -1;
   };
@@ -510,15 +511,15 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
   }
   __syncthreads();  // to_combine is written, and carries the drawers' acquire to the block's threads
 
-  // 7. The block that drew the last ticket of a segment over more than 8 ranges combines its pieces, owner
-  //    first, in a fixed order: thread t the pieces t, t + 256, ... (8 loads issued first), then the
+  // 7. The block that drew the last ticket of a segment over more than kPiecesInFlight ranges combines its pieces,
+  //    owner first, in a fixed order: thread t the pieces t, t + 256, ... (gather's loads first), then the
   //    block's tree in thread order. (ArgMax's ties go to the smaller index whatever the order.)
   for (int k = 0; k < 2; ++k) {
     const long long s = to_combine[k];
     if (s < 0) continue;  // the same for the whole block
     const long long owner = first_range(s), covered = last_range(s) - owner + 1;
     StateOf<Op> state = R::identity();
-    for (long long p = t; p < covered; p += kPiecesInFlight * kBlock) state = R::combine(state, gather(owner, covered, p, kBlock));
+    for (long long p = t; p < covered; p += kPiecesInFlight<Op> * kBlock) state = R::combine(state, gather(owner, covered, p, kBlock));
     state = block_reduce_in_order<Op>(state, warp_states);
     if (t == 0) write(s, state);
     __syncthreads();  // warp 0 is done with warp_states before the next segment's tree

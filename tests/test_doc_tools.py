@@ -1122,7 +1122,7 @@ RAGGED_DISTS = [("uniform 1..2048", 1000, 2048), ("one n/2, rest 1..8", 9000, RA
 def ragged_run(path, factor, uuid, wrong=()):
     """A made-up `tools/gpu_suite.sh ragged` folder: bench_ragged's lines for RAGGED_DISTS, float and bf16, every
     operator of 19 (merge_path at 100 µs, and as the bench prints them too staged at 150 µs, tile_per_block at
-    120 µs and binary_search at 110 µs), CUB's (no meanvar) at 200 µs,
+    120 µs and binary_search at 110 µs; meanvar's three_blocks at 130 µs), CUB's (no meanvar) at 200 µs,
     the floor at 50 µs, every time `factor` times that, each method's bytes 1.2 times the input's; 18's rule on the
     equal rows at 60 µs. wrong: the (dist, type, op, method) whose ok is false."""
     lines = [run_head(peak_gbps=1000.0, reps=7)]
@@ -1131,6 +1131,7 @@ def ragged_run(path, factor, uuid, wrong=()):
             jobs = [(op, m, us) for m, us in (("merge_path", 100.0), ("staged", 150.0), ("tile_per_block", 120.0),
                                               ("binary_search", 110.0), ("cub_segmented", 200.0))
                     for op in ("sum", "max", "argmax", "meanvar") if (m, op) != ("cub_segmented", "meanvar")]
+            jobs.append(("meanvar", "three_blocks", 130.0))
             for op, method, us in jobs + [("-", "floor", 50.0)]:
                 floor, ms, input_bytes = 0.050 * factor, us * factor / 1000, RAGGED_N * size
                 bytes_ = input_bytes if method == "floor" else input_bytes * 6 // 5
@@ -1162,7 +1163,8 @@ class Ragged(unittest.TestCase):
         self.tuning = os.path.join(self.root, "docs", "tuning.md")
         write(self.readme, "# 19\n\n<!-- results:19_ragged_segments -->\n<!-- /results -->\n\n"
               "<!-- results:19_steps -->\n<!-- /results -->\n\nAfter.\n")
-        write(self.tuning, "# t\n\n<!-- results:ragged_ops -->\n<!-- /results -->\n")
+        write(self.tuning, "# t\n\n<!-- results:ragged_ops -->\n<!-- /results -->\n\n"
+              "<!-- results:ragged_meanvar -->\n<!-- /results -->\n")
 
     def tearDown(self):
         self.tmp.cleanup()
@@ -1251,6 +1253,29 @@ class Ragged(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
         self.assertIn("fill_ragged: no data for results:19_steps; block left as it was", result.stderr)
         self.assertEqual(block(read(self.readme), "results:19_steps"), text)
+
+    def test_meanvar_at_three_blocks_beside_19(self):
+        result = run("publish.py", *self.runs(wrong=[("uniform 1..2048", "bf16", "meanvar", "three_blocks")]), "--root",
+                     self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("\nwrote docs/tuning.md (results:ragged_meanvar)\n", result.stdout)
+        text = block(read(self.tuning), "results:ragged_meanvar")
+        self.assertIn("[bench.cu](../19_ragged_segments/bench/bench.cu)), MeanVar of n = 2^20 elements with int32 "
+                      "offsets, median of 7 ([how", text)
+        self.assertIn("gathering 8 ([three_blocks.cu](../19_ragged_segments/bench/three_blocks.cu)) over 19's", text)
+        self.assertIn("| lengths | float: % of bound (3 blocks ÷ 4) | bf16: % of bound (3 blocks ÷ 4) |", text)
+        self.assertIn("| uniform 1..2048 | 60% (1.30×) | 60% (1.30× ⚠) |", text)
+        self.assertIn("| equal rows M=64 | 60% (1.30×) | 60% (1.30×) |", text)
+        self.assertIn("⚠: a WRONG result; its time is shown but does not count.", text)
+        # Runs without the build leave the block as it was.
+        runs = self.runs()
+        for path in runs:
+            lines = read(os.path.join(path, "ragged.jsonl")).splitlines(keepends=True)
+            write(os.path.join(path, "ragged.jsonl"), "".join(line for line in lines if '"three_blocks"' not in line))
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn("fill_ragged: no data for results:ragged_meanvar; block left as it was", result.stderr)
+        self.assertEqual(block(read(self.tuning), "results:ragged_meanvar"), text)
 
     def test_the_profile_comes_from_the_run_with_nsight_compute_files(self):
         write(self.tuning, read(self.tuning) + "\n<!-- results:ragged_profile -->\n<!-- /results -->\n")

@@ -373,15 +373,17 @@ TEST(RaggedSegmentsGpu, NaNAndTiesInsideOneRun) {
 }
 
 // Small enough for compute-sanitizer (sanitize.19_ragged_segments.<tool>.library runs it, with the two tests
-// below): 17 tiles or so of short segments, empty ones, one over 4 tiles (its last drawer combines alone)
-// and one over 10 (the block combines), every operator, float and half, both offsets.
+// below): 17 tiles or so of short segments, empty ones, one over 4 tiles (2 ranges at most: its last drawer
+// combines alone), one over 6 ranges (the drawer alone, but for MeanVar, which gathers 4 pieces at a time: the
+// block) and one over 10 ranges (the block combines), every operator, float and half, both offsets.
 TEST(RaggedSegmentsGpu, SmallForTheSanitizers) {
   REQUIRE_GPU();
   const std::uint64_t seed = fresh_seed();
   std::mt19937_64 g(seed);
   std::vector<std::size_t> lengths = uniform_lengths(700, 0, 40, g);
   lengths.push_back(3 * kTile + 3);
-  lengths.push_back(9 * kTile + 3);
+  lengths.push_back(5 * kRange + 3);
+  lengths.push_back(9 * kRange + 3);
   const std::vector<std::size_t> more = uniform_lengths(300, 0, 9, g);
   lengths.insert(lengths.end(), more.begin(), more.end());
   const Ragged r = ragged("small", lengths, seed);

@@ -3,13 +3,13 @@
 tools/publish.py, from `tools/gpu_suite.sh ragged` runs, one folder per separately started machine
 (docs/data/ragged/runK): ragged.jsonl, bench_ragged's output (19_ragged_segments/bench/bench.cu: a run head, then
 a line per distribution of the lengths, type, operator and method: merge_path, staged, tile_per_block, binary_search,
-cub_segmented, floor);
+three_blocks, cub_segmented, floor);
 ragged_rows.jsonl, 18_split_rows --method auto --json on the bench's equal rows (18's rule beside 19); gpu.txt.
 
 A time is the median over the machines of each machine's median; a share of the bound the median of the
 machines' own (bench.cu's percent_of_bound: the floor's time scaled to the method's bytes, over its time).
 Blocks: the Results table (the Sum), the step table (19, and what each of its steps buys alone), docs/tuning.md's
-every operator, and its profile of 19's kernel from ragged_ncu_*.csv (`tools/gpu_suite.sh ragged_ncu`, the first run
+every operator, its MeanVar at 3 blocks an SM, and its profile of 19's kernel from ragged_ncu_*.csv (`tools/gpu_suite.sh ragged_ncu`, the first run
 that has them). Plots: docs/images/ragged_{type}.svg, each method's Sum as its share of the bound on every
 distribution. A kind of run of its own, `tools/gpu_suite.sh ragged_n` (docs/data/ragged_n/runK: ragged_n.jsonl, 19 and
 18's rule on one segment at several n), fills docs/tuning.md's table of what grows with n (n_block).
@@ -37,6 +37,8 @@ STEPS_MARKER = f"results:{CHAPTER[:2]}_steps"  # the step table's block in 19's 
 WITHOUT = [("staged", "staged.cu", "the register path: every tile of ends staged"),
            ("tile_per_block", "tile_per_block.cu", "ranges: a block per tile"),
            ("binary_search", "binary_search.cu", "the partition's 4-way search: a binary search, one probe a step")]
+# docs/tuning.md's MeanVar block: the build with MeanVar at 3 blocks an SM (the bench's method, its source in bench/).
+THREE_BLOCKS = ("three_blocks", "three_blocks.cu")
 OPS = ("sum", "max", "argmax", "meanvar")  # CUB has no meanvar
 FIELDS = ("dist", "n", "segments", "longest", "type", "offsets", "op", "method", "median_ms", "iqr_ms", "bytes",
           "input_bytes", "floor_ms", "percent_of_bound", "ok")
@@ -229,6 +231,34 @@ def tuning_block(sweep, root):
     return page, "\n\n".join(out + notes(shown, pairs))
 
 
+def meanvar_block(sweep, root):
+    """docs/tuning.md: per distribution and type, MeanVar's share of the bound with 19 (4 blocks an SM, 4 pieces
+    gathered at a time), and in brackets the time of the build at 3 blocks an SM gathering 8 (THREE_BLOCKS) over
+    19's; None where the runs have no such build."""
+    page = os.path.join(root, "docs", "tuning.md")
+    method, source = THREE_BLOCKS
+    if not any(k[3] == method for k in sweep["points"]):
+        return page, None
+    build = results.rel_link(page, os.path.join(root, CHAPTER, "bench", source))
+    legend = (f"MeanVar of 19 as its share of the bound: 4 blocks an SM, each thread gathering 4 of a cut segment's "
+              f"pieces at a time. In brackets the time of the copy unit compiled again with MeanVar at 3 blocks an SM "
+              f"gathering 8 ([{source}]({build})) over 19's, timed interleaved with 19 in the same run.")
+    rows, shown, pairs = [], [], []
+    for dist in sweep["dists"]:
+        found = [(sweep["points"].get((dist, dtype, "meanvar", OURS)), sweep["points"].get((dist, dtype, "meanvar", method)))
+                 for dtype in sweep["types"]]
+        if not any(ours for ours, _ in found):
+            continue
+        shown += [p for pair in found for p in pair]
+        pairs += [(other, ours) for ours, other in found]
+        rows.append([dist] + ["—" if ours is None else f"{ours['bound']:.0f}%{mark(ours)} ({ratio(other, ours)})"
+                              for ours, other in found])
+    out = [caption(sweep, page, root, "MeanVar") + " " + legend,
+           table(["lengths"] + [f"{dtype}: % of bound (3 blocks ÷ 4)" for dtype in sweep["types"]],
+                 ["---"] + ["---:"] * len(sweep["types"]), rows)]
+    return page, "\n\n".join(out + notes(shown, pairs))
+
+
 def plot(sweep, dtype, path):
     """The Sum on every distribution of the lengths: a bar per method, its share of the bound (the machines'
     range as a whisker), a red cross on a WRONG result."""
@@ -392,7 +422,9 @@ def publish(paths, root):
     readme, text = readme_block(sweep, root)
     _, steps = steps_block(sweep, root)
     tuning, ops = tuning_block(sweep, root)
+    _, meanvar = meanvar_block(sweep, root)
     _, profile = profile_block(paths, root)
     return drawn + results.write_blocks([(readme, f"results:{CHAPTER}", text), (readme, STEPS_MARKER, steps),
-                                         (tuning, "results:ragged_ops", ops), (tuning, "results:ragged_profile", profile)],
+                                         (tuning, "results:ragged_ops", ops), (tuning, "results:ragged_meanvar", meanvar),
+                                         (tuning, "results:ragged_profile", profile)],
                                         root, "fill_ragged")

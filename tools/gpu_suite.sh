@@ -38,9 +38,9 @@
 #             2^20 (per_call_*.csv); builds its targets
 #   reproducible_gpus  17 on 1 and 2 GPUs beside 11: bench_reproducible_gpus (reproducible_gpus.jsonl,
 #             gpu_x2.txt); builds its target
-#   ragged    19's tables: bench_ragged (ragged.jsonl: 19, 19 without each of its steps, CUB and the floor), and
-#             18_split_rows --method auto on its equal rows, M = 1, 64 and 4096 of K = 2^26 / M, the sum, float
-#             and bf16 (ragged_rows.jsonl: 18's rule beside 19's sum); builds its targets
+#   ragged    19's tables: bench_ragged (ragged.jsonl: 19, 19 without each of its steps, its MeanVar at 3 blocks an
+#             SM, CUB and the floor), and 18_split_rows --method auto on its equal rows, M = 1, 64 and 4096 of
+#             K = 2^26 / M, the sum, float and bf16 (ragged_rows.jsonl: 18's rule beside 19's sum); builds its targets
 #   ragged_n  19's sum on one segment of 2^24, 2^26, 2^28 and 2^30 floats (equal rows, M = 1), each run with its
 #             read-only floor, and 18_split_rows --method auto on the same rows (ragged_n.jsonl: docs/tuning.md's
 #             account of what grows with n there); builds its targets

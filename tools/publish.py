@@ -88,6 +88,7 @@ BLOCKS = [
     (f"{fill_ragged.CHAPTER}/README.md", f"results:{fill_ragged.CHAPTER}", "fill_ragged.publish", "ragged"),
     (f"{fill_ragged.CHAPTER}/README.md", fill_ragged.STEPS_MARKER, "fill_ragged.publish", "ragged"),
     (TUNING, "results:ragged_ops", "fill_ragged.publish", "ragged"),
+    (TUNING, "results:ragged_meanvar", "fill_ragged.publish", "ragged"),
     (TUNING, "results:ragged_profile", "fill_ragged.publish", "ragged: ragged_ncu_*.csv"),
     (TUNING, "results:ragged_n", "fill_ragged.n_block", "ragged_n"),
     ("README.md", "results:build_time", "fill_docs.build_time_block", "build"),

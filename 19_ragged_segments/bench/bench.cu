@@ -8,12 +8,14 @@
 //   staged         the same with every tile of ends staged, none reduced from registers (staged.cu: the step table)
 //   tile_per_block the same with a block per tile, no ranges of 8 (tile_per_block.cu: the step table)
 //   binary_search  the same with a binary search in the partition, not 4-way (binary_search.cu: the step table)
+//   three_blocks   MeanVar only, at 3 blocks an SM gathering 8 pieces at a time, not 4 and 4 (three_blocks.cu:
+//                  docs/tuning.md)
 //   cub_segmented  cub::DeviceSegmentedReduce on the same offsets: Reduce for Sum and Max (widening to float
 //                  as common/cub_rows.cu does), ArgMax; CUB has no mean and variance (temp storage
 //                  allocated once, outside the timing)
 //   floor          common/read_floor.cu's kernel over the input's bytes (rows_harness::floor_launch, as the rows
 //                  programs run it)
-// Every result of merge_path, the three builds without a step and CUB is checked after its first run and after its
+// Every result of merge_path, the four other builds of its unit and CUB is checked after its first run and after its
 // last repetition, on a sample of segments (the first and last 64, the longest, 256 others drawn from the seed)
 // against the CPU reference of each (common/rows_check.h: facts_of in double, verdict_of).
 //
@@ -26,8 +28,8 @@
 //   four n/8, rest 1..64     four times: 1..64 over n/8 elements, then one segment of n/8
 //   equal rows M=1, 64, 4096 M segments of K = n / M
 //
-// Bytes: input + offsets ((segments + 1) x 4) + outputs (segments x the result's size) for merge_path, the builds
-// without a step and CUB (merge_path's counters, pieces and tile boundaries in scratch, about 44 bytes per 4096 path
+// Bytes: input + offsets ((segments + 1) x 4) + outputs (segments x the result's size) for merge_path, its other
+// builds and CUB (merge_path's counters, pieces and tile boundaries in scratch, about 44 bytes per 4096 path
 // items, are not counted); the input only for the floor. percent_of_read_floor = floor_ms / median_ms x 100; percent_of_bound =
 // (floor_ms x bytes / input_bytes) / median_ms x 100: the floor's time scaled to the method's own bytes.
 //
@@ -104,12 +106,13 @@ std::vector<std::size_t> sample_of(const Distribution& d) {
 
 // ---------------------------------------------------------------- the methods
 
-enum class Method { MergePath, Staged, TilePerBlock, BinarySearch, CubSegmented, Floor };
+enum class Method { MergePath, Staged, TilePerBlock, BinarySearch, ThreeBlocks, CubSegmented, Floor };
 const char* method_text(Method m) {
   return m == Method::MergePath      ? "merge_path"
          : m == Method::Staged       ? "staged"
          : m == Method::TilePerBlock ? "tile_per_block"
          : m == Method::BinarySearch ? "binary_search"
+         : m == Method::ThreeBlocks  ? "three_blocks"
          : m == Method::CubSegmented ? "cub_segmented"
                                      : "floor";
 }
@@ -138,7 +141,7 @@ struct BenchOptions {
 const char* kUsage =
     "usage: bench_ragged [--quick] [--reps R] [--help]\n"
     "  19's merge path (Sum, Max, ArgMax, MeanVar; also with every tile of ends staged, with a block per tile,\n"
-    "  and with a binary search in the partition),\n"
+    "  with a binary search in the partition, and MeanVar at 3 blocks an SM),\n"
     "  CUB's DeviceSegmentedReduce (Sum, Max, ArgMax) and the read-only floor over ragged segments (int32\n"
     "  offsets), float and bf16,\n"
     "  n = 2^26; L2 flushed, the median of R repetitions (20). --quick: n = 2^18 and 3 repetitions (a smoke\n"
@@ -230,6 +233,7 @@ int main(int argc, char** argv) {
                                    {Method::TilePerBlock, RowOp::ArgMax}, {Method::TilePerBlock, RowOp::MeanVar},
                                    {Method::BinarySearch, RowOp::Sum}, {Method::BinarySearch, RowOp::Max},
                                    {Method::BinarySearch, RowOp::ArgMax}, {Method::BinarySearch, RowOp::MeanVar},
+                                   {Method::ThreeBlocks, RowOp::MeanVar},
                                    {Method::CubSegmented, RowOp::Sum}, {Method::CubSegmented, RowOp::Max},
                                    {Method::CubSegmented, RowOp::ArgMax}, {Method::Floor, RowOp::Sum}};
     DeviceBuffer<unsigned> sink(1);
@@ -288,7 +292,7 @@ int main(int argc, char** argv) {
                 return cudaErrorInvalidValue;  // not benched
               } else {
                 const In* typed = static_cast<const In*>(input);
-                if (job.method != Method::CubSegmented) {  // a build of 19 without a step
+                if (job.method != Method::CubSegmented) {  // another build of 19's unit
                   using bench_variants::Operator;
                   const auto op = job.op == RowOp::Sum ? Operator::Sum
                                   : job.op == RowOp::Max ? Operator::Max
@@ -296,7 +300,8 @@ int main(int argc, char** argv) {
                                                             : Operator::MeanVar;
                   auto* reduce = job.method == Method::Staged         ? bench_variants::reduce_staged
                                  : job.method == Method::TilePerBlock ? bench_variants::reduce_tile_per_block
-                                                                      : bench_variants::reduce_binary_search;
+                                 : job.method == Method::BinarySearch ? bench_variants::reduce_binary_search
+                                                                      : bench_variants::reduce_three_blocks;
                   return reduce(op, std::is_same_v<In, __nv_bfloat16>, typed, n, offsets.get(), segments, output.get(),
                                 scratch.get(), scratch_bytes);
                 }
