@@ -261,7 +261,7 @@ template <typename Offset> __global__ void __launch_bounds__(kBlock)
 // One __syncthreads at the range's start: its corners loaded. Two a tile of ends: the tile staged before the walks
 // read it; the warps' totals written before every warp scans them. One where the range ends in a span: the block's
 // tree over the threads' shares. One at the end: the long cut segments to combine written before the block reads
-// them (step 7, which adds two more when it runs: a segment over more than 8 ranges).
+// them (step 7, which adds two more when it runs: a segment over more than kPiecesInFlight ranges).
 template <typename In, typename Offset, typename Op> __global__ void __launch_bounds__(kBlock, kMinBlocks<Op>)
     ragged_tiles(const In* __restrict__ input, long long n, const Offset* __restrict__ offsets, long long segments,
                  long long tiles, typename Op::Result* __restrict__ output, unsigned* counters, StateOf<Op>* opening,
@@ -275,7 +275,7 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
   __shared__ StateOf<Op> carries[2];   // the segment open at a tile of ends' end, for the next (by their parity)
   __shared__ StateOf<Op> warp_open[2][kWarps];  // each warp's share of the tiles of no end before a tile of ends
   __shared__ long long corners[kTilesPerBlock + 1];  // the range's tiles' first corners (ends taken), then its end's
-  __shared__ long long to_combine[2];  // the cut segments whose last ticket this block drew (over 8 ranges), or -1
+  __shared__ long long to_combine[2];  // the cut segments whose last ticket this block drew (for step 7), or -1
 
   // 0. The block's range: tiles [begin_tile, end_tile). range_of: the range that holds a path item.
   const long long path = segments + n, range = blockIdx.x;
@@ -488,7 +488,7 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
     //    segment (lead) or stores its piece when it began in an earlier range; thread 255 holds the tile's
     //    carry-out (the segment open at its end): the next tile's carry, or in the range's last tile the piece of
     //    the segment open at the range's end (end_range). The last
-    //    drawer of a segment over at most 8 ranges combines its pieces alone (owner first, 8 loads in flight);
+    //    drawer of a segment over at most kPiecesInFlight ranges combines its pieces alone (owner first, `gather`);
     //    a longer one is left to the block (step 7).
     if (first_closed_key >= 0) {  // complete in this tile now: the threads before it hold the rest
       // before_me.key is the segment open where this thread starts: the one it closes first.

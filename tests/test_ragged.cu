@@ -51,8 +51,8 @@ constexpr std::size_t kRange = 8 * kTile;  // and a block's range of 8 tiles
 //      within the walk's 30 and these 8), the warp's tree (5), the 8 warps' shares into the carry in turn (8); where
 //      the span ends the range, the carry (1) and the block's tree (5 + 3) instead;
 // then, for a segment cut between ranges, its pieces (one per range it covers, at most `ranges`) combined by
-// the block that draws its last ticket: over at most 8 ranges, that thread alone in order (7 combines at
-// most, fewer than the block's P + 8), else the block:
+// the block that draws its last ticket: over at most 8 ranges (MeanVar: 4), that thread alone in order (7
+// combines at most, fewer than the block's P + 8), else the block:
 //   P  thread t combines pieces t, t + 256, ... in turn: at most P = ceil(ranges / 256) combines;
 //   5  the warp's tree (lane l takes lane l + 16, 8, 4, 2, 1);
 //   3  warp 0's tree over the 8 warps' totals (5 steps, but the first 2 add only identities, exactly).
