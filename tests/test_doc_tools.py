@@ -1226,12 +1226,27 @@ class Ragged(unittest.TestCase):
                 run("publish.py", *runs, "--root", self.root)
                 self.assertEqual(read(path), plot)  # the same bytes when drawn again
 
-    def test_the_step_table_is_19_then_each_build_without_a_step(self):
-        result = run("publish.py", *self.runs(wrong=[("equal rows M=64", "bf16", "meanvar", "staged")]), "--root",
-                     self.root)
+    def published(self, wrong, page, marker):
+        """The block `marker` of `page` as publish.py writes it from three runs, `wrong` WRONG on the second."""
+        result = run("publish.py", *self.runs(wrong=wrong), "--root", self.root)
         self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn("\nwrote 19_ragged_segments/README.md (results:19_steps)\n", result.stdout)
-        text = block(read(self.readme), "results:19_steps")
+        self.assertIn(f"\nwrote {os.path.relpath(page, self.root)} ({marker})\n", result.stdout)
+        return block(read(page), marker)
+
+    def assert_left_without(self, methods, page, marker):
+        """Runs without the bench's lines of `methods` leave the block `marker` of `page` as it was."""
+        before, runs = block(read(page), marker), self.runs()
+        for path in runs:
+            lines = read(os.path.join(path, "ragged.jsonl")).splitlines(keepends=True)
+            write(os.path.join(path, "ragged.jsonl"),
+                  "".join(line for line in lines if all(f'"{m}"' not in line for m in methods)))
+        result = run("publish.py", *runs, "--root", self.root)
+        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.assertIn(f"fill_ragged: no data for {marker}; block left as it was", result.stderr)
+        self.assertEqual(block(read(page), marker), before)
+
+    def test_the_step_table_is_19_then_each_build_without_a_step(self):
+        text = self.published([("equal rows M=64", "bf16", "meanvar", "staged")], self.readme, "results:19_steps")
         self.assertIn("every operator of n = 2^20 elements with int32 offsets, median of 7 ([how", text)  # no 18
         self.assertIn("| lengths | sum | max | argmax | meanvar |", text)
         self.assertIn("In order: without the register path: every tile of ends staged ([staged.cu](bench/staged.cu)); "
@@ -1243,23 +1258,11 @@ class Ragged(unittest.TestCase):
                       text[text.index("**bf16**"):])
         self.assertEqual(text.count("| one n/2, rest 1..8 |"), 2)  # float and bf16
         self.assertTrue(read(self.readme).endswith("<!-- /results -->\n\nAfter.\n"))
-        # Runs without the lines of the builds without a step leave the block as it was.
-        runs = self.runs()
-        for path in runs:
-            lines = read(os.path.join(path, "ragged.jsonl")).splitlines(keepends=True)
-            write(os.path.join(path, "ragged.jsonl"),
-                  "".join(line for line in lines if all(f'"{m}"' not in line for m in ("staged", "tile_per_block", "binary_search"))))
-        result = run("publish.py", *runs, "--root", self.root)
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn("fill_ragged: no data for results:19_steps; block left as it was", result.stderr)
-        self.assertEqual(block(read(self.readme), "results:19_steps"), text)
+        self.assert_left_without(("staged", "tile_per_block", "binary_search"), self.readme, "results:19_steps")
 
     def test_meanvar_at_three_blocks_beside_19(self):
-        result = run("publish.py", *self.runs(wrong=[("uniform 1..2048", "bf16", "meanvar", "three_blocks")]), "--root",
-                     self.root)
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn("\nwrote docs/tuning.md (results:ragged_meanvar)\n", result.stdout)
-        text = block(read(self.tuning), "results:ragged_meanvar")
+        text = self.published([("uniform 1..2048", "bf16", "meanvar", "three_blocks")], self.tuning,
+                              "results:ragged_meanvar")
         self.assertIn("[bench.cu](../19_ragged_segments/bench/bench.cu)), MeanVar of n = 2^20 elements with int32 "
                       "offsets, median of 7 ([how", text)
         self.assertIn("gathering 8 ([three_blocks.cu](../19_ragged_segments/bench/three_blocks.cu)) over 19's", text)
@@ -1267,15 +1270,7 @@ class Ragged(unittest.TestCase):
         self.assertIn("| uniform 1..2048 | 60% (1.30×) | 60% (1.30× ⚠) |", text)
         self.assertIn("| equal rows M=64 | 60% (1.30×) | 60% (1.30×) |", text)
         self.assertIn("⚠: a WRONG result; its time is shown but does not count.", text)
-        # Runs without the build leave the block as it was.
-        runs = self.runs()
-        for path in runs:
-            lines = read(os.path.join(path, "ragged.jsonl")).splitlines(keepends=True)
-            write(os.path.join(path, "ragged.jsonl"), "".join(line for line in lines if '"three_blocks"' not in line))
-        result = run("publish.py", *runs, "--root", self.root)
-        self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-        self.assertIn("fill_ragged: no data for results:ragged_meanvar; block left as it was", result.stderr)
-        self.assertEqual(block(read(self.tuning), "results:ragged_meanvar"), text)
+        self.assert_left_without(("three_blocks",), self.tuning, "results:ragged_meanvar")
 
     def test_the_profile_comes_from_the_run_with_nsight_compute_files(self):
         write(self.tuning, read(self.tuning) + "\n<!-- results:ragged_profile -->\n<!-- /results -->\n")
