@@ -9,10 +9,11 @@ ragged_rows.jsonl, 18_split_rows --method auto --json on the bench's equal rows 
 A time is the median over the machines of each machine's median; a share of the bound the median of the
 machines' own (bench.cu's percent_of_bound: the floor's time scaled to the method's bytes, over its time).
 Blocks: the Results table (the Sum), the step table (19, and what each of its steps buys alone), docs/tuning.md's
-every operator, its MeanVar at 3 blocks an SM, and its profile of 19's kernel from ragged_ncu_*.csv (`tools/gpu_suite.sh ragged_ncu`, the first run
-that has them). Plots: docs/images/ragged_{type}.svg, each method's Sum as its share of the bound on every
-distribution. A kind of run of its own, `tools/gpu_suite.sh ragged_n` (docs/data/ragged_n/runK: ragged_n.jsonl, 19 and
-18's rule on one segment at several n), fills docs/tuning.md's table of what grows with n (n_block).
+every operator, its MeanVar at 3 blocks an SM, and its profile of 19's kernel from ragged_ncu_*.csv
+(`tools/gpu_suite.sh ragged_ncu`, the first run that has them). Plots: docs/images/ragged_{type}.svg, each method's
+Sum as its share of the bound on every distribution. A kind of run of its own, `tools/gpu_suite.sh ragged_n`
+(docs/data/ragged_n/runK: ragged_n.jsonl, 19 and 18's rule on one segment at several n), fills docs/tuning.md's table
+of what grows with n (n_block).
 """
 import glob
 import os
@@ -334,10 +335,10 @@ def profile_block(paths, root):
             out += [f"**{dtype}**", table(["lengths"] + [label for _, label, _ in PROFILE_COLUMNS],
                                           ["---"] + ["---:"] * len(PROFILE_COLUMNS), rows)]
     # Every operator of float: instructions per element and occupancy, where a run has the other operators' files.
-    ops, rows = ("sum", "max", "argmax", "meanvar"), []
+    rows = []
     for lengths in PROFILE_LENGTHS:
         cells, name = [], None
-        for op in ops:
+        for op in OPS:
             got = float_sums[lengths] if op == "sum" else measured(
                 os.path.join(folder, PROFILE_OP.format(op=op, lengths=lengths)))
             if got is None:
@@ -352,7 +353,7 @@ def profile_block(paths, root):
             rows.append([name] + cells)
     if rows:
         out += ["**float, every operator:** instructions per element (occupancy %)",
-                table(["lengths"] + list(ops), ["---"] + ["---:"] * len(ops), rows)]
+                table(["lengths"] + list(OPS), ["---"] + ["---:"] * len(OPS), rows)]
     if not out:
         return page, None
     facts = load([folder])[0]["facts"]
