@@ -6,9 +6,10 @@
 // path items, a tile of 4096, and 8 tiles to a block. A first kernel, one thread per tile boundary, finds
 // where each boundary crosses the path (a search of the offsets on its diagonal, 3 probes a step), so a block reads its
 // tiles' corners with one load each (CUB's merge-based DeviceSpmv did the same). Inside a tile each thread walks
-// 16 items, closing segments as it meets their ends (in a tile of few ends, its 16 elements from its registers);
-// a segmented scan of the threads' carries (by segment) completes the segments cut between threads. Tiles of no
-// end in a row only add to the open segment: one span, read as a stream. Segments cut between blocks: 18's
+// 16 items, closing segments as it meets their ends (Sum and Max: its 16 elements from its registers, closing a
+// segment after each element an end has marked); a segmented scan of the threads' carries (by whether a thread
+// closed a segment) completes the segments cut between threads. Tiles of no end in a row only add to the open
+// segment: one span, read as a stream. Segments cut between blocks: 18's
 // per-row ticket, per segment. Every block holding a piece of one stores it and draws a ticket kept at the block
 // where the segment begins; the block that draws the last combines the pieces. No last block: the pieces of
 // different segments are combined at once.
@@ -26,7 +27,8 @@ constexpr int kBlock = 256;                        // threads per block
 constexpr int kWarps = kBlock / kWarpSize;         // 8
 constexpr int kItemsPerThread = 16;                // path items one thread walks
 constexpr int kTile = kBlock * kItemsPerThread;    // path items per block: 4096
-constexpr int kStaged = kTile + kTile / kWarpSize; // the tile's staging words: its items, a spare word per 32
+constexpr int kStaged = kTile + kTile / kWarpSize + 8;  // the tile's staging words: its items, a spare word per 32,
+                                                       // and up to 7 slots past the 4096 (step 2)
 constexpr std::size_t kVectorBytes = 16;           // the widest load
 constexpr std::size_t kPieceBytes = 16;            // a piece's slot in scratch: any state fits
 #ifndef RAGGED_SEGMENTS_WITHOUT  // the bench's other builds: 1 stages every tile, 2 gives every block one tile, 3
@@ -137,23 +139,21 @@ template <typename Op, int N> __device__ StateOf<Op> run_of(const float (&x)[N],
     return s[0];
   }
 }
-// A tile with at most this many ends is reduced from its registers, not staged and walked (step 4): Sum and
-// Max of 4-byte inputs, up to 128 ends. 2-byte inputs, ArgMax and MeanVar stage every tile of ends (-1): their
-// register path was the slower once ends fall among the elements (and the bench's build without the step).
-template <typename In, typename Op>
-constexpr int kFewEnds = RAGGED_SEGMENTS_WITHOUT != 1 && sizeof(In) == 4 && std::is_same_v<StateOf<Op>, float> ? 128 : -1;
-// Blocks of 256 an SM must hold: 4, so 64 registers a thread (65536 / (256 x 4)); 5 (48) spills in most instances.
-// MeanVar too: 4 blocks gathering 4 pieces beat 3 of 80 registers gathering 8, though ptxas (sm_90, CUDA 13.0)
-// then spills 28 bytes of float MeanVar with int32 offsets (docs/tuning.md). Where an SM holds 2048 threads (sm_80,
-// sm_90, sm_100, sm_103, as 12); 1 elsewhere (an SM of 1024 or 1536 threads: more would be ignored, with a warning).
+// Sum and Max walk a tile of ends from their registers, not staged (steps 3 and 4); ArgMax and MeanVar, whose
+// register walk was not the faster on every distribution, stage every tile (as the bench's build without the step).
+template <typename Op> constexpr bool kFromRegisters = RAGGED_SEGMENTS_WITHOUT != 1 && std::is_same_v<StateOf<Op>, float>;
+// Blocks of 256 an SM must hold: 4, so 64 registers a thread (65536 / (256 x 4)); 5 (48) spills in 5 instances.
+// MeanVar too: 4 blocks gathering 4 pieces beat 3 of 80 registers gathering 8 (docs/tuning.md), and ptxas (sm_90,
+// CUDA 13.0) spills in no instance. Where an SM holds 2048 threads (sm_80, sm_90, sm_100, sm_103, as 12); 1
+// elsewhere (an SM of 1024 or 1536 threads: more would be ignored, with a warning).
 #if __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
 template <typename Op> constexpr int kMinBlocks = std::is_same_v<Op, MeanVar> && RAGGED_SEGMENTS_WITHOUT == 4 ? 3 : 4;
 #else
 template <typename Op> constexpr int kMinBlocks = 1;
 #endif
 
-// A piece of one segment: the segment's key (its end's index in the tile) and the state of its elements.
-template <typename Op> struct Carry { int key; StateOf<Op> state; };
+// A thread's carry: whether it closed a segment, and the state of the segment open at its end since.
+template <typename Op> struct Carry { int closed; StateOf<Op> state; };  // closed: 1 or 0
 static_assert(sizeof(StateOf<MeanVar>) <= kPieceBytes && sizeof(StateOf<ArgMax>) <= kPieceBytes, "pieces fit");
 
 // Any trivially copyable value through a shuffle, 4 bytes at a time: shuffle<true> from lane_or_delta lanes below,
@@ -169,15 +169,15 @@ template <bool kUp, typename T> __device__ T shuffle(T value, unsigned lane_or_d
   return value;
 }
 
-// Inclusive segmented scan over the warp: lane l gets the combination of the lanes up to l that hold
-// its key. The keys never decrease from lane to lane, so a lower lane with the same key has combined
-// only lanes of that key: 5 steps (Kogge-Stone), each a combine in the order of the lanes.
-template <typename Op> __device__ Carry<Op> warp_scan_by_key(Carry<Op> carry) {
+// Inclusive segmented scan over the warp: lane l gets the combination of the lanes since the last one up to l
+// that closed a segment (that lane's carry first), and whether there was one: 5 steps (Kogge-Stone), each a
+// combine in the order of the lanes.
+template <typename Op> __device__ Carry<Op> warp_scan_by_flag(Carry<Op> carry) {
   const unsigned lane = threadIdx.x % kWarpSize;
 #pragma unroll
   for (unsigned offset = 1; offset < kWarpSize; offset *= 2) {
     const Carry<Op> lower = shuffle<true>(carry, offset);
-    if (lane >= offset && lower.key == carry.key) carry.state = Reducer<Op>::combine(lower.state, carry.state);
+    if (lane >= offset && !carry.closed) carry = Carry<Op>{lower.closed, Reducer<Op>::combine(lower.state, carry.state)};
   }
   return carry;
 }
@@ -270,6 +270,8 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
   const int t = threadIdx.x;
   union Word { float element; int end; };
   __shared__ Word staged[kStaged];  // the tile's elements, widened, from the bottom (padded); its ends at the top
+  __shared__ unsigned tile_marks[2][kBlock / 2 + 1];  // the register walk's marks, a bit a slot (by tile parity)
+  __shared__ float past_slots[kVectorBytes / 2];      // and the elements past the slots (at most 7)
   __shared__ Carry<Op> warp_totals[kWarps];
   __shared__ StateOf<Op> warp_states[kWarps];
   __shared__ StateOf<Op> carries[2];   // the segment open at a tile of ends' end, for the next (by their parity)
@@ -315,6 +317,7 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
 
   if (t <= end_tile - begin_tile) corners[t] = __ldg(coordinates + begin_tile + t);
   if (t == 0) to_combine[0] = to_combine[1] = -1;  // until a thread draws a long segment's last ticket
+  if (t <= kBlock / 2) tile_marks[0][t] = 0;  // the first tile's marks (each tile clears the next one's)
   __syncthreads();  // the corners are loaded before any thread reads them
   const long long lead = corners[0];  // the segment open at the range's start, the only one that may have begun before it
   int full_tiles = 0;     // tiles reduced with a barrier so far in the range (their parity picks the shared slots)
@@ -359,129 +362,124 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
       if (tile == end_tile) break;
     }
     // 2. The tile's corners on the path, from the partition: (first end, first element), (last end, last element).
-    //    Its elements into registers, thread t the 16 after the unaligned head, [head + 16t, head + 16t + 16), in
-    //    16-byte loads, and its element of the head and of the tail (fewer than a vector each), where it has one:
-    //    all issued first.
+    //    Its elements into registers in 16-byte loads, all issued first: thread t the 16 of slots [16t, 16t + 16),
+    //    slot q holding element q - skew (skew: the elements of the first 16 bytes before the tile's first). With
+    //    fewer ends than skew the tile's last elements lie past slot 4095: thread 255's too, read in step 3.
     const long long last_end = corners[tile + 1 - begin_tile];
     const long long first_element = (long long)tile * kTile - first_end, last_element = min((tile + 1LL) * kTile, path) - last_end;
     // Clamped so that bad offsets cannot overflow the staging words (good ones never need it).
     const int tile_ends = int(min(max(last_end - first_end, 0LL), (long long)kTile));
     const int tile_elements = int(min(max(last_element - first_element, 0LL), (long long)(kTile - tile_ends)));
-    Word* const ends = staged + (kStaged - tile_ends);  // past the elements: padded(tile_elements) + tile_ends <= kStaged
-    const In* tile_input = input + first_element;
-    const int head = min(head_of(tile_input), tile_elements);
-    const int vectors = (tile_elements - head) / kPerVector<In>, tail = head + vectors * kPerVector<In>;
-    const int my_vectors = t * kLoads<In>, first = head + t * kItemsPerThread;  // its first vector and element
-    const uint4* tile_vectors = reinterpret_cast<const uint4*>(tile_input + head);
-    uint4 bits[kLoads<In>];
+    const int skew = (kPerVector<In> - head_of(input + first_element)) % kPerVector<In>;
+    const long long slot0 = first_element - skew;  // slot 0's element in the input
+    const int slots = skew + tile_elements, overflow = slots - kTile;  // the tile's slots: [skew, slots)
+    const int first = t * kItemsPerThread, lo = max(skew - first, 0), hi = min(slots - first, kItemsPerThread);
+    const long long from = slot0 + first;  // its first slot's element in the input
+    uint4 bits[kLoads<In>];  // x[lo, hi) below are its elements of the tile
+    if (first + kItemsPerThread <= slots && from >= 0 && from + kItemsPerThread <= n) {
 #pragma unroll
-    for (int i = 0; i < kLoads<In>; ++i) if (my_vectors + i < vectors) bits[i] = __ldg(tile_vectors + my_vectors + i);
-    const float head_x = t < head ? widen(__ldg(tile_input + t)) : 0.0f;
-    const float tail_x = tail + t < tile_elements ? widen(__ldg(tile_input + tail + t)) : 0.0f;
-    // 3. The threads' `open` shares reduced per warp, for step 5; the tile's ends staged in shared memory
-    //    (coalesced; end k from the tile's first element), its head and tail, and with many ends all its elements.
-    const bool few_ends = tile_ends <= kFewEnds<In, Op>;  // block-wide
+      for (int i = 0; i < kLoads<In>; ++i) bits[i] = __ldg(reinterpret_cast<const uint4*>(input + from) + i);
+    } else {  // the tile's last slots, or the input's first or last 16 bytes: its elements one by one
+      In part[kItemsPerThread] = {};
+      for (int i = 0; i < kItemsPerThread; ++i) if (first + i < slots && from + i >= 0 && from + i < n) part[i] = input[from + i];
+      memcpy(bits, part, sizeof bits);
+    }
+    // 3. The threads' `open` shares reduced per warp, for step 5. The register walk: each end marks the slot of
+    //    its segment's last element (a bit in marks, its index in staged), an empty segment is written now. Else
+    //    the tile is staged in shared memory: its ends (coalesced; end k from the tile's first element) and
+    //    elements.
     const unsigned lane = threadIdx.x % kWarpSize, warp = threadIdx.x / kWarpSize;
     if (opened) {
       const StateOf<Op> warp_total = warp_reduce_in_order<Op>(open);
       if (lane == 0) warp_open[full_tiles & 1][warp] = warp_total;
     }
-    for (int k = t; k < tile_ends; k += kBlock)  // end k from the tile's first element, clamped into the tile
-      ends[k].end = int(min(max((long long)offsets[first_end + k + 1] - first_element, 0LL), (long long)tile_elements));
-    float x[kItemsPerThread];  // its elements [first, first + 16), widened (garbage past the tile's last whole vector)
+    auto slot_of = [&](long long o) { return int(min(max(o - slot0, (long long)skew), (long long)slots)); };
+    Word* const ends = staged + (kStaged - tile_ends);  // past the elements: padded(tile_elements) + tile_ends <= kStaged
+    StateOf<Op> state = R::identity(), first_closed = R::identity();
+    int first_closed_key = -1;  // -1: this thread closes no segment
+    auto close = [&](int k) {  // segment first_end + k ends here: the first kept for the scan, the others written
+      if (first_closed_key < 0) first_closed_key = k, first_closed = state; else write(first_end + k, state);
+      state = R::identity();
+    };
+    for (int k = t; k < tile_ends; k += kBlock) {
+      const int p = slot_of(offsets[first_end + k + 1]), q = p - 1;  // the slots after and before end k
+      if constexpr (!kFromRegisters<Op>) ends[k].end = p;
+      else if (p > (k == 0 ? skew : slot_of(offsets[first_end + k])))  // q ends a segment (bad offsets may repeat it)
+        atomicExch(&staged[padded(q)].end, k), atomicOr(&tile_marks[full_tiles & 1][q / kWarpSize], 1u << q % kWarpSize);
+      else if (k > 0) write(first_end + k, R::identity());  // empty
+      else first_closed_key = 0;  // end 0 before the tile's first element: thread 0 closes the segment carried in
+    }
+    float x[kItemsPerThread];
     widen_all<In>(bits, x);
-    if (t < head) staged[padded(t)].element = head_x;
-    if (tail + t < tile_elements) staged[padded(tail + t)].element = tail_x;
+    if constexpr (!kFromRegisters<Op>) {
 #pragma unroll
-    for (int i = 0; i < kItemsPerThread; ++i) if (!few_ends && first + i < tail) staged[padded(first + i)].element = x[i];
-    __syncthreads();  // 1 of 2: the tile is staged before any thread walks it
+      for (int i = 0; i < kItemsPerThread; ++i) if (i < hi) staged[padded(first + i)].element = x[i];  // (and slots < skew)
+    }
+    for (int i = 0; i < kPerVector<In> - 1; ++i)  // the elements past the slots: staged, or kept for the register walk
+      if (t == kBlock - 1 && i < overflow)
+        (kFromRegisters<Op> ? past_slots[i] : staged[padded(kTile + i)].element) = widen(input[slot0 + kTile + i]);
+    __syncthreads();  // 1 of 2: the tile is staged (marked) before any thread walks it
     // [snippet:tile_walk]
     // 4. Each thread walks its part of the tile: an element joins the open segment's state; an end closes that
     //    segment. The first segment it closes may have begun before the thread (it waits for the scan); later
-    //    ones lie wholly in its part and are written now. Keys are the ends' indices in the tile (segment
-    //    first_end + key); e, the next end, makes the thread's carry key.
-    StateOf<Op> state = R::identity(), first_closed = R::identity();
-    int first_closed_key = -1, e = 0;  // first_closed_key -1: this thread closes none
-    auto close = [&]() {
-      if (first_closed_key < 0) first_closed_key = e, first_closed = state;
-      else write(first_end + e, state);
-      state = R::identity(), ++e;
-    };
-    if (few_ends) {
-      // Few ends (most tiles of long segments): thread t takes its own elements from its registers (thread 0
-      // also the head's, the thread where the tail falls also the tail's, both staged) and the ends before them, found by
-      // one short search; the thread of the tile's last element also the ends after it. A thread whose 16
-      // elements hold no end adds them with no test at all.
-      const int last_owner = tile_elements - 1 < head ? 0 : (tile_elements - 1 - head) / kItemsPerThread;
-      int low = 0, high = t > last_owner ? 0 : tile_ends;  // the first end at or after its first element (thread 0: 0)
-      while (low < high) {
-        const int middle = (low + high) / 2;
-        if (ends[middle].end < (t == 0 ? 0 : first)) low = middle + 1; else high = middle;
-      }
-      e = t > last_owner ? tile_ends : low;  // past the last element: every end closed before, the carry-out's key
-      int next = e < tile_ends ? ends[e].end : INT_MAX;
-      // The test-free loops only where the whole warp takes them: a warp split between two loops would run both.
-      const bool clear = t > last_owner || (next >= first + kItemsPerThread && first + kItemsPerThread <= tail);
-      const bool warp_clear = __all_sync(kFullMask, clear);
-      auto step = [&](float value, int j) {  // element j of the tile, after the ends before it (empty segments too)
-        for (; next <= j; next = e < tile_ends ? ends[e].end : INT_MAX) close();
-        state = R::combine(state, R::element(value, first_element + j));
-      };
-      if (t <= last_owner) {
+    //    ones lie wholly in its part and are written now.
+    if constexpr (kFromRegisters<Op>) {
+      // From registers: thread t its 16 elements, closing a segment after each marked one (thread 255 also the
+      // elements past the slots). A warp whose threads hold 16 elements and no mark each adds them with no test.
+      const unsigned mine = tile_marks[full_tiles & 1][t / 2] >> (t % 2 * kItemsPerThread) & 0xffffu;  // its slots' marks
+      if (t <= kBlock / 2) tile_marks[(full_tiles + 1) & 1][t] = 0;  // the next tile's marks, cleared
+      // The test-free run only where the whole warp takes it (a warp split between two loops would run both).
+      if (__all_sync(kFullMask, (hi <= lo || (lo == 0 && hi == kItemsPerThread && !mine)) && (t < kBlock - 1 || overflow <= 0))) {
+        if (hi > lo) state = run_of<Op>(x, slot0 + first);
+      } else {
 #pragma unroll
-        for (int i = 0; i < kPerVector<In> - 1; ++i) if (t == 0 && i < head) step(staged[padded(i)].element, i);  // the head
-        if (warp_clear) {  // its 16 elements are one run of one segment: reduced at once, then joined
-          state = R::combine(state, run_of<Op>(x, first_element + first));
-        } else {
-#pragma unroll
-          for (int i = 0; i < kItemsPerThread && first + i < tail; ++i) step(x[i], first + i);
+        for (int i = 0; i < kItemsPerThread; ++i) {
+          if (i >= lo && i < hi) state = R::combine(state, R::element(x[i], slot0 + first + i));
+          if (mine >> i & 1u) close(staged[padded(first + i)].end);
         }
-        // The tail (staged) on the thread after the last whole vector's; then the last element's thread closes
-        // the ends after it (every one left).
-#pragma unroll
-        for (int i = 0; i < kPerVector<In> - 1; ++i)
-          if (t == vectors / kLoads<In> && tail + i < tile_elements) step(staged[padded(tail + i)].element, tail + i);
-        if (t == last_owner) while (e < tile_ends) close();
+        for (int q = kTile; t == kBlock - 1 && q < slots; ++q) {
+          state = R::combine(state, R::element(past_slots[q - kTile], slot0 + q));
+          if (tile_marks[full_tiles & 1][q / kWarpSize] >> q % kWarpSize & 1u) close(staged[padded(q)].end);
+        }
       }
     } else {
-      // Many ends: merge path inside the tile, 16 items (elements or ends) a thread from its own diagonal.
+      // Staged: merge path inside the tile, 16 items (elements or ends) a thread from its own diagonal.
       const int tile_items = tile_ends + tile_elements, diagonal = min(t * kItemsPerThread, tile_items);
-      e = diagonal_search<2>(diagonal, tile_ends, tile_elements, [&](int k) { return ends[k].end; });
-      int j = diagonal - e;  // the next element
-      int next = e < tile_ends ? ends[e].end : INT_MAX;  // and where the next end falls, kept in a register
+      int e = diagonal_search<2>(diagonal, tile_ends, tile_elements, [&](int k) { return ends[k].end - skew; });
+      int q = skew + diagonal - e;  // the next element's slot
+      int next = e < tile_ends ? ends[e].end : INT_MAX;  // and the slot before which the next end falls
 #pragma unroll
       for (int item = 0; item < kItemsPerThread; ++item) {
         if (diagonal + item >= tile_items) break;
-        if (next <= j) {  // the end of segment first_end + e
-          close();
+        if (next <= q) {  // the end of segment first_end + e
+          close(e++);
           next = e < tile_ends ? ends[e].end : INT_MAX;
-        } else {  // element j of the tile
-          state = R::combine(state, R::element(staged[padded(j)].element, first_element + j));
-          ++j;
+        } else {  // the element in slot q
+          state = R::combine(state, R::element(staged[padded(q)].element, slot0 + q));
+          ++q;
         }
       }
     }
     // [/snippet:tile_walk]
 
-    // 5. The threads' carries (the segment open at each thread's end) scanned by key: in the warp, then the
-    //    warps' totals (every warp scans the 8 totals itself: no second barrier), then the warp's prefix. Past
-    //    the range's first tile, the segment open at the tile's start (key 0) begins with the carry: the last
-    //    tile of ends' carry-out, then the warps' states of the tiles of no end since.
-    Carry<Op> inclusive = warp_scan_by_key<Op>(Carry<Op>{e, state});
+    // 5. The threads' carries (the segment open at each thread's end) scanned by flag (has the thread closed a
+    //    segment): in the warp, then the warps' totals (every warp scans the 8 totals itself: no second barrier),
+    //    then the warp's prefix. Past the range's first tile, the segment open at the tile's start begins with
+    //    the carry: the last tile of ends' carry-out, then the warps' states of the tiles of no end since.
+    Carry<Op> inclusive = warp_scan_by_flag<Op>(Carry<Op>{first_closed_key >= 0, state});
     if (lane == kWarpSize - 1) warp_totals[warp] = inclusive;
     __syncthreads();  // 2 of 2: the warps' totals are written before any warp reads them
-    // Lane w: the warps up to w, by key.
-    const Carry<Op> total = warp_scan_by_key<Op>(lane < kWarps ? warp_totals[lane] : Carry<Op>{INT_MAX, R::identity()});
+    // Lane w: the warps up to w.
+    const Carry<Op> total = warp_scan_by_flag<Op>(lane < kWarps ? warp_totals[lane] : Carry<Op>{1, R::identity()});
     const Carry<Op> before_warp = shuffle<false>(total, warp > 0 ? warp - 1 : 0);  // the warps before this one
-    if (warp > 0 && before_warp.key == inclusive.key) inclusive.state = R::combine(before_warp.state, inclusive.state);
-    Carry<Op> before_me = shuffle<true>(inclusive, 1);  // the threads before this one (key -1: none)
-    if (lane == 0) before_me = warp > 0 ? before_warp : Carry<Op>{-1, R::identity()};
+    if (warp > 0 && !inclusive.closed) inclusive = Carry<Op>{before_warp.closed, R::combine(before_warp.state, inclusive.state)};
+    Carry<Op> before_me = shuffle<true>(inclusive, 1);  // the threads before this one
+    if (lane == 0) before_me = warp > 0 ? before_warp : Carry<Op>{0, R::identity()};
     if (full_tiles > 0 || opened) {  // the same for the whole block
       StateOf<Op> carry = full_tiles > 0 ? carries[full_tiles & 1] : R::identity();
       for (int w = 0; opened && w < kWarps; ++w) carry = R::combine(carry, warp_open[full_tiles & 1][w]);
-      if (threadIdx.x == 0) before_me = Carry<Op>{0, carry};
-      else if (before_me.key == 0) before_me.state = R::combine(carry, before_me.state);
-      if (inclusive.key == 0) inclusive.state = R::combine(carry, inclusive.state);
+      if (!before_me.closed) before_me.state = R::combine(carry, before_me.state);
+      if (!inclusive.closed) inclusive.state = R::combine(carry, inclusive.state);
     }
 
     // 6. The cut segments' pieces and tickets. The thread that closes the range's first end finishes that
@@ -491,8 +489,8 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
     //    drawer of a segment over at most kPiecesInFlight ranges combines its pieces alone (owner first, `gather`);
     //    a longer one is left to the block (step 7).
     if (first_closed_key >= 0) {  // complete in this tile now: the threads before it hold the rest
-      // before_me.key is the segment open where this thread starts: the one it closes first.
-      const StateOf<Op> closed = before_me.key == first_closed_key ? R::combine(before_me.state, first_closed) : first_closed;
+      // before_me is the segment open where this thread starts: the one it closes first.
+      const StateOf<Op> closed = R::combine(before_me.state, first_closed);
       const long long key = first_end + first_closed_key;
       if (key == lead && begun_before(key)) {  // the lead, begun in an earlier range: ends here
         continuing[range] = closed, to_combine[0] = settle(key);
@@ -502,7 +500,7 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
     }
     // Thread 255 holds the segment open at the tile's end: the next tile's carry, or the range's end.
     if (t == kBlock - 1 && tile + 1 < end_tile) carries[(full_tiles + 1) & 1] = inclusive.state;
-    else if (t == kBlock - 1) end_range(first_end + inclusive.key, inclusive.state);
+    else if (t == kBlock - 1) end_range(first_end + tile_ends, inclusive.state);
     ++full_tiles, opened = false, open = R::identity();
   }
   if (opened) {  // the range ends in a span: its segment's state is the carry, then the threads' shares in order

@@ -39,8 +39,8 @@ constexpr std::size_t kRange = 8 * kTile;  // and a block's range of 8 tiles
 
 // The most combining steps an element's state passes through on the way to its segment's result
 // (ragged_segments.cu, the chain length of verdict_of's bounds):
-//  30  its thread's walk (16 path items, each element one combine into the open segment's state; in a tile
-//      of few ends its 16 elements, plus up to 7 of the tile's unaligned head and 7 of its tail);
+//  30  at most, its thread's walk (16 path items, each element one combine into the open segment's state; Sum
+//      and Max its 16 elements from registers, and thread 255 up to 7 past the tile's 4096 slots);
 //   5  the warp's segmented scan of the carries (offsets 1, 2, 4, 8, 16);
 //   3  the scan of the 8 warps' totals (offsets 1, 2, 4), then 1 to add the warps before to a lane;
 //   1  the thread's first closed segment: the carry of the threads before it, then its own piece;
