@@ -371,15 +371,14 @@ template <typename In, typename Offset, typename Op> __global__ void __launch_bo
     const int tile_ends = int(min(max(last_end - first_end, 0LL), (long long)kTile));
     const int tile_elements = int(min(max(last_element - first_element, 0LL), (long long)(kTile - tile_ends)));
     const int skew = (kPerVector<In> - head_of(input + first_element)) % kPerVector<In>;
-    const long long slot0 = first_element - skew;  // slot 0's element in the input
+    const long long slot0 = first_element - skew, from = slot0 + t * kItemsPerThread;  // slot 0's element; its first slot's
     const int slots = skew + tile_elements, overflow = slots - kTile;  // the tile's slots: [skew, slots)
     const int first = t * kItemsPerThread, lo = max(skew - first, 0), hi = min(slots - first, kItemsPerThread);
-    const long long from = slot0 + first;  // its first slot's element in the input
     uint4 bits[kLoads<In>];  // x[lo, hi) below are its elements of the tile
-    if (first + kItemsPerThread <= slots && from >= 0 && from + kItemsPerThread <= n) {
+    if (first < slots && from >= 0 && from + kItemsPerThread <= n) {  // (the tile's last thread: past its last slot too)
 #pragma unroll
       for (int i = 0; i < kLoads<In>; ++i) bits[i] = __ldg(reinterpret_cast<const uint4*>(input + from) + i);
-    } else {  // the tile's last slots, or the input's first or last 16 bytes: its elements one by one
+    } else {  // past the tile, or the input's first or last 16 bytes: its elements one by one, if any
       In part[kItemsPerThread] = {};
       for (int i = 0; i < kItemsPerThread; ++i) if (first + i < slots && from + i >= 0 && from + i < n) part[i] = input[from + i];
       memcpy(bits, part, sizeof bits);
